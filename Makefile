@@ -1,0 +1,31 @@
+# Two entry points, both self-installing on a machine with only Python >= 3.11:
+#   make reports   execute every notebook on the demo data into reports/
+#   make test      run the test suite
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+
+.PHONY: reports test install bench demo clean
+
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@
+
+install: $(BIN)/.installed
+
+reports: $(BIN)/.installed
+	$(BIN)/ragnb report --all
+
+test: $(BIN)/.installed
+	$(BIN)/python -m pytest
+
+demo: $(BIN)/.installed
+	$(BIN)/ragnb demo --out data/demo
+
+bench: $(BIN)/.installed
+	$(BIN)/python benchmarks/bench_metrics.py
+
+clean:
+	rm -rf $(VENV) reports/*.html reports/*.ipynb
