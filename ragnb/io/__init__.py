@@ -1,0 +1,6 @@
+"""Readers for every input, each ending in the one validator of its kind."""
+from ragnb.io.runs import read_run
+from ragnb.io.strata import read_strata
+from ragnb.io.testsets import read_test_set
+
+__all__ = ["read_run", "read_strata", "read_test_set"]

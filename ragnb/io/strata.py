@@ -1,0 +1,110 @@
+"""Reader for query metadata (strata): CSV/TSV/Parquet/JSONL keyed by ``query_id``.
+
+A stratum is a group of queries defined before any per-stratum score is seen.
+The reader checks the table once; :func:`assign_strata` then maps every query
+of a test set to a stratum, putting queries the file does not classify into an
+explicit ``unclassified`` stratum and counting them.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ragnb.errors import InputError
+from ragnb.io._source import decode_utf8, read_bytes, read_table_file, sniff_format
+from ragnb.testset import Note
+
+UNCLASSIFIED = "unclassified"
+
+
+def read_strata(path: str | Path, *, format: str = "auto") -> pd.DataFrame:
+    """Query metadata as a DataFrame with a unique ``query_id`` column (all values str)."""
+    path = Path(path)
+    fmt = sniff_format(path) if format == "auto" else format
+    if fmt == "jsonl":
+        text = decode_utf8(read_bytes(path), path)
+        rows = []
+        for number, raw in enumerate(text.splitlines(), start=1):
+            if not raw.strip():
+                continue
+            try:
+                obj = json.loads(raw)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"invalid JSON ({exc.msg})", source=path, line=number) from None
+            if not isinstance(obj, dict):
+                raise InputError("expected one JSON object per line", source=path, line=number)
+            rows.append({**obj, "line": number})
+        df = pd.DataFrame(rows)
+    elif fmt in ("csv", "tsv", "parquet"):
+        df = read_table_file(path, fmt)
+        first = 2 if fmt != "parquet" else 1
+        df["line"] = np.arange(first, first + len(df))
+    else:
+        raise InputError(f"strata must be CSV, TSV, Parquet or JSONL, not {fmt!r}", source=path)
+    if not len(df):
+        raise InputError("the strata file has no rows", source=path)
+    if "query_id" not in df:
+        raise InputError(f"no query_id column (found {list(df.columns)})", source=path)
+    df["query_id"] = df["query_id"].astype("str")
+    dup = df["query_id"].duplicated()
+    if dup.any():
+        row = df.loc[dup].iloc[0]
+        raise InputError(f"query {row['query_id']!r} is classified more than once",
+                         source=path, line=int(row["line"]))
+    df.attrs["source"] = str(path)
+    return df
+
+
+def assign_strata(
+    strata: pd.DataFrame | pd.Series,
+    query_ids,
+    column: str | None = None,
+    *,
+    source: str | None = None,
+) -> tuple[pd.Series, tuple[Note, ...]]:
+    """Map each query to its stratum; unknown ids are an error, gaps are shown.
+
+    Parameters
+    ----------
+    strata : DataFrame or Series
+        A table with ``query_id`` and ``column`` (or a Series indexed by query id).
+    query_ids : sequence
+        The queries to classify (the test set's).
+    column : str
+        Which metadata column defines the strata.
+
+    Returns
+    -------
+    (Series, notes)
+        Stratum label per query id (``"unclassified"`` where the table has no
+        value), and a note with the count of unclassified queries.
+    """
+    source = source or (strata.attrs.get("source", "strata") if hasattr(strata, "attrs")
+                        else "strata")
+    if isinstance(strata, pd.DataFrame):
+        if column is None or column not in strata:
+            choices = [c for c in strata.columns if c not in ("query_id", "line")]
+            raise InputError(f"choose a stratum column with --by; available: {choices}",
+                             source=source, key=column)
+        series = pd.Series(strata[column].to_numpy(), index=strata["query_id"].astype("str"))
+    else:
+        series = strata.copy()
+        series.index = series.index.astype("str")
+    query_ids = pd.Index(query_ids, dtype="str")
+    unknown = series.index.difference(query_ids)
+    if len(unknown):
+        raise InputError(
+            f"{len(unknown)} query id(s) are not in the test set, e.g. {list(unknown[:5])}",
+            source=source, key=column)
+    labels = series.reindex(query_ids)
+    labels = labels.astype("object").where(labels.notna() & (labels.astype("str") != ""), None)
+    missing = labels.isna()
+    labels = labels.fillna(UNCLASSIFIED).astype("str").rename(column or "stratum")
+    notes = ()
+    if missing.any():
+        notes = (Note("unclassified", int(missing.sum()),
+                      f"queries with no {column!r} value form the stratum {UNCLASSIFIED!r}"),)
+    return labels, notes

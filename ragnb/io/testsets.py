@@ -1,0 +1,152 @@
+"""Readers for test sets (the answer key) in three formats.
+
+- JSONL, one query per line, seed 004's format: ``query_id, query, source,
+  intent, answer, judgments[{passage_id, grade, doc_version}], unanswerable``.
+- TREC qrels: ``query_id iteration passage_id grade`` per line.
+- CSV/TSV/Parquet long table with columns ``query_id, passage_id, grade``
+  (``doc_version`` optional); one row per judgment.
+
+All of them end in :func:`ragnb.testset.validate_judgments`.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from ragnb.errors import InputError
+from ragnb.io._source import (
+    decode_utf8,
+    read_bytes,
+    read_table_file,
+    read_whitespace_table,
+    sniff_format,
+    split_lines,
+)
+from ragnb.testset import (
+    TestSet,
+    check_unanswerable,
+    validate_judgments,
+    validate_queries,
+)
+
+_QUERY_KEYS = {"query_id", "query", "source", "intent", "answer", "judgments", "unanswerable"}
+
+
+def read_test_set(path: str | Path, *, format: str = "auto", name: str | None = None) -> TestSet:
+    """Read a test set from JSONL (seed 004), TREC qrels or a CSV/Parquet table.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file; gzip is decompressed transparently.
+    format : {"auto", "jsonl", "trec", "csv", "tsv", "parquet"}
+        ``auto`` decides from the file name, else from the first line.
+    name : str, optional
+        Split name; defaults to the file name without extensions.
+    """
+    path = Path(path)
+    fmt = sniff_format(path) if format == "auto" else format
+    reader = _READERS.get(fmt)
+    if reader is None:
+        raise InputError(f"unknown test-set format {fmt!r}; choose one of {sorted(_READERS)}",
+                         source=path)
+    queries, judgments = reader(path)
+    split = name or path.name.split(".")[0]
+    ts = TestSet(queries=queries, judgments=judgments, name=split, source=str(path))
+    return ts
+
+
+def _read_jsonl(path: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+    text = decode_utf8(read_bytes(path), path)
+    queries, rows = [], []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"invalid JSON ({exc.msg} at column {exc.colno})",
+                             source=path, line=number) from None
+        if not isinstance(obj, dict):
+            raise InputError("expected one JSON object per line", source=path, line=number)
+        if "query_id" not in obj:
+            raise InputError("missing key 'query_id'", source=path, line=number)
+        qid = obj["query_id"]
+        if not isinstance(qid, (str, int)) or isinstance(qid, bool) or str(qid) == "":
+            raise InputError(f"'query_id' must be a non-empty string, got {qid!r}",
+                             source=path, line=number)
+        judged = obj.get("judgments", [])
+        if not isinstance(judged, list):
+            raise InputError(f"'judgments' of query {qid!r} must be a list", source=path,
+                             line=number)
+        for j in judged:
+            if not isinstance(j, dict) or "passage_id" not in j or "grade" not in j:
+                raise InputError(
+                    f"each judgment of query {qid!r} needs 'passage_id' and 'grade', got {j!r}",
+                    source=path, line=number)
+            grade = j["grade"]
+            if isinstance(grade, bool) or not isinstance(grade, (int, float)):
+                raise InputError(f"grade {grade!r} of passage {j['passage_id']!r} is not an integer",
+                                 source=path, line=number)
+            rows.append((str(qid), str(j["passage_id"]), grade, j.get("doc_version"), number))
+        meta = {k: v for k, v in obj.items() if k != "judgments"}
+        meta["query_id"] = str(qid)
+        meta["line"] = number
+        queries.append(meta)
+    if not queries:
+        raise InputError("no queries in the file", source=path)
+    qdf = validate_queries(pd.DataFrame(queries), path)
+    jdf = pd.DataFrame(rows, columns=["query_id", "passage_id", "grade", "doc_version", "line"])
+    jdf["doc_version"] = jdf["doc_version"].astype("str")
+    jdf = validate_judgments(jdf, path)
+    check_unanswerable(qdf, jdf, path)
+    return qdf, jdf
+
+
+def _read_qrels(path: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+    data = read_bytes(path)
+    names = ["query_id", "iteration", "passage_id", "grade"]
+    table = read_whitespace_table(
+        data, names, {"query_id": pa.string(), "iteration": pa.string(),
+                      "passage_id": pa.string(), "grade": pa.int64()})
+    if table is not None:
+        df = table.select(["query_id", "passage_id", "grade"]).to_pandas()
+        df["line"] = np.arange(1, len(df) + 1)
+    else:
+        text = decode_utf8(data, path)
+        rows = []
+        for number, (q, _, p, g) in split_lines(text, path, 4):
+            try:
+                grade = int(g)
+            except ValueError:
+                raise InputError(f"grade {g!r} is not an integer", source=path,
+                                 line=number) from None
+            rows.append((q, p, grade, number))
+        df = pd.DataFrame(rows, columns=["query_id", "passage_id", "grade", "line"])
+    judgments = validate_judgments(df, path)
+    queries = pd.DataFrame({"query_id": judgments["query_id"].unique()})
+    return queries, judgments
+
+
+def _read_table(path: Path, fmt: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    df = read_table_file(path, fmt)
+    if not len(df):
+        raise InputError("the table has no rows", source=path)
+    first_line = 2 if fmt != "parquet" else 1  # header is line 1 of a CSV
+    df = df.assign(line=np.arange(first_line, first_line + len(df)))
+    judgments = validate_judgments(df, path)
+    queries = pd.DataFrame({"query_id": judgments["query_id"].unique()})
+    return queries, judgments
+
+
+_READERS = {
+    "jsonl": _read_jsonl,
+    "trec": _read_qrels,
+    "csv": lambda p: _read_table(p, "csv"),
+    "tsv": lambda p: _read_table(p, "tsv"),
+    "parquet": lambda p: _read_table(p, "parquet"),
+}

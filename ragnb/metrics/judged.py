@@ -1,0 +1,273 @@
+"""A run joined to the judgments, and its views under a label policy.
+
+:class:`JudgmentIndex` holds one test set's judgments in arrays (built once);
+:func:`judge_run` attaches each retrieved passage's grade (NaN = unjudged);
+:meth:`JudgedRun.view` applies a label policy and a cut-off, which is all a
+metric kernel needs.
+
+Label policies for unjudged passages
+------------------------------------
+``lower``
+    count them as not relevant (grade 0): the usual score, and the pessimistic
+    one for a system whose passages were not in the judging pool.
+``condensed``
+    remove them from the ranking, then cut at k (Sakai 2007, "condensed lists";
+    trec_eval's ``-J``/``judged_docs_only_flag``).
+``upper``
+    count them as relevant at ``upper_grade`` (default: the top grade) and add
+    them to the ideal ranking, so nDCG's ideal DCG and recall's denominator grow
+    too. This is the seed's optimistic policy, not a bound: see
+    :mod:`ragnb.labelbias` for exact bounds.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from ragnb._keys import as_arrow, codes_for
+from ragnb.errors import InputError
+from ragnb.run import Run, positions
+from ragnb.testset import Note, TestSet
+
+Policy = Literal["lower", "condensed", "upper"]
+POLICIES = ("lower", "condensed", "upper")
+
+
+@dataclass(frozen=True)
+class JudgmentIndex:
+    """One test set's judgments as arrays, built once and shared by every run.
+
+    ``jq[i]`` is the query index (into ``query_ids``) of judgment i, ``jgrade``
+    its grade; ``levels`` are the distinct grades in descending order and
+    ``counts[q, j]`` the number of judgments of query q with grade ``levels[j]``
+    — all an ideal ranking needs.
+    """
+
+    query_ids: pd.Index
+    jq: np.ndarray
+    jgrade: np.ndarray
+    passage_id: pa.ChunkedArray
+    levels: np.ndarray
+    counts: np.ndarray
+    top_grade: int
+    source: str
+
+    @classmethod
+    def from_test_set(cls, test_set: TestSet) -> "JudgmentIndex":
+        qids = pd.Index(test_set.queries["query_id"].astype("str"), name="query_id")
+        j = test_set.judgments
+        jq = codes_for(j["query_id"], qids)
+        if (jq < 0).any():  # judgments for a query the query table lacks
+            row = j.loc[jq < 0].iloc[0]
+            raise InputError(f"judgment for query {row['query_id']!r}, which has no query entry",
+                             source=test_set.source, line=int(row["line"]))
+        grade = j["grade"].to_numpy(dtype=np.int64)
+        levels, level_of = np.unique(-grade, return_inverse=True)
+        counts = np.zeros((len(qids), len(levels)), dtype=np.int64)
+        np.add.at(counts, (jq, level_of), 1)
+        return cls(qids, jq.astype(np.int64), grade, as_arrow(j["passage_id"]),
+                   (-levels).astype(np.float64), counts,
+                   int(grade.max()) if len(grade) else 0, test_set.source)
+
+    @property
+    def n_queries(self) -> int:
+        return len(self.query_ids)
+
+    def relevant_counts(self, rel: int = 1) -> np.ndarray:
+        """Judged passages with grade >= ``rel``, per query."""
+        return self.counts[:, self.levels >= rel].sum(axis=1)
+
+
+@dataclass(frozen=True)
+class JudgedRun:
+    """Retrieved passages with their grades, grouped by query in index order.
+
+    ``q`` is non-decreasing; within a query rows are in ranking order; ``pos``
+    is the 0-based rank; ``grade`` is NaN where the passage is unjudged.
+    """
+
+    config: str
+    index: JudgmentIndex
+    q: np.ndarray
+    pos: np.ndarray
+    grade: np.ndarray
+    notes: tuple[Note, ...] = ()
+
+    @property
+    def n_queries(self) -> int:
+        return self.index.n_queries
+
+    def view(self, policy: Policy = "lower", k: int | None = None,
+             upper_grade: int | None = None) -> "View":
+        """The ranking under a label policy, cut at ``k`` (None: whole ranking)."""
+        if policy not in POLICIES:
+            raise InputError(f"unknown label policy {policy!r}; choose one of {POLICIES}",
+                             key="policy")
+        unjudged = np.isnan(self.grade)
+        q, pos, grade = self.q, self.pos, self.grade
+        if policy == "condensed" and unjudged.any():
+            keep = ~unjudged
+            q, grade = q[keep], grade[keep]
+            pos = positions(q)
+            unjudged = np.zeros(len(q), dtype=bool)
+        if k is not None:
+            cut = pos < k
+            q, pos, grade, unjudged = q[cut], pos[cut], grade[cut], unjudged[cut]
+        g_upper = self.index.top_grade if upper_grade is None else int(upper_grade)
+        if policy == "upper":
+            if g_upper < 1:
+                raise InputError(f"upper_grade must be >= 1, got {g_upper}", key="upper_grade")
+            grade = np.where(unjudged, float(g_upper), grade)
+            extra = np.bincount(q[unjudged], minlength=self.n_queries)
+        else:
+            grade = np.where(unjudged, 0.0, grade)
+            extra = np.zeros(self.n_queries, dtype=np.int64)
+        return View(self.n_queries, q, pos, grade, unjudged, k, self.index, extra, g_upper)
+
+
+@dataclass(frozen=True)
+class View:
+    """What a metric kernel reads: the (policy-applied, cut) ranking and the ideal.
+
+    ``extra`` counts, per query, the unjudged passages that the ``upper`` policy
+    labelled relevant at ``extra_grade``; they join the ideal ranking.
+    """
+
+    n: int
+    q: np.ndarray
+    pos: np.ndarray
+    grade: np.ndarray
+    unjudged: np.ndarray
+    k: int | None
+    index: JudgmentIndex
+    extra: np.ndarray
+    extra_grade: int
+
+    def per_query(self, values: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+        """Sum ``values`` (one per row, optionally a subset ``rows``) per query."""
+        q = self.q if rows is None else self.q[rows]
+        return np.bincount(q, weights=values, minlength=self.n)
+
+    def ideal_counts(self) -> tuple[np.ndarray, np.ndarray]:
+        """The ideal ranking as grade levels (descending) and per-query counts.
+
+        The judged grades plus, under ``upper``, the ``extra`` passages at
+        ``extra_grade``. Returns ``(levels, counts)`` with ``counts[q, j]`` the
+        number of items of grade ``levels[j]`` in query q's ideal ranking.
+        """
+        levels, counts = self.index.levels, self.index.counts
+        if not self.extra.any():
+            return levels, counts
+        g = float(self.extra_grade)
+        if g in levels:
+            counts = counts.copy()
+            counts[:, np.flatnonzero(levels == g)[0]] += self.extra
+            return levels, counts
+        at = int(np.searchsorted(-levels, -g))
+        levels = np.insert(levels, at, g)
+        counts = np.insert(counts, at, self.extra, axis=1)
+        return levels, counts
+
+    def ideal_dcg(self, gain) -> np.ndarray:
+        """Ideal DCG@k per query: grade blocks in descending order, discounted.
+
+        With D(m) = sum_{i<m} 1/log2(i+2), a block of c items of gain G starting
+        at position s adds G * (D(min(s+c, k)) - D(min(s, k))).
+        """
+        levels, counts = self.ideal_counts()
+        ends = np.cumsum(counts, axis=1)
+        starts = ends - counts
+        depth = int(ends[:, -1].max()) if counts.size else 0
+        if self.k is not None:
+            depth = min(depth, self.k)
+            ends, starts = np.minimum(ends, self.k), np.minimum(starts, self.k)
+        prefix = np.r_[0.0, np.cumsum(1.0 / np.log2(np.arange(depth) + 2.0))]
+        return ((prefix[ends] - prefix[starts]) * gain(levels)[None, :]).sum(axis=1)
+
+
+def judge_run(run: Run, index: JudgmentIndex, *, extra: str = "error",
+              missing: str = "error") -> JudgedRun:
+    """Attach grades to a run's passages and align its queries with the test set.
+
+    Parameters
+    ----------
+    extra : {"error", "drop"}
+        Queries in the run that the test set lacks: an error naming them, or
+        dropped and counted in a note.
+    missing : {"error", "empty"}
+        Test-set queries the run has no ranking for: an error, or scored as an
+        empty ranking (every metric 0; trec_eval ``-c``) and counted in a note.
+        (Leaving them out of the evaluation is the scorer's ``missing="drop"``.)
+    """
+    t = run.table
+    rq = codes_for(t["query_id"], index.query_ids)
+    notes: list[Note] = []
+    unknown = rq < 0
+    if unknown.any():
+        names = pd.unique(t.loc[unknown, "query_id"])
+        if extra != "drop":
+            row = t.loc[unknown].iloc[0]
+            raise InputError(
+                f"{len(names)} quer{'y' if len(names) == 1 else 'ies'} in run {run.name!r} "
+                f"not in the test set {index.source!r}, e.g. {list(names[:5])}; pass "
+                "extra='drop' (CLI --extra drop) to drop and count them",
+                source=run.source, line=int(row["line"]))
+        notes.append(Note("dropped_run_queries", len(names),
+                          f"queries of run {run.name!r} not in the test set were dropped "
+                          f"({int(unknown.sum())} ranked passages), e.g. {list(names[:3])}"))
+    rows = np.flatnonzero(~unknown) if unknown.any() else None
+    if rows is not None:
+        rq = rq[rows]
+    present = np.zeros(index.n_queries, dtype=bool)
+    present[rq] = True
+    if not present.all():
+        absent = index.query_ids[~present]
+        if missing == "error":
+            raise InputError(
+                f"{len(absent)} test-set quer{'y has' if len(absent) == 1 else 'ies have'} no "
+                f"ranking in run {run.name!r}, e.g. {list(absent[:5])}; pass missing='empty' "
+                "(CLI --missing empty: score them as empty rankings) or missing='drop'",
+                source=run.source)
+        notes.append(Note("empty_rankings", len(absent),
+                          f"test-set queries with no ranking in run {run.name!r}, scored as "
+                          f"empty rankings, e.g. {list(absent[:3])}"))
+    grade = _lookup_grades(run, rows, rq, index)
+    if len(rq) and (np.diff(rq) < 0).any():  # group by test-set query order
+        perm = _block_permutation(rq)
+        rq, grade = rq[perm], grade[perm]
+    return JudgedRun(run.name, index, rq.astype(np.int64), positions(rq), grade, tuple(notes))
+
+
+def _block_permutation(codes: np.ndarray) -> np.ndarray:
+    """Permutation ordering contiguous blocks of equal codes by code, rows kept inside."""
+    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
+    lengths = np.diff(np.r_[starts, len(codes)])
+    order = np.argsort(codes[starts], kind="stable")
+    new_starts = np.r_[0, np.cumsum(lengths[order])[:-1]]
+    return np.repeat(starts[order] - new_starts, lengths[order]) + np.arange(len(codes))
+
+
+def _lookup_grades(run: Run, rows: np.ndarray | None, rq: np.ndarray,
+                   index: JudgmentIndex) -> np.ndarray:
+    """Grade of each kept run row (NaN when unjudged): a hash join on (query, passage)."""
+    n = len(rq)
+    grade = np.full(n, np.nan)
+    if n == 0 or len(index.jq) == 0:
+        return grade
+    pids = as_arrow(run.table["passage_id"])
+    if rows is not None:
+        pids = pids.take(pa.array(rows))
+    right_pids = index.passage_id
+    if pids.type != right_pids.type:
+        pids, right_pids = pids.cast(pa.large_string()), right_pids.cast(pa.large_string())
+    left = pa.table({"q": pa.array(rq, pa.int64()), "passage_id": pids,
+                     "row": pa.array(np.arange(n, dtype=np.int64))})
+    right = pa.table({"q": pa.array(index.jq, pa.int64()), "passage_id": right_pids,
+                      "grade": pa.array(index.jgrade, pa.int64())})
+    joined = left.join(right, keys=["q", "passage_id"], join_type="inner", use_threads=True)
+    grade[joined["row"].to_numpy()] = joined["grade"].to_numpy().astype(np.float64)
+    return grade

@@ -1,0 +1,199 @@
+"""The metric registry: names, parameters, parsing and help all come from here.
+
+A metric name is ``name[@k][(param=value, ...)]``: ``ndcg@10``, ``rr@10``,
+``recall@100``, ``rbp(p=0.9)``, ``p@10(rel=2)``. The parser and its error
+message use the registry, so the list of valid names cannot drift from the code.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ragnb.errors import InputError
+
+
+@dataclass(frozen=True)
+class Param:
+    """A declared metric parameter."""
+
+    name: str
+    type: type
+    default: object
+    help: str
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """A registered metric family.
+
+    Attributes
+    ----------
+    name : str
+        Canonical name (``ndcg``).
+    func : callable
+        ``func(view, **params) -> ndarray`` of per-query values.
+    summary : str
+        One line for ``--help``.
+    formula : str
+        The definition, as printed in the docs.
+    params : tuple of Param
+        Parameters besides the cut-off ``k``.
+    cutoff : bool
+        Whether the metric takes ``@k`` (``None`` means the whole ranking).
+    uses_policy : bool
+        False for metrics that describe the labels themselves (``judged@k``,
+        the RBP residual): they read the ranking as retrieved, whatever the policy.
+    aliases : tuple of str
+    check : callable, optional
+        ``check(params, text)`` raising InputError for out-of-range values.
+    """
+
+    name: str
+    func: Callable
+    summary: str
+    formula: str
+    params: tuple[Param, ...] = ()
+    cutoff: bool = True
+    uses_policy: bool = True
+    aliases: tuple[str, ...] = ()
+    check: Callable | None = None
+
+
+REGISTRY: dict[str, MetricSpec] = {}
+_ALIASES: dict[str, str] = {}
+
+
+def register(name: str, *, summary: str, formula: str, params: tuple[Param, ...] = (),
+             cutoff: bool = True, uses_policy: bool = True, aliases: tuple[str, ...] = (),
+             check: Callable | None = None):
+    """Decorator adding a metric kernel to :data:`REGISTRY`."""
+
+    def wrap(func: Callable) -> Callable:
+        spec = MetricSpec(name, func, summary, formula, params, cutoff, uses_policy, aliases,
+                          check)
+        for n in (name, *aliases):
+            if n in REGISTRY or n in _ALIASES:
+                raise ValueError(f"metric name {n!r} registered twice")
+        REGISTRY[name] = spec
+        for a in aliases:
+            _ALIASES[a] = name
+        return func
+
+    return wrap
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A parsed metric: a registered family with its cut-off and parameters."""
+
+    spec: MetricSpec
+    k: int | None
+    params: dict = field(default_factory=dict, hash=False, compare=False)
+    text: str = ""
+
+    def __hash__(self) -> int:
+        return hash(self.text)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Metric) and other.text == self.text
+
+    def __str__(self) -> str:
+        return self.text
+
+    @property
+    def name(self) -> str:
+        return self.text
+
+
+_SYNTAX = re.compile(
+    r"^\s*(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*(?:@\s*(?P<k>[^(\s]+))?\s*(?:\((?P<params>[^)]*)\))?\s*$"
+)
+
+
+def available() -> str:
+    """Valid metric names, for error messages and ``--help``."""
+    names = []
+    for spec in REGISTRY.values():
+        names.append(spec.name + ("@k" if spec.cutoff else ""))
+    return ", ".join(names)
+
+
+def _convert(spec: MetricSpec, param: Param, value: str, text: str):
+    try:
+        if param.type is bool:
+            if value.lower() not in ("true", "false", "1", "0"):
+                raise ValueError
+            return value.lower() in ("true", "1")
+        return param.type(value)
+    except ValueError:
+        raise InputError(f"parameter {param.name!r} of {spec.name} must be "
+                         f"{param.type.__name__}, got {value!r}", key=text) from None
+
+
+def parse_metric(text: str | Metric) -> Metric:
+    """Parse ``"ndcg@10"``, ``"rbp(p=0.9)"`` … into a :class:`Metric`.
+
+    Raises
+    ------
+    InputError
+        For an unknown name (listing the valid ones), a bad cut-off or an
+        unknown or mistyped parameter.
+    """
+    if isinstance(text, Metric):
+        return text
+    m = _SYNTAX.match(str(text))
+    if not m:
+        raise InputError(f"cannot parse metric {text!r}; expected name@k or "
+                         f"name(param=value); available: {available()}", key=str(text))
+    raw_name = m.group("name").lower()
+    name = _ALIASES.get(raw_name, raw_name)
+    spec = REGISTRY.get(name)
+    if spec is None:
+        raise InputError(f"unknown metric {m.group('name')!r}; available: {available()}",
+                         key=str(text))
+    k = None
+    if m.group("k") is not None:
+        if not spec.cutoff:
+            raise InputError(f"{spec.name} takes no cut-off @k", key=str(text))
+        try:
+            k = int(m.group("k"))
+        except ValueError:
+            raise InputError(f"cut-off {m.group('k')!r} is not an integer", key=str(text)) from None
+        if k < 1:
+            raise InputError(f"cut-off must be at least 1, got {k}", key=str(text))
+    declared = {p.name: p for p in spec.params}
+    params = {p.name: p.default for p in spec.params}
+    if m.group("params"):
+        for item in m.group("params").split(","):
+            if not item.strip():
+                continue
+            if "=" not in item:
+                raise InputError(f"parameter {item.strip()!r} needs name=value", key=str(text))
+            key, value = (s.strip() for s in item.split("=", 1))
+            if key not in declared:
+                raise InputError(f"{spec.name} has no parameter {key!r}; it takes "
+                                 f"{sorted(declared) or 'none'}", key=str(text))
+            params[key] = _convert(spec, declared[key], value, str(text))
+    if spec.check is not None:
+        spec.check(params, str(text))
+    canonical = spec.name + (f"@{k}" if k is not None else "")
+    extra = [f"{p.name}={params[p.name]}" for p in spec.params
+             if params[p.name] != p.default]
+    if extra:
+        canonical += "(" + ",".join(extra) + ")"
+    return Metric(spec=spec, k=k, params=params, text=canonical)
+
+
+def metric_help() -> str:
+    """One paragraph per metric: name, summary and formula (used by ``--help``)."""
+    lines = []
+    for spec in REGISTRY.values():
+        head = spec.name + ("@k" if spec.cutoff else "")
+        if spec.aliases:
+            head += f" (alias {', '.join(spec.aliases)})"
+        lines.append(f"  {head}: {spec.summary}")
+        lines.append(f"      {spec.formula}")
+        for p in spec.params:
+            lines.append(f"      ({p.name}={p.default}: {p.help})")
+    return "\n".join(lines)

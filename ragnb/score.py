@@ -1,0 +1,198 @@
+"""Scoring runs against a test set: the tidy per-query score table.
+
+:func:`score` is the one code path from (test set, runs, metrics, label
+policy) to per-query values; the CLI, notebooks, widgets and every analysis
+call it. The result is long-form: ``config, query_id, metric, value``.
+
+Queries with no relevant passage (no judgment with grade >= 1: unanswerable or
+out-of-scope questions) are never handled silently: ``no_relevant="keep"``
+scores them as each metric defines (0 under the ``lower`` policy, which is what
+makes an out-of-scope stratum's difference exactly zero) and reports the count;
+``"drop"`` leaves them out of every table and reports the count.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ragnb.errors import InputError
+from ragnb.metrics import JudgmentIndex, Metric, judge_run, parse_metric
+from ragnb.metrics.judged import POLICIES, JudgedRun, Policy
+from ragnb.run import Run
+from ragnb.testset import Note, TestSet
+
+SCORE_COLUMNS = ["config", "query_id", "metric", "value"]
+NO_RELEVANT = ("keep", "drop")
+MISSING = ("error", "empty", "drop")
+EXTRA = ("error", "drop")
+
+
+@dataclass(frozen=True)
+class Scores:
+    """Per-query scores of several configs under one label policy.
+
+    Attributes
+    ----------
+    table : DataFrame
+        Tidy: ``config, query_id, metric, value``.
+    policy : str
+        The label policy for unjudged passages.
+    notes : tuple of Note
+        Everything dropped, repaired or specially handled, with counts.
+    no_relevant : Index
+        Query ids that have no passage judged relevant.
+    """
+
+    table: pd.DataFrame
+    policy: str
+    notes: tuple[Note, ...]
+    no_relevant: pd.Index
+
+    @property
+    def configs(self) -> list[str]:
+        return list(pd.unique(self.table["config"]))
+
+    @property
+    def metrics(self) -> list[str]:
+        return list(pd.unique(self.table["metric"]))
+
+    def values(self, config: str, metric: str | Metric) -> pd.Series:
+        """Per-query values of one config and metric, indexed by query id."""
+        metric = str(parse_metric(metric))
+        t = self.table
+        sel = t[(t["config"] == config) & (t["metric"] == metric)]
+        if sel.empty:
+            raise InputError(f"no scores for config {config!r} and metric {metric!r}; "
+                             f"configs {self.configs}, metrics {self.metrics}")
+        return pd.Series(sel["value"].to_numpy(), index=pd.Index(sel["query_id"], name="query_id"),
+                         name=f"{config}:{metric}")
+
+    def wide(self, metric: str | Metric) -> pd.DataFrame:
+        """One metric as a query_id x config table."""
+        metric = str(parse_metric(metric))
+        t = self.table[self.table["metric"] == metric]
+        return t.pivot(index="query_id", columns="config", values="value")[
+            list(pd.unique(t["config"]))]
+
+    def means(self) -> pd.DataFrame:
+        """Mean and number of queries per config and metric (MRR is mean rr)."""
+        g = self.table.groupby(["config", "metric"], sort=False)["value"]
+        out = g.agg(mean="mean", n="count").reset_index()
+        out["policy"] = self.policy
+        return out
+
+
+def _as_runs(runs) -> list[Run]:
+    if isinstance(runs, Run):
+        return [runs]
+    if isinstance(runs, Mapping):
+        return [r if r.name == name else Run(name, r.table, r.order, r.source, r.notes)
+                for name, r in runs.items()]
+    return list(runs)
+
+
+def score(
+    test_set: TestSet | JudgmentIndex,
+    runs: Run | Iterable[Run] | Mapping[str, Run],
+    metrics: str | Metric | Iterable[str | Metric],
+    *,
+    policy: Policy = "lower",
+    upper_grade: int | None = None,
+    no_relevant: str = "keep",
+    missing: str = "error",
+    extra: str = "error",
+) -> Scores:
+    """Per-query metric values for every run and metric.
+
+    Parameters
+    ----------
+    test_set : TestSet or JudgmentIndex
+        The answer key (an index can be passed to reuse it across calls).
+    runs : Run, list of Run or {name: Run}
+    metrics : str or list of str
+        Names such as ``"ndcg@10"``; see :func:`ragnb.metrics.metric_help`.
+    policy : {"lower", "condensed", "upper"}
+        Treatment of unjudged passages (see :mod:`ragnb.metrics.judged`).
+    upper_grade : int, optional
+        Grade given to unjudged passages under ``upper`` (default: the top grade).
+    no_relevant : {"keep", "drop"}
+        Queries with no relevant passage: scored and counted, or dropped and counted.
+    missing : {"error", "empty", "drop"}
+        Test-set queries a run has no ranking for.
+    extra : {"error", "drop"}
+        Run queries that the test set lacks.
+    """
+    for value, allowed, what in ((policy, POLICIES, "policy"), (no_relevant, NO_RELEVANT,
+                                 "no_relevant"), (missing, MISSING, "missing"),
+                                 (extra, EXTRA, "extra")):
+        if value not in allowed:
+            raise InputError(f"{what} must be one of {allowed}, got {value!r}", key=what)
+    index = test_set if isinstance(test_set, JudgmentIndex) else \
+        JudgmentIndex.from_test_set(test_set)
+    if isinstance(metrics, (str, Metric)):
+        metrics = [metrics]
+    parsed = list(dict.fromkeys(parse_metric(m) for m in metrics))
+    if not parsed:
+        raise InputError("no metric given", key="metric")
+    run_list = _as_runs(runs)
+    names = [r.name for r in run_list]
+    if len(set(names)) != len(names):
+        raise InputError(f"two runs share a config name: {names}; name them NAME=FILE",
+                         key="run")
+
+    relevant = index.relevant_counts(1)
+    no_rel = relevant == 0
+    keep_q = np.ones(index.n_queries, dtype=bool)
+    notes: list[Note] = []
+    if no_rel.any():
+        if no_relevant == "drop":
+            keep_q &= ~no_rel
+            what = "dropped from every table"
+        else:
+            what = "kept and scored as each metric defines (0 unless a policy labels " \
+                   "unjudged passages relevant)"
+        notes.append(Note("no_relevant", int(no_rel.sum()),
+                          f"queries with no passage judged relevant (grade >= 1): {what}"))
+
+    frames = []
+    for run in run_list:
+        judged = judge_run(run, index, extra=extra,
+                           missing="error" if missing == "error" else "empty")
+        notes.extend(run.notes + judged.notes)
+        run_keep = keep_q
+        if missing == "drop":
+            has = np.zeros(index.n_queries, dtype=bool)
+            has[judged.q] = True
+            if not has.all():
+                run_keep = keep_q & has
+                notes = [n for n in notes if not (n.kind == "empty_rankings"
+                                                  and run.name in n.detail)]
+                notes.append(Note("dropped_missing", int((~has).sum()),
+                                  f"test-set queries with no ranking in run {run.name!r} "
+                                  "were left out of its scores"))
+        frames.extend(_score_one(judged, parsed, policy, upper_grade, run_keep))
+    table = pd.concat(frames, ignore_index=True)
+    return Scores(table, policy, tuple(notes), index.query_ids[no_rel])
+
+
+def _score_one(judged: JudgedRun, metrics: list[Metric], policy: Policy,
+               upper_grade: int | None, keep: np.ndarray) -> list[pd.DataFrame]:
+    qids = judged.index.query_ids[keep]
+    views: dict[tuple, object] = {}
+    out = []
+    for metric in metrics:
+        pol = policy if metric.spec.uses_policy else "lower"
+        key = (pol, metric.k)
+        if key not in views:
+            views[key] = judged.view(pol, metric.k, upper_grade)
+        values = metric.spec.func(views[key], **metric.params)[keep]
+        out.append(pd.DataFrame({
+            "config": judged.config,
+            "query_id": qids,
+            "metric": metric.text,
+            "value": values,
+        }))
+    return out

@@ -1,0 +1,189 @@
+"""Test sets: queries with their metadata and judgments.
+
+A test set (split) is the answer key: a table of queries (``query_id``,
+``query``, ``source``, ``intent``, ``answer``, ``unanswerable`` and any other
+metadata) and a table of judgments (``query_id``, ``passage_id``, ``grade``,
+``doc_version``). Grades are non-negative integers; 0/1/2 by default
+(2 = answers it, 1 = supports it, 0 = not relevant).
+
+:func:`validate_judgments` is the one place where judgments are checked,
+whatever file format they came from.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ragnb._keys import duplicated_pairs
+from ragnb.errors import InputError
+
+JUDGMENT_COLUMNS = ("query_id", "passage_id", "grade", "doc_version")
+QUERY_COLUMNS = ("query_id", "query", "source", "intent", "answer", "unanswerable")
+
+
+@dataclass(frozen=True)
+class Note:
+    """Something the reader or scorer did that a user must see (never silent)."""
+
+    kind: str
+    count: int
+    detail: str
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.count} — {self.detail}"
+
+
+@dataclass(frozen=True)
+class TestSet:
+    """Queries and judgments of one split.
+
+    Attributes
+    ----------
+    queries : DataFrame
+        One row per query: ``query_id`` plus metadata columns (may be only the id
+        when the source is plain TREC qrels).
+    judgments : DataFrame
+        ``query_id, passage_id, grade, doc_version, line``; ``line`` is where the
+        judgment was read (for error messages).
+    name : str
+        The split name (file stem unless given).
+    source : str
+        Where it was read from.
+    notes : tuple of Note
+        What was dropped or repaired while reading, with counts.
+    """
+
+    __test__ = False  # not a pytest test class
+
+    queries: pd.DataFrame
+    judgments: pd.DataFrame
+    name: str = "test set"
+    source: str = ""
+    notes: tuple[Note, ...] = field(default=())
+
+    @property
+    def query_ids(self) -> pd.Index:
+        return pd.Index(self.queries["query_id"], name="query_id")
+
+    @property
+    def top_grade(self) -> int:
+        """The highest grade on the scale (the largest grade judged)."""
+        return int(self.judgments["grade"].max()) if len(self.judgments) else 0
+
+    def relevant_counts(self, rel: int = 1) -> pd.Series:
+        """Judged passages with ``grade >= rel`` per query (0 for queries without)."""
+        j = self.judgments
+        counts = j.loc[j["grade"] >= rel, "query_id"].value_counts()
+        return counts.reindex(self.query_ids, fill_value=0).rename("relevant")
+
+    def with_judgments(self, judgments: pd.DataFrame, *, name: str | None = None,
+                       notes: tuple[Note, ...] = ()) -> "TestSet":
+        """A new test set with ``judgments`` (validated) and the same queries."""
+        judgments = validate_judgments(judgments, self.source)
+        return replace(self, judgments=judgments, name=name or self.name,
+                       notes=self.notes + notes)
+
+
+def _first_lines(df: pd.DataFrame, mask, limit: int = 5) -> str:
+    rows = df.loc[mask].head(limit)
+    return ", ".join(str(int(v)) for v in rows["line"])
+
+
+def validate_judgments(raw: pd.DataFrame, source: str | Path) -> pd.DataFrame:
+    """Check and normalise a judgments table; the one place judgments are validated.
+
+    Rules: ``query_id`` and ``passage_id`` are non-empty; ``grade`` is a
+    non-negative integer; a (query, passage) pair judged twice with different
+    grades is an error listing the lines; an exact repeat is an error too,
+    because the reader cannot know which line the labeller meant to keep.
+
+    Returns the table with columns ``query_id, passage_id, grade (int64),
+    doc_version (str, may be missing), line (int64)``.
+    """
+    df = raw.copy()
+    if "line" not in df:
+        df["line"] = np.arange(1, len(df) + 1)
+    missing = [c for c in ("query_id", "passage_id", "grade") if c not in df]
+    if missing:
+        raise InputError(f"judgments lack column(s) {missing}; expected {list(JUDGMENT_COLUMNS)}",
+                         source=source)
+    for col in ("query_id", "passage_id"):
+        df[col] = df[col].astype("str")
+        empty = df[col].str.len() == 0
+        if empty.any():
+            first = df.loc[empty].iloc[0]
+            raise InputError(f"empty {col}", source=source, line=int(first["line"]))
+    grade = pd.to_numeric(df["grade"], errors="coerce")
+    bad = grade.isna() | (grade != np.floor(grade)) | np.isinf(grade.fillna(0))
+    if bad.any():
+        first = df.loc[bad].iloc[0]
+        raise InputError(f"grade {first['grade']!r} is not an integer", source=source,
+                         line=int(first["line"]))
+    if (grade < 0).any():
+        first = df.loc[grade < 0].iloc[0]
+        raise InputError(f"negative grade {int(grade[grade < 0].iloc[0])} "
+                         f"(query {first['query_id']}, passage {first['passage_id']})",
+                         source=source, line=int(first["line"]))
+    df["grade"] = grade.astype("int64")
+    if "doc_version" not in df:
+        df["doc_version"] = pd.Series(pd.NA, index=df.index, dtype="str")
+    qcodes, _ = pd.factorize(df["query_id"])
+    later = duplicated_pairs(qcodes, df["passage_id"])
+    if later.any():
+        repeated = df.loc[later, ["query_id", "passage_id"]].drop_duplicates()
+        dup = df.set_index(["query_id", "passage_id"]).index.isin(
+            repeated.set_index(["query_id", "passage_id"]).index)
+        groups = df.loc[dup].groupby(["query_id", "passage_id"], sort=False)
+        conflicting = groups["grade"].nunique()
+        kind = "conflicting grades" if (conflicting > 1).any() else "repeated judgments"
+        listing = "; ".join(
+            f"({q}, {p}) grades {list(g['grade'])} at lines {list(g['line'])}"
+            for (q, p), g in list(groups)[:5]
+        )
+        raise InputError(
+            f"{kind} for {groups.ngroups} (query, passage) pair(s): {listing}", source=source,
+            line=int(df.loc[dup, "line"].iloc[0]),
+        )
+    return df[["query_id", "passage_id", "grade", "doc_version", "line"]].reset_index(drop=True)
+
+
+def validate_queries(raw: pd.DataFrame, source: str | Path) -> pd.DataFrame:
+    """Check a query table: unique non-empty ids; ``unanswerable`` boolean."""
+    df = raw.copy()
+    if "line" not in df:
+        df["line"] = np.arange(1, len(df) + 1)
+    if "query_id" not in df:
+        raise InputError("queries lack a query_id column", source=source)
+    df["query_id"] = df["query_id"].astype("str")
+    dup = df["query_id"].duplicated()
+    if dup.any():
+        q = df.loc[dup, "query_id"].iloc[0]
+        lines = list(df.loc[df["query_id"] == q, "line"])
+        raise InputError(f"query {q!r} appears more than once (lines {lines})",
+                         source=source, line=int(lines[-1]))
+    if "unanswerable" in df:
+        ok = df["unanswerable"].map(lambda v: isinstance(v, (bool, np.bool_)))
+        if not ok.all():
+            first = df.loc[~ok].iloc[0]
+            raise InputError(f"'unanswerable' must be true or false, got {first['unanswerable']!r}",
+                             source=source, line=int(first["line"]))
+        df["unanswerable"] = df["unanswerable"].astype(bool)
+    return df.reset_index(drop=True)
+
+
+def check_unanswerable(queries: pd.DataFrame, judgments: pd.DataFrame, source) -> None:
+    """A query marked unanswerable must have no passage judged relevant."""
+    if "unanswerable" not in queries:
+        return
+    flagged = set(queries.loc[queries["unanswerable"], "query_id"])
+    rel = judgments[(judgments["grade"] > 0) & judgments["query_id"].isin(flagged)]
+    if len(rel):
+        first = rel.iloc[0]
+        raise InputError(
+            f"query {first['query_id']!r} is marked unanswerable but passage "
+            f"{first['passage_id']!r} is judged grade {first['grade']}",
+            source=source, line=int(first["line"]),
+        )
