@@ -185,7 +185,7 @@ def _check_rank_sequence(df: pd.DataFrame, qcodes: np.ndarray, source) -> None:
         raise InputError(
             f"rank {rank[i]} is given twice in the ranking of query {r['query_id']!r} "
             f"(lines {int(df['line'].iloc[i - 1])} and {int(r['line'])}); "
-            "fix the ranks or rank by score (order='score')",
+            "fix the ranks or rank by score (--order score, order='score')",
             source=source, line=int(r["line"]),
         )
     gap = inner & (step != 1)
@@ -194,7 +194,7 @@ def _check_rank_sequence(df: pd.DataFrame, qcodes: np.ndarray, source) -> None:
         r = df.iloc[i]
         raise InputError(
             f"ranks of query {r['query_id']!r} jump from {rank[i - 1]} to {rank[i]} (a gap); "
-            "fix the ranks or rank by score (order='score', trec_eval's order)",
+            "fix the ranks or rank by score (--order score, order='score': trec_eval's order)",
             source=source, line=int(r["line"]),
         )
     bad_start = start & (rank != 0) & (rank != 1)

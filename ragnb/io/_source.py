@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from ragnb.errors import InputError
@@ -73,33 +74,39 @@ def sniff_format(path: str | Path, data: bytes | None = None) -> str:
 
 
 def read_whitespace_table(
-    data: bytes, names: list[str], types: dict[str, pa.DataType]
+    path: str | Path, names: list[str], types: dict[str, pa.DataType]
 ) -> pa.Table | None:
-    """Fast path: single-space separated columns parsed by pyarrow.
+    """Fast path: single-space separated columns parsed by pyarrow, straight from the file.
 
+    Only the columns in ``types`` are converted (the others are skipped).
     Returns ``None`` when the file does not fit the fast path exactly (tabs,
     repeated spaces, blank lines, a value of the wrong type); the caller then
     falls back to :func:`split_lines`, which reports the offending line.
     """
+    path = Path(path)
+    source = pa.input_stream(str(path), compression="gzip") if is_gzip(path) else str(path)
     try:
         table = pacsv.read_csv(
-            io.BytesIO(data),
+            source,
             read_options=pacsv.ReadOptions(column_names=names, block_size=1 << 24),
             parse_options=pacsv.ParseOptions(
                 delimiter=" ", quote_char=False, ignore_empty_lines=False
             ),
             convert_options=pacsv.ConvertOptions(
-                column_types=types, strings_can_be_null=False, quoted_strings_can_be_null=False
+                column_types=types, include_columns=list(types),
+                strings_can_be_null=False, quoted_strings_can_be_null=False
             ),
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return None
-    if any(table.column(n).null_count for n in names):
-        return None  # blank lines or missing fields
-    if any(pa.types.is_string(table.schema.field(n).type)
-           and pa.compute.any(pa.compute.equal(table.column(n), "")).as_py()
-           for n in names):
-        return None  # repeated spaces give empty fields
+    if table.num_rows == 0:
+        return None
+    for n in types:
+        column = table.column(n)
+        if column.null_count:
+            return None  # blank lines or missing fields
+        if pa.types.is_string(column.type) and pc.any(pc.equal(column, "")).as_py():
+            return None  # repeated spaces give empty fields
     return table
 
 

@@ -54,15 +54,15 @@ def read_run(path: str | Path, *, name: str | None = None, format: str = "auto",
 
 
 def _read_trec(path: Path) -> pd.DataFrame:
-    data = read_bytes(path)
     names = ["query_id", "q0", "passage_id", "rank", "score", "tag"]
     table = read_whitespace_table(
-        data, names, {"query_id": pa.string(), "q0": pa.string(), "passage_id": pa.string(),
-                      "rank": pa.float64(), "score": pa.float64(), "tag": pa.string()})
+        path, names, {"query_id": pa.string(), "passage_id": pa.string(),
+                      "rank": pa.float64(), "score": pa.float64()})
     if table is not None:
-        df = table.select(["query_id", "passage_id", "rank", "score"]).to_pandas()
+        df = table.to_pandas()
         df["line"] = np.arange(1, len(df) + 1)
         return df
+    data = read_bytes(path)
     rows = []
     for number, (q, _, p, r, s, _tag) in split_lines(decode_utf8(data, path), path, 6):
         try:

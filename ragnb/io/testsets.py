@@ -108,16 +108,14 @@ def _read_jsonl(path: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def _read_qrels(path: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
-    data = read_bytes(path)
     names = ["query_id", "iteration", "passage_id", "grade"]
     table = read_whitespace_table(
-        data, names, {"query_id": pa.string(), "iteration": pa.string(),
-                      "passage_id": pa.string(), "grade": pa.int64()})
+        path, names, {"query_id": pa.string(), "passage_id": pa.string(), "grade": pa.int64()})
     if table is not None:
-        df = table.select(["query_id", "passage_id", "grade"]).to_pandas()
+        df = table.to_pandas()
         df["line"] = np.arange(1, len(df) + 1)
     else:
-        text = decode_utf8(data, path)
+        text = decode_utf8(read_bytes(path), path)
         rows = []
         for number, (q, _, p, g) in split_lines(text, path, 4):
             try:

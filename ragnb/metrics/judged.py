@@ -251,6 +251,15 @@ def _block_permutation(codes: np.ndarray) -> np.ndarray:
     return np.repeat(starts[order] - new_starts, lengths[order]) + np.arange(len(codes))
 
 
+def _small_strings(values: pa.ChunkedArray) -> pa.ChunkedArray:
+    if pa.types.is_large_string(values.type):
+        try:
+            return values.cast(pa.string())
+        except pa.ArrowInvalid:  # a chunk beyond 2 GiB of text stays large
+            return values
+    return values
+
+
 def _lookup_grades(run: Run, rows: np.ndarray | None, rq: np.ndarray,
                    index: JudgmentIndex) -> np.ndarray:
     """Grade of each kept run row (NaN when unjudged): a hash join on (query, passage)."""
@@ -261,9 +270,9 @@ def _lookup_grades(run: Run, rows: np.ndarray | None, rq: np.ndarray,
     pids = as_arrow(run.table["passage_id"])
     if rows is not None:
         pids = pids.take(pa.array(rows))
-    right_pids = index.passage_id
-    if pids.type != right_pids.type:
-        pids, right_pids = pids.cast(pa.large_string()), right_pids.cast(pa.large_string())
+    # arrow's hash join is several times slower on large_string keys than on
+    # string keys (measured: 20 s vs 3.4 s for 10M x 7M rows); casting is ~free.
+    pids, right_pids = _small_strings(pids), _small_strings(index.passage_id)
     left = pa.table({"q": pa.array(rq, pa.int64()), "passage_id": pids,
                      "row": pa.array(np.arange(n, dtype=np.int64))})
     right = pa.table({"q": pa.array(index.jq, pa.int64()), "passage_id": right_pids,

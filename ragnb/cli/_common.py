@@ -1,0 +1,80 @@
+"""Argument helpers shared by subcommands (one place for NAME=FILE parsing and output)."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from ragnb.errors import InputError
+from ragnb.metrics import POLICIES
+from ragnb.run import ORDERS
+
+
+def name_file(text: str) -> tuple[str | None, Path]:
+    """Parse ``NAME=FILE`` (or just ``FILE``: the name is the file name)."""
+    if "=" in text:
+        name, _, path = text.partition("=")
+        if not name or not path:
+            raise argparse.ArgumentTypeError(f"expected NAME=FILE, got {text!r}")
+        return name, Path(path)
+    return None, Path(text)
+
+
+def add_judgment_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--judgments", "--test-set", dest="judgments", required=True, metavar="FILE",
+                   help="test set JSONL (seed 004 format), TREC qrels, or CSV/Parquet table")
+    p.add_argument("--policy", choices=POLICIES, default="lower",
+                   help="unjudged passages: lower = not relevant (default), condensed = removed "
+                        "before the cut, upper = relevant at --upper-grade and added to the ideal")
+    p.add_argument("--upper-grade", type=int, default=None,
+                   help="grade given to unjudged passages under --policy upper (default: top grade)")
+    p.add_argument("--order", choices=ORDERS, default=None,
+                   help="ranking order: 'rank' = the rank column (default where present), "
+                        "'score' = score descending, ties by passage id descending (trec_eval)")
+    p.add_argument("--no-relevant", choices=("keep", "drop"), default="keep",
+                   help="queries with no relevant passage: keep (scored, counted; default) or "
+                        "drop (counted)")
+    p.add_argument("--missing", choices=("error", "empty", "drop"), default="error",
+                   help="test-set queries a run has no ranking for (default: error)")
+    p.add_argument("--extra", choices=("error", "drop"), default="error",
+                   help="run queries the test set lacks (default: error; drop counts them)")
+
+
+def add_output_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    p.add_argument("--out", metavar="FILE", default=None, help="write here instead of stdout")
+
+
+def emit(df: pd.DataFrame, fmt: str, out: str | None, header_lines: list[str] = ()) -> None:
+    """Write a table as text, CSV or JSON records; header lines go to stderr for csv/json."""
+    if fmt == "csv":
+        text = df.to_csv(index=False)
+    elif fmt == "json":
+        text = df.to_json(orient="records", indent=1) + "\n"
+    else:
+        with pd.option_context("display.max_rows", None, "display.max_columns", None,
+                               "display.width", 200, "display.float_format", "{:.4f}".format):
+            text = "\n".join([*header_lines, df.to_string(index=False), ""])
+    if fmt != "table":
+        for line in header_lines:
+            print(line, file=sys.stderr)
+    if out:
+        Path(out).write_text(text)
+    else:
+        sys.stdout.write(text)
+
+
+def load_runs(specs: list[str], order) -> list:
+    from ragnb.io import read_run
+
+    runs = []
+    for spec in specs:
+        name, path = name_file(spec)
+        runs.append(read_run(path, name=name, order=order))
+    names = [r.name for r in runs]
+    if len(set(names)) != len(names):
+        raise InputError(f"two runs share the name(s) {sorted({n for n in names if names.count(n) > 1})}; "
+                         "use NAME=FILE", key="--run")
+    return runs
