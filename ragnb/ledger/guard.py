@@ -115,12 +115,14 @@ def ranking_margin(n_selections: int, se: float, z: float = 1.96) -> tuple[float
     -------
     (margin, inflation) : tuple of float
     """
-    from ragnb.stats.inflation import selection_inflation
-
     se = _finite(se, "se")
     if se <= 0:
         raise InputError(f"must be positive, got {se!r}", source="se")
-    inflation = float(selection_inflation(n_selections, se)) if n_selections > 0 else 0.0
+    inflation = 0.0
+    if n_selections > 0:
+        from ragnb.stats.inflation import selection_inflation
+
+        inflation = float(selection_inflation(n_selections, se))
     return inflation + z * se, inflation
 
 
@@ -154,14 +156,16 @@ def check_ranking(split: str, scores: Mapping[str, float], winner: str, n_select
         When the winner's lead over the best other candidate is below the
         margin; the message gives the bias, the lead and why it matters.
     """
-    from ragnb.stats.inflation import expected_max_normal
-
     margin, inflation = ranking_margin(n_selections, se, z)
     others = {c: s for c, s in scores.items() if c != winner}
     runner_up = max(others, key=others.get)
     lead = scores[winner] - others[runner_up]
     if lead < margin:
-        emax = float(expected_max_normal(n_selections)) if n_selections > 0 else 0.0
+        emax = 0.0
+        if n_selections > 0:
+            from ragnb.stats.inflation import expected_max_normal
+
+            emax = float(expected_max_normal(n_selections))
         raise PolicyError(
             f"{split} is a regression guard and will not rank {winner!r} over {runner_up!r}: "
             f"the lead is {lead * 100:+.2f} points, and after {n_selections} selections its "

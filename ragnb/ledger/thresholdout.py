@@ -19,7 +19,12 @@ Defaults ``T = 0.04``, ``sigma = 0.01`` are those of the public
 implementations; the CACM 2017 version (Theorem 9) sets :math:`T = 3\\tau/4`,
 :math:`\\sigma = \\tau / (96 \\ln(4m/\\beta))` for accuracy :math:`\\tau` over
 :math:`m` queries with probability :math:`1-\\beta`, which is far more
-conservative. The noise scales assume per-query values in ``[0, 1]`` (nDCG,
+conservative. At the defaults a query spends budget with probability 0.22
+when the two means are equal, 0.50 at a gap of ``T``, 0.91 at ``3T`` and 0.99
+at ``5T`` (``P(gamma + eta < |gap| - T)``, integrated numerically): large gaps
+are what spend it, but a noisy threshold also spends some on no gap at all,
+the price of not revealing the holdout through the pattern of answers. A
+smaller ``sigma`` spends less on small gaps and protects less. The noise scales assume per-query values in ``[0, 1]`` (nDCG,
 recall, MRR), so those are the only values accepted.
 
 Two caveats that belong next to any answer. The guarantee assumes the working
