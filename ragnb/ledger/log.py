@@ -220,6 +220,8 @@ class EventLog:
             When the log ends with a partial record (count and position in
             the message and in :attr:`LogContents.torn`).
         """
+        if not self.path.exists():  # nothing to read: do not create the directory or lock
+            return LogContents((), ())
         with self._locked():
             contents = self._read_unlocked()
         for t in contents.torn:

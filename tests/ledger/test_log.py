@@ -177,3 +177,11 @@ def test_records_are_one_json_object_per_line_with_a_checksum(tmp_path, qrels):
     assert rec["sha256"] == hashlib.sha256(canonical.encode()).hexdigest()
     assert (rec["seq"], rec["event"], rec["split"], rec["actor"]) == (1, "registered", "golden",
                                                                       "ana")
+
+
+def test_reading_an_absent_ledger_creates_nothing(tmp_path):
+    from ragnb.ledger import Ledger
+
+    led = Ledger(tmp_path / "nothing-here")
+    assert led.splits() == [] and led.history().empty
+    assert not (tmp_path / "nothing-here").exists()
