@@ -82,6 +82,7 @@ class Ledger:
         self.log = EventLog(self.root / "events.jsonl", lock_timeout=lock_timeout)
         self.manifest_dir = self.root / "manifests"
         self._clock = clock or now_utc
+        self._source = str(self.log.path)
 
     def __repr__(self) -> str:
         return f"Ledger({str(self.root)!r})"
@@ -90,11 +91,11 @@ class Ledger:
     def _act(self, split: str, check: Callable[[SplitState, str], tuple[str, dict]],
              actor: str | None) -> tuple[Manifest, Event]:
         with self.log.transaction(self._clock) as tx:
-            s = _find(fold(tx.events), split)
+            s = _find(fold(tx.events, source=self._source), split)
             now = self._clock()
             kind, payload = check(s, now.astimezone(timezone.utc).date().isoformat())
             event = tx.append(s.name, kind, actor, payload, at=now)
-            manifest = _find(fold(tx.events), s.name).manifest()
+            manifest = _find(fold(tx.events, source=self._source), s.name).manifest()
             write_manifest(self.manifest_dir / f"{s.name}.json", manifest)
         return manifest, event
 
@@ -138,12 +139,12 @@ class Ledger:
         """
         content = split_content(name, judgments, query_ids, source=source)
         with self.log.transaction(self._clock) as tx:
-            states = fold(tx.events)
+            states = fold(tx.events, source=self._source)
             payload = rules.check_register(states, content, role, budget, unseal_policy,
                                            reusable_holdout)
             if payload is not None:
                 tx.append(name, "registered", actor, payload)
-                states = fold(tx.events)
+                states = fold(tx.events, source=self._source)
             manifest = states[name].manifest()
             write_manifest(self.manifest_dir / f"{name}.json", manifest)
         return manifest
@@ -244,7 +245,7 @@ class Ledger:
 
     # -- reading ---------------------------------------------------------------------------
     def _states(self) -> dict[str, SplitState]:
-        return fold(self.log.read().events)
+        return fold(self.log.read().events, source=self._source)
 
     def manifest(self, split: str) -> Manifest:
         """The current manifest of ``split`` (name or full id), derived from the log."""
@@ -254,27 +255,44 @@ class Ledger:
         """Names of the registered splits, in registration order."""
         return list(self._states())
 
-    def manifests(self) -> pd.DataFrame:
-        """One row per split: the fields a report shows beside any score on it."""
+    def manifests(self, se: float | Mapping[str, float] | None = None) -> pd.DataFrame:
+        """One row per split: the fields a report shows beside any score on it.
+
+        Parameters
+        ----------
+        se : float or mapping, optional
+            SE of a paired difference (one value, or split name -> value).
+            When given, an ``inflation`` column holds
+            :meth:`Manifest.implied_inflation` for each split with an SE.
+        """
         rows = []
         for s in self._states().values():
             m = s.manifest()
-            rows.append({"split": m.name, "split_id": m.split_id, "role": m.role,
-                         "selections_against": m.selections_against, "budget": m.budget,
-                         "sealed": m.sealed, "retired_for_selection_at":
-                         m.retired_for_selection_at, "scoring_runs_used": m.scoring_runs_used,
-                         "unseal_policy": None if m.unseal_policy is None
-                         else m.unseal_policy.text, "n_queries": m.n_queries})
-        return pd.DataFrame(rows, columns=[
-            "split", "split_id", "role", "selections_against", "budget", "sealed",
-            "retired_for_selection_at", "scoring_runs_used", "unseal_policy", "n_queries"])
+            row = {"split": m.name, "split_id": m.split_id, "role": m.role,
+                   "selections_against": m.selections_against, "budget": m.budget,
+                   "sealed": m.sealed, "retired_for_selection_at": m.retired_for_selection_at,
+                   "scoring_runs_used": m.scoring_runs_used,
+                   "unseal_policy": None if m.unseal_policy is None else m.unseal_policy.text,
+                   "n_queries": m.n_queries}
+            if se is not None:
+                split_se = se.get(m.name) if isinstance(se, Mapping) else se
+                row["inflation"] = (None if split_se is None
+                                    else m.implied_inflation(split_se))
+            rows.append(row)
+        columns = ["split", "split_id", "role", "selections_against", "budget", "sealed",
+                   "retired_for_selection_at", "scoring_runs_used", "unseal_policy", "n_queries"]
+        table = pd.DataFrame(rows, columns=columns + (["inflation"] if se is not None else []))
+        table["budget"] = table["budget"].astype("Int64")
+        if se is not None:
+            table["inflation"] = table["inflation"].astype("Float64")
+        return table
 
     def events(self, split: str | None = None) -> list[Event]:
         """The raw events, all or for one split."""
         events = self.log.read().events
         if split is None:
             return list(events)
-        name = _find(fold(events), split).name
+        name = _find(fold(events, source=self._source), split).name
         return [e for e in events if e.split == name]
 
     def history(self, split: str | None = None) -> pd.DataFrame:

@@ -149,7 +149,8 @@ class Manifest:
         """Expected optimism of the retained score after this many selections.
 
         Delegates to :func:`ragnb.stats.inflation.selection_inflation`
-        (expected maximum of ``N`` standard normals times ``se``).
+        (expected maximum of ``N`` standard normals times ``se``); zero for a
+        split never selected against.
 
         Parameters
         ----------
@@ -157,6 +158,8 @@ class Manifest:
             Standard error of a paired difference between two configurations
             on this split, in the units of the score.
         """
+        if self.selections_against == 0:
+            return 0.0
         from ragnb.stats.inflation import selection_inflation
 
         return float(selection_inflation(self.selections_against, se))

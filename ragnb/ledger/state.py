@@ -102,8 +102,7 @@ def apply(states: dict[str, SplitState], e: Event) -> None:
         return
     s = states.get(e.split)
     if s is None:
-        raise InputError(f"event {e.event!r} for split {e.split!r}, which is not registered",
-                         key=f"seq {e.seq}")
+        raise InputError(f"event {e.event!r} for split {e.split!r}, which is not registered")
     p = e.payload
     if e.event == "scored":
         s.n_scorings += 1
@@ -136,9 +135,22 @@ def apply(states: dict[str, SplitState], e: Event) -> None:
         s.holdout_spent += bool(p["from_holdout"])
 
 
-def fold(events: Iterable[Event]) -> dict[str, SplitState]:
-    """Replay ``events`` into the state of every split, keyed by name."""
+def fold(events: Iterable[Event], *, source: str = "ledger log") -> dict[str, SplitState]:
+    """Replay ``events`` into the state of every split, keyed by name.
+
+    Raises
+    ------
+    InputError
+        Naming ``source`` and the line (= ``seq``) of an event whose payload
+        lacks a field or refers to an unregistered split.
+    """
     states: dict[str, SplitState] = {}
     for e in events:
-        apply(states, e)
+        try:
+            apply(states, e)
+        except InputError as exc:
+            raise InputError(exc.problem, source=source, line=e.seq) from None
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise InputError(f"malformed {e.event!r} event ({type(exc).__name__}: {exc})",
+                             source=source, line=e.seq) from None
     return states

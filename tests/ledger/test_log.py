@@ -185,3 +185,13 @@ def test_reading_an_absent_ledger_creates_nothing(tmp_path):
     led = Ledger(tmp_path / "nothing-here")
     assert led.splits() == [] and led.history().empty
     assert not (tmp_path / "nothing-here").exists()
+
+
+def test_checksummed_but_impossible_event_is_reported_with_its_line(tmp_path):
+    from ragnb.ledger.log import EventLog
+
+    log = EventLog(tmp_path / "l" / "events.jsonl")
+    with log.transaction() as tx:  # a well-formed record about a split never registered
+        tx.append("ghost", "selection", None, {"winner": "a"})
+    with pytest.raises(InputError, match=r"events.jsonl:1: .*'ghost', which is not registered"):
+        Ledger(tmp_path / "l").splits()

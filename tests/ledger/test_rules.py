@@ -261,3 +261,17 @@ def test_holdout_answers_are_recorded_and_budgeted(ledger, qrels):
     with pytest.raises(PolicyError, match="not a confirmation split in reusable-holdout mode"):
         ledger.register("golden", qrels)
         ledger.holdout_query("golden", "x", same, same)
+
+
+def test_manifests_table_shows_the_implied_inflation(ledger, qrels):
+    pytest.importorskip("ragnb.stats.inflation",
+                        reason="ragnb.stats.inflation is written in the statistics branch")
+    ledger.register("golden", qrels)
+    ledger.register("prod", _prod(qrels))
+    for _ in range(40):
+        ledger.record_selection("golden", ["a", "b"], winner="b")
+    t = ledger.manifests(se={"golden": 0.0069})
+    # E[max of 40 standard normals] = 2.16 (STATS-REFERENCES section 4)
+    assert t.loc[0, "inflation"] == pytest.approx(2.16 * 0.0069, abs=1e-4)
+    assert t["inflation"].isna().tolist() == [False, True]
+    assert ledger.manifests(se=0.01).loc[1, "inflation"] == 0.0  # never selected against
