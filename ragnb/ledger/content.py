@@ -45,7 +45,8 @@ from ragnb.errors import InputError
 CANONICAL_FORMAT = "ragnb-split/1"
 #: A split name is used in file names and in the id before the ``@``.
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
-SPLIT_ID_PATTERN = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]{0,127})@sha256:(?P<hex>[0-9a-f]{64})$")
+SPLIT_ID_PATTERN = re.compile(
+    r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]{0,127})@sha256:(?P<hex>[0-9a-f]{64})$")
 
 _REQUIRED = ("query_id", "passage_id", "grade")
 
@@ -91,7 +92,7 @@ def check_name(name: object, *, source: str = "name") -> str:
 
 def parse_split_id(split_id: object, *, source: str = "split_id",
                    key: str | None = "split_id") -> tuple[str, str]:
-    """Split ``<name>@sha256:<hex>`` into ``(name, hex)``; raise :class:`InputError` if malformed."""
+    """Split ``<name>@sha256:<hex>`` into ``(name, hex)``; :class:`InputError` if malformed."""
     m = SPLIT_ID_PATTERN.match(split_id) if isinstance(split_id, str) else None
     if m is None:
         raise InputError(

@@ -324,7 +324,8 @@ def summarise(e: Event) -> str:
     if e.event == "selection":
         s = f"selection #{p['selections_against']}: {p['winner']} from {p['candidates']}"
         if p.get("demotion"):
-            s += f"; DEMOTED to regression_guard on {p['demotion']['date']} ({p['demotion']['reason']})"
+            d = p["demotion"]
+            s += f"; DEMOTED to regression_guard on {d['date']} ({d['reason']})"
         return s
     if e.event == "scored":
         val = "" if p["value"] is None else f" = {p['value']:.4f}"

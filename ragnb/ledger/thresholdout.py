@@ -24,8 +24,10 @@ when the two means are equal, 0.50 at a gap of ``T``, 0.91 at ``3T`` and 0.99
 at ``5T`` (``P(gamma + eta < |gap| - T)``, integrated numerically): large gaps
 are what spend it, but a noisy threshold also spends some on no gap at all,
 the price of not revealing the holdout through the pattern of answers. A
-smaller ``sigma`` spends less on small gaps and protects less. The noise scales assume per-query values in ``[0, 1]`` (nDCG,
-recall, MRR), so those are the only values accepted.
+smaller ``sigma`` spends less on small gaps and protects less.
+
+The noise scales assume per-query values in ``[0, 1]`` (nDCG, recall, MRR),
+so those are the only values accepted.
 
 Two caveats that belong next to any answer. The guarantee assumes the working
 and the confirmation queries come from the same distribution; when they do
@@ -128,7 +130,7 @@ class HoldoutAnswer:
 
 
 def mean_score(scores: object, name: str) -> float:
-    """Mean of a 1-D array of per-query scores in ``[0, 1]``; raise :class:`InputError` otherwise."""
+    """Mean of a 1-D array of per-query scores in ``[0, 1]``; :class:`InputError` otherwise."""
     a = np.asarray(scores, dtype=float)
     if a.ndim != 1 or a.size == 0:
         raise InputError(f"must be a non-empty 1-D array of per-query scores, got shape {a.shape}",

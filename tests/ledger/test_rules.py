@@ -237,7 +237,7 @@ def test_manifests_table(ledger, qrels):
     assert list(t["sealed"]) == [False, True]
 
 
-# -- reusable holdout through the ledger -------------------------------------------------------------
+# -- reusable holdout through the ledger ------------------------------------------------------
 def test_holdout_answers_are_recorded_and_budgeted(ledger, qrels):
     params = ThresholdoutParams(budget=2, seed=11)
     ledger.register("prod", _prod(qrels), role="confirmation", reusable_holdout=params)
