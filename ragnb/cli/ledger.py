@@ -1,0 +1,296 @@
+"""``ragnb ledger``: register splits, record selections, seal, unseal, score, read history."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import warnings
+from dataclasses import asdict
+from pathlib import Path
+
+import pandas as pd
+
+from ragnb.errors import InputError
+
+NAME = "ledger"
+HELP = "the split ledger: selection budget, sealed confirmation splits, demotion"
+DESCRIPTION = """\
+Record how many times each split has been used to choose, and enforce what follows:
+a split past its budget becomes a regression guard; a sealed confirmation split is
+scored only through its unseal policy. The ledger directory holds an append-only
+log (events.jsonl) and manifest exports (manifests/<split>.json).
+
+Ledger directory: --ledger DIR, else $RAGNB_LEDGER, else <project>/data/ledger.
+
+examples:
+  ragnb ledger register golden --judgments golden.qrels --budget 40
+  ragnb ledger select golden --candidates round-17 round-18 --winner round-18
+  ragnb ledger register prod-2026Q2 --judgments prod.jsonl --role confirmation
+  ragnb ledger unseal prod-2026Q2 --candidates a b c --reason "end of Q2"
+  ragnb ledger score prod-2026Q2 --config a --metric ndcg@10 --value 0.512
+  ragnb ledger show
+"""
+
+
+def _default_dir() -> Path:
+    from ragnb.ledger import DEFAULT_LEDGER_DIR
+
+    return Path(os.environ.get("RAGNB_LEDGER") or DEFAULT_LEDGER_DIR)
+
+
+# -- reading judgments (minimal; the core readers take over when they exist) -----------------------
+def read_judgments(path: Path) -> tuple[pd.DataFrame, list[str] | None]:
+    """Judgments from TREC qrels, CSV/TSV/Parquet long tables or a seed-004 JSONL test set.
+
+    Returns the judgments and, for a JSONL test set, every query id (queries
+    without judgments included); ``None`` otherwise.
+    """
+    if not path.exists():
+        raise InputError("file not found", source=path)
+    suffix = path.suffix.lower()
+    if suffix in (".csv", ".tsv"):
+        try:
+            return pd.read_csv(path, sep="\t" if suffix == ".tsv" else ","), None
+        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
+            raise InputError(f"cannot read table: {e}", source=path) from None
+    if suffix == ".parquet":
+        return pd.read_parquet(path), None
+    rows, queries = [], []
+    with open(path, encoding="utf-8") as f:
+        for lineno, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            if suffix == ".jsonl":
+                try:
+                    rec = json.loads(line)
+                except json.JSONDecodeError as e:
+                    raise InputError(f"not valid JSON: {e.msg}", source=path, line=lineno) from None
+                if not isinstance(rec, dict) or "query_id" not in rec:
+                    raise InputError("expected an object with query_id", source=path, line=lineno)
+                queries.append(rec["query_id"])
+                for j in rec.get("judgments") or []:
+                    if not isinstance(j, dict) or "passage_id" not in j or "grade" not in j:
+                        raise InputError("each judgment needs passage_id and grade",
+                                         source=path, line=lineno)
+                    rows.append((rec["query_id"], j["passage_id"], j["grade"],
+                                 j.get("doc_version")))
+            else:  # TREC qrels: qid iter docid grade
+                parts = line.split()
+                if len(parts) != 4:
+                    raise InputError(f"expected 4 fields 'qid 0 docid grade', got {len(parts)}",
+                                     source=path, line=lineno)
+                try:
+                    grade = int(parts[3])
+                except ValueError:
+                    raise InputError(f"grade {parts[3]!r} is not an integer", source=path,
+                                     line=lineno) from None
+                rows.append((parts[0], parts[2], grade, None))
+    if not rows and not queries:
+        raise InputError("file is empty", source=path)
+    frame = pd.DataFrame(rows, columns=["query_id", "passage_id", "grade", "doc_version"])
+    if frame["doc_version"].isna().all():
+        frame = frame.drop(columns="doc_version")
+    return frame, (queries or None)
+
+
+def _read_ids(path: Path) -> list[str]:
+    if not path.exists():
+        raise InputError("file not found", source=path)
+    return [s.strip() for s in path.read_text(encoding="utf-8").splitlines() if s.strip()]
+
+
+# -- arguments -------------------------------------------------------------------------------------
+def _policy_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("unseal policy (confirmation splits)")
+    g.add_argument("--max-runs", type=int, help="scoring runs allowed (default 1)")
+    g.add_argument("--max-candidates", type=int, help="candidates per run (default 3)")
+    g.add_argument("--no-publish", action="store_true",
+                   help="allow closing a run before every candidate is scored")
+    g.add_argument("--policy-text", help="the policy in words")
+    h = p.add_argument_group("reusable holdout (Thresholdout) instead of unseal runs")
+    h.add_argument("--thresholdout-budget", type=int, metavar="B",
+                   help="answers that may come from the split")
+    h.add_argument("--threshold", type=float, default=0.04, help="T (default 0.04)")
+    h.add_argument("--sigma", type=float, default=0.01, help="Laplace scale (default 0.01)")
+    h.add_argument("--seed", type=int, help="noise seed (default: fresh entropy, recorded)")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``ragnb ledger``."""
+    parser.add_argument("--ledger", type=Path, default=None, metavar="DIR",
+                        help="ledger directory (default $RAGNB_LEDGER or <project>/data/ledger)")
+    parser.add_argument("--actor", default=os.environ.get("USER"),
+                        help="who records the action (default $USER)")
+    sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+    p = sub.add_parser("register", help="register a split by content hash")
+    p.add_argument("name")
+    p.add_argument("--judgments", type=Path, required=True,
+                   help="TREC qrels, CSV/TSV/Parquet (query_id, passage_id, grade) or test-set "
+                        "JSONL")
+    p.add_argument("--queries", type=Path, help="file of query ids, one a line (default: the "
+                   "judged queries, or every query of a JSONL test set)")
+    p.add_argument("--role", choices=["working", "regression_guard", "confirmation"],
+                   default="working")
+    p.add_argument("--budget", type=int, help="selections before demotion to regression guard")
+    _policy_args(p)
+
+    p = sub.add_parser("show", help="print each split's manifest")
+    p.add_argument("splits", nargs="*", metavar="SPLIT")
+    p.add_argument("--json", action="store_true", help="print manifest JSON")
+    p.add_argument("--se", type=float, help="SE of a paired difference: also print the implied "
+                   "selection inflation")
+
+    p = sub.add_parser("select", help="record a selection (increments selections_against)")
+    p.add_argument("split")
+    p.add_argument("--candidates", nargs="+", required=True)
+    p.add_argument("--winner", required=True)
+    p.add_argument("--score", action="append", default=[], metavar="CONFIG=VALUE",
+                   help="candidate's score on the split (repeat; needed on a regression guard)")
+    p.add_argument("--se", type=float, help="SE of a paired difference on the split")
+
+    p = sub.add_parser("seal", help="seal a fresh split, or close an unseal run")
+    p.add_argument("split")
+    _policy_args(p)
+
+    p = sub.add_parser("unseal", help="open one scoring run of a sealed split")
+    p.add_argument("split")
+    p.add_argument("--candidates", nargs="+", required=True)
+    p.add_argument("--reason")
+
+    p = sub.add_parser("score", help="record a scoring (refused on a sealed split outside policy)")
+    p.add_argument("split")
+    p.add_argument("--config", required=True)
+    p.add_argument("--metric")
+    p.add_argument("--value", type=float)
+    p.add_argument("--note")
+
+    p = sub.add_parser("demote", help="retire a split from selection (regression guard)")
+    p.add_argument("split")
+    p.add_argument("--reason", required=True)
+
+    p = sub.add_parser("history", help="print the event log")
+    p.add_argument("split", nargs="?")
+    p.add_argument("--json", action="store_true", help="print the raw records")
+
+
+def _policies(args: argparse.Namespace):
+    from ragnb.ledger import ThresholdoutParams, UnsealPolicy
+
+    policy = None
+    given = {k: v for k, v in [("max_scoring_runs", args.max_runs),
+                               ("max_candidates", args.max_candidates),
+                               ("text", args.policy_text)] if v is not None}
+    if given or args.no_publish:
+        policy = UnsealPolicy(**given, publish_whatever_they_say=not args.no_publish)
+    holdout = None
+    if args.thresholdout_budget is not None:
+        holdout = ThresholdoutParams(budget=args.thresholdout_budget, threshold=args.threshold,
+                                     sigma=args.sigma, seed=args.seed)
+    return policy, holdout
+
+
+def _scores(items: list[str]) -> dict[str, float] | None:
+    if not items:
+        return None
+    out = {}
+    for item in items:
+        config, sep, value = item.rpartition("=")
+        try:
+            out[config] = float(value)
+        except ValueError:
+            config = ""
+        if not sep or not config:
+            raise InputError(f"expected CONFIG=VALUE, got {item!r}", source="--score")
+    return out
+
+
+def _show(m, se: float | None) -> str:
+    budget = ("none declared" if m.budget is None
+              else f"{m.budget} ({m.budget_left} left)")
+    lines = [m.split_id,
+             f"  role                      {m.role}",
+             f"  selections_against        {m.selections_against}",
+             f"  budget                    {budget}",
+             f"  sealed                    {'yes' if m.sealed else 'no'}",
+             f"  retired_for_selection_at  {m.retired_for_selection_at or '-'}",
+             f"  queries / judgments       {m.n_queries} / {m.n_judgments}"]
+    if m.unseal_policy is not None:
+        lines.append(f"  unseal_policy             {m.unseal_policy.text} "
+                     f"(runs used {m.scoring_runs_used}/{m.unseal_policy.max_scoring_runs})")
+    if m.reusable_holdout is not None:
+        lines.append(f"  reusable holdout          Thresholdout, {m.holdout_answers} answers, "
+                     f"budget {m.holdout_spent}/{m.reusable_holdout.budget} spent")
+    if se is not None:
+        lines.append(f"  implied inflation         {m.implied_inflation(se) * 100:.2f} points "
+                     f"(SE_d {se * 100:.2f} points)")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Dispatch one ``ragnb ledger`` action."""
+    from ragnb.ledger import Ledger, TornRecordWarning
+
+    led = Ledger(args.ledger or _default_dir())
+    actor = args.actor
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", TornRecordWarning)
+        try:
+            return _dispatch(led, args, actor)
+        finally:
+            for w in caught:
+                print(f"ragnb ledger: warning: {w.message}", file=sys.stderr)
+
+
+def _dispatch(led, args: argparse.Namespace, actor: str | None) -> int:
+    a = args.action
+    if a == "register":
+        judgments, listed = read_judgments(args.judgments)
+        queries = _read_ids(args.queries) if args.queries else listed
+        policy, holdout = _policies(args)
+        m = led.register(args.name, judgments, queries, role=args.role, budget=args.budget,
+                         unseal_policy=policy, reusable_holdout=holdout, actor=actor,
+                         source=str(args.judgments))
+        print(_show(m, None))
+    elif a == "show":
+        names = args.splits or led.splits()
+        if not names:
+            print(f"no splits registered in {led.root}")
+            return 0
+        ms = [led.manifest(n) for n in names]
+        if args.json:
+            print(json.dumps([m.to_dict() for m in ms], indent=2))
+        else:
+            print("\n\n".join(_show(m, args.se) for m in ms))
+    elif a == "select":
+        m = led.record_selection(args.split, args.candidates, args.winner,
+                                 scores=_scores(args.score), se=args.se, actor=actor)
+        print(f"{m.name}: selections_against = {m.selections_against}"
+              + (f"; demoted to regression_guard on {m.retired_for_selection_at}"
+                 if m.role == "regression_guard" else ""))
+    elif a == "seal":
+        policy, holdout = _policies(args)
+        print(_show(led.seal(args.split, unseal_policy=policy, reusable_holdout=holdout,
+                             actor=actor), None))
+    elif a == "unseal":
+        m = led.unseal(args.split, args.candidates, reason=args.reason, actor=actor)
+        print(f"{m.name}: unsealed for run {m.scoring_runs_used} of "
+              f"{m.unseal_policy.max_scoring_runs}: {', '.join(args.candidates)}")
+    elif a == "score":
+        led.score(args.split, args.config, metric=args.metric, value=args.value,
+                  note=args.note, actor=actor)
+        print(f"recorded: {args.config} scored on {args.split}")
+    elif a == "demote":
+        m = led.demote(args.split, args.reason, actor=actor)
+        print(f"{m.name}: regression_guard since {m.retired_for_selection_at}")
+    elif a == "history":
+        if args.json:
+            for e in led.events(args.split):
+                print(json.dumps(asdict(e), ensure_ascii=False))
+        else:
+            h = led.history(args.split)
+            for r in h.itertuples():
+                who = f" [{r.actor}]" if r.actor else ""
+                print(f"{r.seq:>5}  {r.ts[:19]}  {r.split or '-':<16} {r.summary}{who}")
+    return 0

@@ -1,0 +1,348 @@
+"""The :class:`Ledger`: one directory holding the event log and the manifest exports.
+
+Layout of a ledger directory::
+
+    events.jsonl          the append-only log (the truth)
+    events.jsonl.lock     the lock file (empty)
+    events.jsonl.torn     partial records quarantined from the log, if any
+    manifests/<name>.json the current manifest of each split (an export)
+
+Every action takes the lock, replays the log into the current state
+(:func:`ragnb.ledger.state.fold`), checks the rule
+(:mod:`ragnb.ledger.rules`), appends one event and rewrites that split's
+manifest export, all before releasing the lock.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pandas as pd
+
+from ragnb.errors import InputError
+from ragnb.ledger import rules
+from ragnb.ledger.content import split_content
+from ragnb.ledger.log import Event, EventLog, TornTail, now_utc
+from ragnb.ledger.manifest import Manifest, UnsealPolicy, write_manifest
+from ragnb.ledger.state import SplitState, fold
+from ragnb.ledger.thresholdout import (
+    HoldoutAnswer,
+    ThresholdoutParams,
+    mean_score,
+    thresholdout_answer,
+)
+
+
+def _find(states: Mapping[str, SplitState], split: str) -> SplitState:
+    name = split.split("@", 1)[0] if isinstance(split, str) else split
+    s = states.get(name)
+    if s is None:
+        known = ", ".join(sorted(states)) or "none"
+        raise InputError(f"no split {split!r} in the ledger (registered: {known})",
+                         source="split")
+    if "@" in split and split != s.split_id:
+        raise InputError(f"{split!r} does not match the registered {s.split_id}: the content "
+                         "has changed since registration", source="split")
+    return s
+
+
+class Ledger:
+    """The split ledger in directory ``path``.
+
+    Parameters
+    ----------
+    path : path
+        Ledger directory, created on first write.
+    clock : callable, optional
+        Returns the current time as an aware :class:`datetime`; defaults to
+        UTC now. A generator of demo data can pass a clock it advances.
+    lock_timeout : float
+        Seconds to wait for another process's append.
+
+    Examples
+    --------
+    >>> import pandas as pd, tempfile
+    >>> led = Ledger(tempfile.mkdtemp())
+    >>> qrels = pd.DataFrame({"query_id": ["q1", "q2"], "passage_id": ["p1", "p7"],
+    ...                       "grade": [2, 1]})
+    >>> led.register("golden", qrels, budget=2).role
+    'working'
+    >>> led.record_selection("golden", ["a", "b"], winner="b").selections_against
+    1
+    >>> m = led.record_selection("golden", ["b", "c"], winner="c")
+    >>> m.role, m.selections_against
+    ('regression_guard', 2)
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *,
+                 clock: Callable[[], datetime] | None = None, lock_timeout: float = 60.0) -> None:
+        self.root = Path(path)
+        self.log = EventLog(self.root / "events.jsonl", lock_timeout=lock_timeout)
+        self.manifest_dir = self.root / "manifests"
+        self._clock = clock or now_utc
+        self._source = str(self.log.path)
+
+    def __repr__(self) -> str:
+        return f"Ledger({str(self.root)!r})"
+
+    # -- the one write path ----------------------------------------------------------------
+    def _act(self, split: str, check: Callable[[SplitState, str], tuple[str, dict]],
+             actor: str | None) -> tuple[Manifest, Event]:
+        with self.log.transaction(self._clock) as tx:
+            s = _find(fold(tx.events, source=self._source), split)
+            now = self._clock()
+            kind, payload = check(s, now.astimezone(timezone.utc).date().isoformat())
+            event = tx.append(s.name, kind, actor, payload, at=now)
+            manifest = _find(fold(tx.events, source=self._source), s.name).manifest()
+            write_manifest(self.manifest_dir / f"{s.name}.json", manifest)
+        return manifest, event
+
+    # -- actions ---------------------------------------------------------------------------
+    def register(self, name: str, judgments: pd.DataFrame,
+                 query_ids: Iterable[object] | None = None, *, role: str = "working",
+                 budget: int | None = None, unseal_policy: UnsealPolicy | None = None,
+                 reusable_holdout: ThresholdoutParams | None = None, actor: str | None = None,
+                 source: str = "judgments") -> Manifest:
+        """Register a split; its id is the content hash of its queries and judgments.
+
+        Parameters
+        ----------
+        name : str
+            Split name (letters, digits, ``.``, ``_``, ``-``).
+        judgments : pandas.DataFrame
+            ``query_id``, ``passage_id``, ``grade`` (``doc_version`` optional,
+            not part of the id; see :mod:`ragnb.ledger.content`).
+        query_ids : iterable, optional
+            All queries of the split, including unjudged ones; defaults to
+            those in ``judgments``.
+        role : {'working', 'regression_guard', 'confirmation'}
+            A confirmation split is registered sealed.
+        budget : int, optional
+            Selections before automatic demotion to regression guard. For a
+            confirmation split it defaults to ``unseal_policy.max_scoring_runs``.
+        unseal_policy : UnsealPolicy, optional
+            Confirmation splits only; defaults to :class:`UnsealPolicy()`.
+        reusable_holdout : ThresholdoutParams, optional
+            Confirmation splits only: answer through Thresholdout.
+        actor : str, optional
+            Who registers it.
+        source : str
+            Named in input errors (the file the judgments came from).
+
+        Returns
+        -------
+        Manifest
+            Registering identical content with identical settings again
+            returns the existing manifest and records nothing.
+        """
+        content = split_content(name, judgments, query_ids, source=source)
+        with self.log.transaction(self._clock) as tx:
+            states = fold(tx.events, source=self._source)
+            payload = rules.check_register(states, content, role, budget, unseal_policy,
+                                           reusable_holdout)
+            if payload is not None:
+                tx.append(name, "registered", actor, payload)
+                states = fold(tx.events, source=self._source)
+            manifest = states[name].manifest()
+            write_manifest(self.manifest_dir / f"{name}.json", manifest)
+        return manifest
+
+    def record_selection(self, split: str, candidates: Sequence[str], winner: str, *,
+                         scores: Mapping[str, float] | None = None, se: float | None = None,
+                         actor: str | None = None) -> Manifest:
+        """Record that ``winner`` was chosen from ``candidates`` on ``split``.
+
+        Increments ``selections_against``; the selection that reaches the
+        budget also demotes the split (same event). On a regression guard it
+        needs ``scores`` and ``se`` and refuses a lead smaller than the
+        selection bias plus noise (:func:`ragnb.ledger.guard.check_ranking`).
+
+        Parameters
+        ----------
+        split : str
+            Name or full split id.
+        candidates : sequence of str
+            Configurations compared (at least two).
+        winner : str
+            The one kept.
+        scores : mapping, optional
+            Candidate -> mean score on the split (recorded).
+        se : float, optional
+            SE of a paired difference on the split (score units).
+        actor : str, optional
+        """
+        return self._act(split, lambda s, today: (
+            "selection", rules.check_selection(s, candidates, winner, scores, se, today)),
+            actor)[0]
+
+    def score(self, split: str, config: str, *, metric: str | None = None,
+              value: float | None = None, note: str | None = None,
+              actor: str | None = None) -> Manifest:
+        """Record that ``config`` was scored on ``split`` (refused on a sealed split
+        outside its unseal policy)."""
+        return self._act(split, lambda s, today: (
+            "scored", rules.check_score(s, config, metric, value, note)), actor)[0]
+
+    def seal(self, split: str, *, unseal_policy: UnsealPolicy | None = None,
+             reusable_holdout: ThresholdoutParams | None = None,
+             actor: str | None = None) -> Manifest:
+        """Close an unseal run, or seal a fresh (never selected, never scored) split
+        as a confirmation split."""
+        return self._act(split, lambda s, today: (
+            "sealed", rules.check_seal(s, unseal_policy, reusable_holdout)), actor)[0]
+
+    def unseal(self, split: str, candidates: Sequence[str], *, reason: str | None = None,
+               actor: str | None = None) -> Manifest:
+        """Open one scoring run of a sealed split for the declared candidates."""
+        return self._act(split, lambda s, today: (
+            "unsealed", rules.check_unseal(s, candidates, reason)), actor)[0]
+
+    def demote(self, split: str, reason: str, *, actor: str | None = None) -> Manifest:
+        """Retire ``split`` from selection: it becomes a regression guard, dated today."""
+        return self._act(split, lambda s, today: (
+            "demoted", rules.check_demote(s, reason, today)), actor)[0]
+
+    def holdout_query(self, split: str, config: str, working_scores: object,
+                      confirmation_scores: object, *, actor: str | None = None) -> HoldoutAnswer:
+        """Ask a reusable-holdout split about ``config`` (Thresholdout).
+
+        Parameters
+        ----------
+        split : str
+            A confirmation split sealed with ``reusable_holdout``.
+        config : str
+            The configuration asked about (recorded).
+        working_scores, confirmation_scores : array-like
+            Its per-query scores in ``[0, 1]`` on the working and on this split.
+
+        Returns
+        -------
+        HoldoutAnswer
+            The working mean unless the two differ by more than the noisy
+            threshold; then the confirmation mean plus Laplace noise, and one
+            unit of budget is spent. The answer (never the raw confirmation
+            mean) is recorded.
+        """
+        w = mean_score(working_scores, "working_scores")
+        h = mean_score(confirmation_scores, "confirmation_scores")
+        if not isinstance(config, str) or not config.strip():
+            raise InputError("must be a non-empty configuration name", source="config")
+        answer: list[HoldoutAnswer] = []
+
+        def check(s: SplitState, today: str) -> tuple[str, dict]:
+            params = rules.check_holdout(s)
+            a = thresholdout_answer(w, h, params, spent=s.holdout_spent,
+                                    index=s.holdout_answers)
+            answer.append(a)
+            return "holdout_answered", {"config": config, "index": a.index, "value": a.value,
+                                        "from_holdout": a.from_holdout,
+                                        "budget_left": a.budget_left}
+
+        self._act(split, check, actor)
+        return answer[0]
+
+    # -- reading ---------------------------------------------------------------------------
+    def _states(self) -> dict[str, SplitState]:
+        return fold(self.log.read().events, source=self._source)
+
+    def manifest(self, split: str) -> Manifest:
+        """The current manifest of ``split`` (name or full id), derived from the log."""
+        return _find(self._states(), split).manifest()
+
+    def splits(self) -> list[str]:
+        """Names of the registered splits, in registration order."""
+        return list(self._states())
+
+    def manifests(self, se: float | Mapping[str, float] | None = None) -> pd.DataFrame:
+        """One row per split: the fields a report shows beside any score on it.
+
+        Parameters
+        ----------
+        se : float or mapping, optional
+            SE of a paired difference (one value, or split name -> value).
+            When given, an ``inflation`` column holds
+            :meth:`Manifest.implied_inflation` for each split with an SE.
+        """
+        rows = []
+        for s in self._states().values():
+            m = s.manifest()
+            row = {"split": m.name, "split_id": m.split_id, "role": m.role,
+                   "selections_against": m.selections_against, "budget": m.budget,
+                   "sealed": m.sealed, "retired_for_selection_at": m.retired_for_selection_at,
+                   "scoring_runs_used": m.scoring_runs_used,
+                   "unseal_policy": None if m.unseal_policy is None else m.unseal_policy.text,
+                   "n_queries": m.n_queries}
+            if se is not None:
+                split_se = se.get(m.name) if isinstance(se, Mapping) else se
+                row["inflation"] = (None if split_se is None
+                                    else m.implied_inflation(split_se))
+            rows.append(row)
+        columns = ["split", "split_id", "role", "selections_against", "budget", "sealed",
+                   "retired_for_selection_at", "scoring_runs_used", "unseal_policy", "n_queries"]
+        table = pd.DataFrame(rows, columns=columns + (["inflation"] if se is not None else []))
+        table["budget"] = table["budget"].astype("Int64")
+        if se is not None:
+            table["inflation"] = table["inflation"].astype("Float64")
+        return table
+
+    def events(self, split: str | None = None) -> list[Event]:
+        """The raw events, all or for one split."""
+        events = self.log.read().events
+        if split is None:
+            return list(events)
+        name = _find(fold(events, source=self._source), split).name
+        return [e for e in events if e.split == name]
+
+    def history(self, split: str | None = None) -> pd.DataFrame:
+        """The events as a table: ``seq, ts, split, event, actor, summary``."""
+        rows = [{"seq": e.seq, "ts": e.ts, "split": e.split, "event": e.event,
+                 "actor": e.actor, "summary": summarise(e)} for e in self.events(split)]
+        return pd.DataFrame(rows, columns=["seq", "ts", "split", "event", "actor", "summary"])
+
+    def torn(self) -> tuple[TornTail, ...]:
+        """Partial records at the end of the log not yet quarantined (normally empty)."""
+        return self.log.read().torn
+
+    def export(self) -> list[Path]:
+        """Rewrite every manifest export from the log; returns the files written."""
+        out = []
+        for name, s in self._states().items():
+            path = self.manifest_dir / f"{name}.json"
+            write_manifest(path, s.manifest())
+            out.append(path)
+        return out
+
+
+def summarise(e: Event) -> str:
+    """One line describing an event, for ``history`` and the CLI."""
+    p = e.payload
+    if e.event == "registered":
+        return (f"registered {p['split_id'][:40]}... as {p['role']} ({p['n_queries']} queries, "
+                f"{p['n_judgments']} judgments, budget {p['budget']})")
+    if e.event == "selection":
+        s = f"selection #{p['selections_against']}: {p['winner']} from {p['candidates']}"
+        if p.get("demotion"):
+            d = p["demotion"]
+            s += f"; DEMOTED to regression_guard on {d['date']} ({d['reason']})"
+        return s
+    if e.event == "scored":
+        val = "" if p["value"] is None else f" = {p['value']:.4f}"
+        run = "" if p["under_unseal_run"] is None else f" (unseal run {p['under_unseal_run']})"
+        return f"scored {p['config']}{' ' + p['metric'] if p['metric'] else ''}{val}{run}"
+    if e.event == "sealed":
+        if p["closes_run"] is not None:
+            return f"re-sealed after unseal run {p['closes_run']}"
+        return f"sealed: {p['unseal_policy']['text']}"
+    if e.event == "unsealed":
+        return f"unsealed for run {p['run']}: {p['candidates']}"
+    if e.event == "demoted":
+        return f"demoted to regression_guard on {p['date']}: {p['reason']}"
+    if e.event == "holdout_answered":
+        src = "confirmation split (budget spent)" if p["from_holdout"] else "working score"
+        return f"holdout answer #{p['index'] + 1} for {p['config']}: {p['value']:.4f} from {src}"
+    if e.event == "torn_tail_quarantined":
+        return (f"quarantined a partial record ({p['length']} bytes at byte {p['offset']}, "
+                f"line {p['line']}) to {p['sidecar']}")
+    return e.event
