@@ -165,6 +165,9 @@ def validate_queries(raw: pd.DataFrame, source: str | Path) -> pd.DataFrame:
         raise InputError(f"query {q!r} appears more than once (lines {lines})",
                          source=source, line=int(lines[-1]))
     if "unanswerable" in df:
+        # a query without the key (or null) is not flagged
+        df["unanswerable"] = df["unanswerable"].astype("object").where(
+            df["unanswerable"].notna(), False)
         ok = df["unanswerable"].map(lambda v: isinstance(v, (bool, np.bool_)))
         if not ok.all():
             first = df.loc[~ok].iloc[0]
