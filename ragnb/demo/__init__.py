@@ -1,0 +1,21 @@
+"""The bundled demo data: one documented generator per story, one fixed seed each.
+
+``generate_all(out_dir)`` writes ``data/demo/`` (see ``data/README.md``):
+the fit story of seed 000 (:mod:`ragnb.demo.fit`) and its split ledger
+(:mod:`ragnb.demo.ledger`). Regenerating gives byte-identical files.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ragnb.paths import DEMO_DIR
+
+
+def generate_all(out_dir: str | Path = DEMO_DIR) -> list[Path]:
+    """Regenerate every demo file under ``out_dir``; returns the files written."""
+    from ragnb.demo import fit, ledger
+
+    out_dir = Path(out_dir)
+    files = fit.generate(out_dir)
+    files += ledger.generate(out_dir)
+    return files
