@@ -1,0 +1,1 @@
+"""Statistics shared by every comparison: bootstrap, strata, power, multiplicity, selection."""
