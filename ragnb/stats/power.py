@@ -52,7 +52,7 @@ def mde(se: float, alpha: float = 0.05, power: float = 0.8) -> float:
     2.802
     """
     _check_levels(alpha, power)
-    return (special.ndtri(1 - alpha / 2) + special.ndtri(power)) * float(se)
+    return float((special.ndtri(1 - alpha / 2) + special.ndtri(power)) * se)
 
 
 def queries_needed(
@@ -110,4 +110,4 @@ def se_from_interval(low: float, high: float, ci: float = 0.95) -> float:
 
     ``SE = (high - low) / (2 z_{(1+ci)/2})``; e.g. (-0.4, +3.2) at 95% gives 0.918.
     """
-    return (float(high) - float(low)) / (2 * special.ndtri((1 + ci) / 2))
+    return float((float(high) - float(low)) / (2 * special.ndtri((1 + ci) / 2)))
