@@ -7,8 +7,8 @@ all**. The page is nbconvert's ``lab`` template with the template
 ``ragnb/templates/report`` on top of it, which
 
 - drops every loader the ``lab`` template has (require.js, MathJax, mermaid,
-  the widget manager: all CDN scripts) and replaces JavaScript and widget
-  outputs by a note;
+  the widget manager: all CDN scripts) and replaces JavaScript outputs by a
+  note (:func:`prepare` does the same for widgets);
 - puts a Content-Security-Policy first in ``<head>``: ``default-src 'none'``
   with inline styles and ``data:`` images allowed, so the page can load
   nothing from anywhere and can run no script, not even an injected one;
@@ -63,6 +63,11 @@ TEMPLATE_DIR = PACKAGE_DIR / "templates"
 TEMPLATE_NAME = "report"
 #: Cell tags honoured on the page.
 REMOVE_CELL_TAG, REMOVE_INPUT_TAG, REMOVE_OUTPUT_TAG = "remove_cell", "remove_input", "remove_output"
+WIDGET_VIEW_MIMETYPE = "application/vnd.jupyter.widget-view+json"
+#: Shown instead of a widget (its state is not saved and nothing could run it).
+WIDGET_NOTE = (
+    '<div class="ragnb-omitted">Interactive widget: open the notebook in JupyterLab to use it.</div>'
+)
 #: The page may load nothing and run nothing; inline styles and data: images only.
 CONTENT_SECURITY_POLICY = (
     "default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; "
@@ -115,6 +120,10 @@ def prepare(nb: nbformat.NotebookNode, *, name: str) -> nbformat.NotebookNode:
                     "that needs JavaScript and would be blank on the page; call "
                     "`ragnb.report.setup_notebook()` in the first cell",
                     source=name,
+                )
+            if WIDGET_VIEW_MIMETYPE in output.get("data", {}):
+                output = nbformat.v4.new_output(
+                    "display_data", data={"text/html": WIDGET_NOTE, "text/plain": "widget"}
                 )
             kept.append(output)
         cell.outputs = kept

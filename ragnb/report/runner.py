@@ -129,6 +129,7 @@ def plan(
         missing data folder.
     """
     cwd = Path.cwd() if cwd is None else Path(cwd)
+    notebooks_dir = _absolute(notebooks_dir, cwd)
     notebooks = discover(notebooks_dir) if names is None else resolve(names, notebooks_dir)
     if not notebooks:
         raise InputError(f"no notebooks to run in {notebooks_dir}")
@@ -236,7 +237,7 @@ def run(
         def log(line: str) -> None:
             print(line, file=sys.stderr, flush=True)
 
-    out = Path(out_dir)
+    out = Path(out_dir).resolve()  # papermill changes directory while it runs
     out.mkdir(parents=True, exist_ok=True)
     results: list[Result] = []
     with report_kernel() as kernel:

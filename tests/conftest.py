@@ -1,0 +1,31 @@
+"""Shared fixtures: a real-browser check of report pages (see tests/browser.py)."""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+_TESTS_DIR = str(Path(__file__).resolve().parent)
+if _TESTS_DIR not in sys.path:
+    sys.path.insert(0, _TESTS_DIR)
+
+import browser  # noqa: E402  (tests/browser.py)
+
+#: Set in CI (.ci/run) so that a missing chromium fails instead of skipping.
+REQUIRE_BROWSER_ENV = "RAGNB_REQUIRE_BROWSER"
+
+
+@pytest.fixture
+def open_report():
+    """``open_report(html_path, screenshot=None) -> browser.PageCheck`` (chromium, offline).
+
+    Skips with a reason when /usr/bin/chromium is absent, unless
+    ``RAGNB_REQUIRE_BROWSER=1`` (CI), where that is a failure.
+    """
+    if not browser.chromium_available():
+        if os.environ.get(REQUIRE_BROWSER_ENV):
+            pytest.fail(browser.CHROMIUM_MISSING)
+        pytest.skip(browser.CHROMIUM_MISSING)
+    return browser.open_page
