@@ -90,11 +90,15 @@ def open_page(html_path: Path, screenshot: str | None = None, timeout_ms: int = 
         try:
             context = browser.new_context(viewport={"width": 1200, "height": 900})
 
+            def note(url):  # recorded once, whichever hook sees it first
+                if not url.startswith(("file:", "data:")) and url not in check.blocked_requests:
+                    check.blocked_requests.append(url)
+
             def route(r):
                 if r.request.url.startswith(("file:", "data:")):
                     r.continue_()
                 else:
-                    check.blocked_requests.append(r.request.url)
+                    note(r.request.url)
                     r.abort()
 
             context.route("**/*", route)
@@ -110,11 +114,7 @@ def open_page(html_path: Path, screenshot: str | None = None, timeout_ms: int = 
                 d.dismiss()
 
             page.on("dialog", on_dialog)
-            page.on(
-                "request",
-                lambda r: None if r.url.startswith(("file:", "data:")) or r.url in check.blocked_requests
-                else check.blocked_requests.append(r.url),
-            )
+            page.on("request", lambda r: note(r.url))
             page.goto(url, wait_until="load", timeout=timeout_ms)
             page.wait_for_load_state("networkidle", timeout=timeout_ms)
             counts = page.evaluate(_COUNT_CHARTS)

@@ -11,7 +11,7 @@ _TESTS_DIR = str(Path(__file__).resolve().parent)
 if _TESTS_DIR not in sys.path:
     sys.path.insert(0, _TESTS_DIR)
 
-import browser  # noqa: E402  (tests/browser.py)
+import browser
 
 #: Set in CI (.ci/run) so that a missing chromium fails instead of skipping.
 REQUIRE_BROWSER_ENV = "RAGNB_REQUIRE_BROWSER"

@@ -104,7 +104,7 @@ def table_html(
     """
     if isinstance(float_format, str):
         spec = float_format
-        float_format = lambda x: format(x, spec)  # noqa: E731
+        float_format = lambda x: format(x, spec)
     table = df.to_html(
         escape=True,
         float_format=float_format,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from html import escape
 from typing import Any
 
@@ -25,6 +25,7 @@ HEADER_CSS = """
 .ragnb-provenance h2 { font-size: 15px; margin: 0 0 0.5em 0; }
 .ragnb-provenance h3 { font-size: 13px; margin: 0.9em 0 0.3em 0; }
 .ragnb-provenance table { border-collapse: collapse; margin: 0.2em 0; }
+.ragnb-summary th { white-space: nowrap; }
 .ragnb-provenance th, .ragnb-provenance td { text-align: left; vertical-align: top;
   padding: 2px 10px 2px 0; border-bottom: 1px solid #e4e4e4; }
 .ragnb-provenance code, .ragnb-provenance .digest { font-family: monospace; font-size: 12px;
@@ -48,7 +49,7 @@ def _e(value: Any) -> str:
 
 
 def _when(ts: datetime) -> str:
-    return ts.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return ts.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def _size(n: int) -> str:
@@ -132,7 +133,7 @@ def render_header(prov: Provenance) -> str:
     parts = [
         '<header class="ragnb-provenance" id="ragnb-provenance">',
         "<h2>Provenance</h2>",
-        "<table>"
+        '<table class="ragnb-summary">'
         + "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in summary_rows)
         + "</table>",
     ]

@@ -44,7 +44,7 @@ import re
 import subprocess
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
 from os import PathLike
 from pathlib import Path
@@ -156,7 +156,7 @@ class Provenance:
 
         def convert(obj: Any) -> Any:
             if isinstance(obj, datetime):
-                return obj.astimezone(timezone.utc).isoformat()
+                return obj.astimezone(UTC).isoformat()
             if isinstance(obj, dict):
                 return {k: convert(v) for k, v in obj.items()}
             if isinstance(obj, (list, tuple)):
@@ -176,7 +176,7 @@ def sha256_file(path: str | PathLike[str], chunk: int = 1 << 20) -> str:
 
 
 def _mtime(path: Path) -> datetime:
-    return datetime.fromtimestamp(path.stat().st_mtime, tz=timezone.utc)
+    return datetime.fromtimestamp(path.stat().st_mtime, tz=UTC)
 
 
 def file_fact(path: Path, shown: str) -> FileFact:

@@ -30,7 +30,7 @@ import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from os import PathLike
 from pathlib import Path
 from typing import Any
@@ -245,7 +245,7 @@ def run(
             name = job.notebook.name
             nb_path, html_path = out / f"{name}.ipynb", out / f"{name}.html"
             log(f"[{i}/{len(jobs)}] {name}: running {job.notebook.path}")
-            started = datetime.now(timezone.utc)
+            started = datetime.now(UTC)
             t0 = time.perf_counter()
             try:
                 executed = papermill.execute_notebook(

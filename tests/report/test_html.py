@@ -6,8 +6,8 @@ import base64
 import nbformat
 import pandas as pd
 import pytest
-
 from browser import static_loaders
+
 from ragnb.errors import InputError
 from ragnb.report.html import CONTENT_SECURITY_POLICY, prepare, render_page, source_cell_number
 from ragnb.report.provenance import PROVENANCE_MIMETYPE

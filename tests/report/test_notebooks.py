@@ -84,6 +84,7 @@ def test_check_stored_finds_every_problem(tmp_path):
     assert len(problems) == 7
 
 
+@pytest.mark.slow
 def test_check_stored_agrees_with_nbstripout(tmp_path):
     """nbstripout --verify (what CI also runs) passes and fails on the same notebooks."""
     import subprocess
@@ -97,6 +98,6 @@ def test_check_stored_agrees_with_nbstripout(tmp_path):
     dirty = tmp_path / "02-dirty.ipynb"
     nbformat.write(nb, dirty)
     verify = [sys.executable, "-m", "nbstripout", "--verify"]
-    assert subprocess.run([*verify, str(clean)], capture_output=True).returncode == 0
-    assert subprocess.run([*verify, str(dirty)], capture_output=True).returncode != 0
+    assert subprocess.run([*verify, str(clean)], capture_output=True, check=False).returncode == 0
+    assert subprocess.run([*verify, str(dirty)], capture_output=True, check=False).returncode != 0
     assert [p.split(": ", 1)[0] for p in check_stored([clean, dirty])] == [str(dirty), str(dirty)]

@@ -5,7 +5,7 @@ import hashlib
 import json
 import os
 import subprocess
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import nbformat
 import pytest
@@ -24,7 +24,7 @@ from ragnb.report.provenance import (
 
 from .conftest import FIXTURE_DATA
 
-RUN_START = datetime(2025, 6, 1, 12, 0, 0, tzinfo=timezone.utc)
+RUN_START = datetime(2025, 6, 1, 12, 0, 0, tzinfo=UTC)
 
 
 def pv(name, value, type_="str"):
@@ -122,7 +122,7 @@ def test_git_state_commit_and_dirty_flag(tmp_path):
 
 def executed_with_facts():
     nb = nbformat.v4.new_notebook()
-    bundle = lambda section, facts: nbformat.v4.new_output(  # noqa: E731
+    bundle = lambda section, facts: nbformat.v4.new_output(
         "display_data", data={PROVENANCE_MIMETYPE: {"section": section, "facts": facts},
                               "text/plain": "..."})
     nb.cells = [
