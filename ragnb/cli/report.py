@@ -62,6 +62,8 @@ def run(args: argparse.Namespace) -> int:
         problems = check_stored(notebooks_dir)
         for line in problems:
             print(line, file=sys.stderr)
+        if not problems:
+            print(f"notebooks in {notebooks_dir}: stored clean, parameters valid")
         return 1 if problems else 0
     if args.all == bool(args.names):
         raise InputError("name notebooks to run, or give --all (not both)")

@@ -12,7 +12,9 @@ all**. The page is nbconvert's ``lab`` template with the template
 - puts a Content-Security-Policy first in ``<head>``: ``default-src 'none'``
   with inline styles and ``data:`` images allowed, so the page can load
   nothing from anywhere and can run no script, not even an injected one;
-- adds the provenance header (:mod:`ragnb.report.header`) at the top.
+- adds the provenance header (:mod:`ragnb.report.header`) at the top;
+- embeds images that markdown cells link to (``embed_images``), so they
+  travel with the page too.
 
 Why SVG rather than the Vega bundle inlined once per page (the interactive
 alternative measured in ``NOTEBOOKS.md``):
@@ -139,6 +141,7 @@ def exporter() -> Any:
     config.HTMLExporter.exclude_input = True
     config.HTMLExporter.exclude_input_prompt = True
     config.HTMLExporter.exclude_output_prompt = True
+    config.HTMLExporter.embed_images = True  # images a markdown cell links to travel with the page
     config.TagRemovePreprocessor.enabled = True
     config.TagRemovePreprocessor.remove_cell_tags = {REMOVE_CELL_TAG, PARAMETERS_TAG, INJECTED_TAG}
     config.TagRemovePreprocessor.remove_input_tags = {REMOVE_INPUT_TAG}
@@ -150,14 +153,20 @@ def exporter() -> Any:
     )
 
 
-def render_page(nb: nbformat.NotebookNode, *, name: str, header_html: str) -> str:
-    """The HTML page of an executed notebook, with ``header_html`` on top."""
+def render_page(
+    nb: nbformat.NotebookNode, *, name: str, header_html: str, base_dir: str | None = None
+) -> str:
+    """The HTML page of an executed notebook, with ``header_html`` on top.
+
+    ``base_dir`` is the notebook's folder: images that markdown cells link to
+    with a relative path are read from there and embedded as ``data:`` URIs.
+    """
     from ragnb import __version__
 
     page, _ = exporter().from_notebook_node(
         prepare(nb, name=name),
         resources={
-            "metadata": {"name": name},
+            "metadata": {"name": name, "path": base_dir or ""},
             "ragnb": {
                 "csp": CONTENT_SECURITY_POLICY,
                 "css": HEADER_CSS,

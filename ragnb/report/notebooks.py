@@ -6,7 +6,8 @@ says what they show. On the command line a notebook is named by its number
 (``01``, or ``1``), its slug (``fit``) or both (``01-fit``, ``01-fit.ipynb``).
 
 Notebooks are kept in git without outputs, execution counts or papermill
-metadata, with one valid ``parameters`` cell (:mod:`ragnb.report.parameters`);
+metadata, with one valid ``parameters`` cell (:mod:`ragnb.report.parameters`),
+and their first code cell calls ``ragnb.report.setup_notebook()``;
 :func:`check_stored` lists every departure and runs in the test suite (CI also
 has ``nbstripout --verify notebooks/*.ipynb``).
 """
@@ -23,6 +24,8 @@ import nbformat
 from ragnb.errors import InputError
 from ragnb.paths import NOTEBOOKS_DIR
 
+#: What the first code cell of every notebook calls (see :func:`ragnb.report.setup_notebook`).
+SETUP_CALL = "setup_notebook("
 #: File name of a workbook notebook: two digits, a dash, a slug.
 NOTEBOOK_NAME = re.compile(r"^(?P<number>\d{2})-(?P<slug>[A-Za-z0-9][\w-]*)\.ipynb$")
 
@@ -101,7 +104,8 @@ def check_stored(paths: Iterable[str | PathLike[str]] | str | PathLike[str] = NO
     list of str
         One line per problem, naming the file (and cell): outputs or execution
         counts stored, papermill metadata stored, no or an invalid ``parameters``
-        cell, a badly named file, a number used twice.
+        cell, no ``setup_notebook()`` call in the first code cell, a badly named
+        file, a number used twice.
     """
     from ragnb.report.parameters import read_parameters
 
@@ -133,6 +137,12 @@ def check_stored(paths: Iterable[str | PathLike[str]] | str | PathLike[str] = NO
                 problems.append(f"{path}: cell {i} is stored with outputs (run nbstripout)")
             if cell.get("execution_count") is not None:
                 problems.append(f"{path}: cell {i} is stored with an execution count (run nbstripout)")
+        first_code = next((c for c in nb.cells if c.cell_type == "code"), None)
+        if first_code is None or SETUP_CALL not in first_code.source:
+            problems.append(
+                f"{path}: the first code cell must call `ragnb.report.{SETUP_CALL})` "
+                "(charts that draw offline in JupyterLab and in reports)"
+            )
         if "papermill" in nb.metadata:
             problems.append(f"{path}: stored with papermill metadata (an executed copy, not the source)")
         try:

@@ -29,7 +29,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from os import PathLike
 from pathlib import Path
@@ -89,7 +89,6 @@ class Result:
     seconds: float
     html_bytes: int | None = None
     message: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def _absolute(value: Any, cwd: Path) -> Any:
@@ -270,7 +269,10 @@ def run(
             executed.metadata["ragnb"] = {"provenance": prov.to_json()}
             nbformat.write(executed, nb_path)
             try:
-                page = render_page(executed, name=name, header_html=render_header(prov))
+                page = render_page(
+                    executed, name=name, header_html=render_header(prov),
+                    base_dir=str(job.notebook.path.parent),
+                )
             except InputError as exc:
                 html_path.unlink(missing_ok=True)
                 log(f"[{i}/{len(jobs)}] {name}: FAILED (page not written)")
@@ -281,3 +283,23 @@ def run(
             log(f"[{i}/{len(jobs)}] {name}: done in {seconds:.1f} s -> {html_path} ({size / 1024:.0f} KB)")
             results.append(Result(name, True, nb_path, html_path, seconds, size))
     return results
+
+
+def build_reports(
+    names: Sequence[str] | None,
+    parameters: Mapping[str, Any] | None = None,
+    *,
+    data_dir: str | PathLike[str] | None = None,
+    out_dir: str | PathLike[str] = REPORTS_DIR,
+    notebooks_dir: str | PathLike[str] = NOTEBOOKS_DIR,
+    progress: bool = False,
+) -> list[Result]:
+    """:func:`plan` then :func:`run`: what ``ragnb report`` does, for tests and scripts.
+
+    Examples
+    --------
+    >>> results = build_reports(["fit"], {"resamples": 200}, out_dir=tmp)  # doctest: +SKIP
+    >>> assert all(r.ok for r in results), [r.message for r in results]  # doctest: +SKIP
+    """
+    jobs = plan(names, parameters, data_dir=data_dir, notebooks_dir=notebooks_dir)
+    return run(jobs, out_dir, progress=progress)

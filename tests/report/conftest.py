@@ -33,6 +33,9 @@ def charts_report(tmp_path_factory):
     err = io.StringIO()
     cwd = os.getcwd()
     os.chdir(elsewhere)
+    # Without PYTHONPATH a kernel would import whichever ragnb is installed; the
+    # runner must point it at the ragnb running this test (setup_notebook checks).
+    pythonpath = os.environ.pop("PYTHONPATH", None)
     try:
         with contextlib.redirect_stderr(err):
             code = main([
@@ -46,6 +49,8 @@ def charts_report(tmp_path_factory):
             ])
     finally:
         os.chdir(cwd)
+        if pythonpath is not None:
+            os.environ["PYTHONPATH"] = pythonpath
     return {
         "code": code,
         "stderr": err.getvalue(),

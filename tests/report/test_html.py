@@ -154,3 +154,15 @@ def test_prepare_does_not_modify_the_executed_notebook():
     before = nbformat.writes(nb)
     prepare(nb, name="01-demo")
     assert nbformat.writes(nb) == before
+
+
+def test_images_linked_from_markdown_are_embedded(tmp_path):
+    png = base64.b64decode(
+        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+    )
+    (tmp_path / "figure.png").write_bytes(png)
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("![a figure](figure.png)")]
+    page = render_page(nb, name="01-demo", header_html="", base_dir=str(tmp_path))
+    assert f"data:image/png;base64,{base64.b64encode(png).decode()}" in page
+    assert 'src="figure.png"' not in page

@@ -71,7 +71,7 @@ def test_check_stored_finds_every_problem(tmp_path):
     write_notebook(tmp_path / "03-noparams.ipynb", "k: int = 1  # k", tag_count=0)
     write_notebook(tmp_path / "04-badtype.ipynb", "k: int = 'x'  # k")
     write_notebook(tmp_path / "Untitled.ipynb", "k: int = 1  # k")
-    write_notebook(tmp_path / "01-again.ipynb", "k: int = 1  # k")
+    write_notebook(tmp_path / "01-again.ipynb", "k: int = 1  # k")  # first cell: no setup
     problems = check_stored(tmp_path)
     text = "\n".join(problems)
     assert "02-executed.ipynb: cell 4 is stored with outputs" in text
@@ -81,7 +81,10 @@ def test_check_stored_finds_every_problem(tmp_path):
     assert "04-badtype.ipynb: parameters cell: the default of `k` must be a literal int" in text
     assert "Untitled.ipynb: name must look like `01-fit.ipynb`" in text
     assert "01-charts.ipynb: number 01 already used by 01-again.ipynb" in text
-    assert len(problems) == 7
+    assert "01-again.ipynb: the first code cell must call `ragnb.report.setup_notebook()`" in text
+    # write_notebook's first cell is `x = 1`: every notebook it wrote lacks the call
+    assert sum("must call `ragnb.report.setup_notebook()`" in p for p in problems) == 4
+    assert len(problems) == 11
 
 
 @pytest.mark.slow
