@@ -25,6 +25,7 @@ the source notebook, with its first line) and the exception.
 """
 from __future__ import annotations
 
+import difflib
 import os
 import sys
 import time
@@ -153,9 +154,12 @@ def plan(
             if len(notebooks) == 1:
                 nb = notebooks[0]
                 raise unknown_parameter(key, declared[nb.name], source=nb.name)
+            known = sorted({n for params in declared.values() for n in params})
+            close = difflib.get_close_matches(key, known, n=1)
             raise InputError(
                 f"unknown parameter `{key}`: declared by none of "
-                f"{', '.join(nb.name for nb in notebooks)}",
+                f"{', '.join(nb.name for nb in notebooks)}"
+                + (f"; did you mean `{close[0]}`?" if close else ""),
                 key=key,
             )
     jobs = []

@@ -43,6 +43,9 @@ def run_cli(*argv):
          "ragnb report: [--data]: --data sets `data_dir`, which 02-fails does not declare"),
         (["charts", "--data", "/nonexistent-folder"],
          "ragnb report: [--data]: data folder /nonexistent-folder does not exist"),
+        (["--all", "-p", "divisr=1"],
+         "ragnb report: [divisr]: unknown parameter `divisr`: declared by none of 01-charts, "
+         "02-fails; did you mean `divisor`?"),
         (["chart"], "ragnb report: [chart]: no notebook named `chart`; available: 01-charts, 02-fails"),
         (["charts", "--all"], "ragnb report: name notebooks to run, or give --all (not both)"),
         (["charts", "-p", "n=1", "-p", "n=2"], "ragnb report: [n]: parameter `n` given twice"),
