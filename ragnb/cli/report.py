@@ -1,0 +1,82 @@
+"""``ragnb report``: execute notebooks into offline, self-contained HTML reports."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ragnb.errors import InputError
+from ragnb.paths import NOTEBOOKS_DIR, REPORTS_DIR
+
+NAME = "report"
+HELP = "execute notebooks with papermill into self-contained HTML reports"
+DESCRIPTION = """\
+Execute notebooks with papermill and write, for each, the executed notebook and
+a self-contained HTML page (no code, charts as SVG, no network needed, a
+provenance header with data hashes, code version, parameters and seeds).
+
+NAME is a notebook's number, slug or both (01, fit, 01-fit). Parameters are
+checked against each notebook's `parameters` cell before anything runs: an
+unknown parameter or a value that does not read as the declared type is an
+error. A parameter applies to every selected notebook that declares it.
+
+examples:
+  ragnb report --all
+  ragnb report fit -p k=20 -p seed=7
+  ragnb report 01 02 --data /path/to/data --out /tmp/reports
+  ragnb report --check          # notebooks stored without outputs, valid parameters
+"""
+
+
+def _key_value(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"expected key=value, got {text!r}")
+    return key.strip(), value
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("names", nargs="*", metavar="NAME", help="notebooks to run (01, fit, 01-fit)")
+    parser.add_argument("--all", action="store_true", help="run every notebook, in number order")
+    parser.add_argument("--data", metavar="DIR", help="set the `data_dir` parameter of the notebooks that declare it")
+    parser.add_argument(
+        "-p", "--parameter", action="append", type=_key_value, default=[], metavar="KEY=VALUE",
+        help="set a parameter (repeatable); the value is read as the declared type",
+    )
+    parser.add_argument("--out", metavar="DIR", default=None, help=f"output folder (default: {REPORTS_DIR})")
+    parser.add_argument(
+        "--notebooks", metavar="DIR", default=None, help=f"notebooks folder (default: {NOTEBOOKS_DIR})"
+    )
+    parser.add_argument("--no-progress", action="store_true", help="no per-cell progress bar")
+    parser.add_argument(
+        "--check", action="store_true",
+        help="only check that the notebooks are stored without outputs and with a valid parameters cell",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from ragnb.report import runner
+    from ragnb.report.notebooks import check_stored
+
+    notebooks_dir = args.notebooks or NOTEBOOKS_DIR
+    if args.check:
+        problems = check_stored(notebooks_dir)
+        for line in problems:
+            print(line, file=sys.stderr)
+        if not problems:
+            print(f"notebooks in {notebooks_dir}: stored clean, parameters valid")
+        return 1 if problems else 0
+    if args.all == bool(args.names):
+        raise InputError("name notebooks to run, or give --all (not both)")
+    params: dict[str, str] = {}
+    for key, value in args.parameter:
+        if key in params:
+            raise InputError(f"parameter `{key}` given twice", key=key)
+        params[key] = value
+    jobs = runner.plan(
+        None if args.all else args.names, params, data_dir=args.data, notebooks_dir=notebooks_dir
+    )
+    results = runner.run(jobs, args.out or REPORTS_DIR, progress=not args.no_progress)
+    failed = [r for r in results if not r.ok]
+    for r in failed:
+        print(f"ragnb report: {r.message}", file=sys.stderr)
+    return 1 if failed else 0

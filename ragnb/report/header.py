@@ -1,0 +1,207 @@
+"""The provenance header at the top of a report page, as escaped HTML.
+
+Renders a :class:`~ragnb.report.provenance.Provenance` record; every value is
+passed through :func:`html.escape` (parameter values and contributed facts can
+hold any text). Static HTML only (``<details>`` for the long lists), no script.
+Layout, top to bottom: a summary table (notebook, when and how long, code
+version, randomness, data with digests), the spec files with their timing,
+one table per section of contributed facts, then collapsible lists of
+parameters, data files and package versions.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from html import escape
+from typing import Any
+
+from ragnb.report.provenance import PathFact, Provenance, SpecFact
+
+#: Styles of the header (inlined in the page; the page allows no external CSS).
+HEADER_CSS = """
+.ragnb-provenance { font-family: var(--jp-ui-font-family, system-ui, sans-serif); font-size: 13px; margin: 0 0 1.5em 0; padding: 0.8em 1em;
+  border: 1px solid #ccc; border-radius: 4px; background: #fafafa; }
+.ragnb-provenance h2 { font-size: 15px; margin: 0 0 0.5em 0; }
+.ragnb-provenance h3 { font-size: 13px; margin: 0.9em 0 0.3em 0; }
+.ragnb-provenance table { border-collapse: collapse; margin: 0.2em 0; }
+.ragnb-summary th { white-space: nowrap; }
+.ragnb-provenance th, .ragnb-provenance td { text-align: left; vertical-align: top;
+  padding: 2px 10px 2px 0; border-bottom: 1px solid #e4e4e4; }
+.ragnb-provenance code, .ragnb-provenance .digest { font-family: monospace; font-size: 12px;
+  word-break: break-all; }
+.ragnb-provenance details { margin: 0.4em 0; }
+.ragnb-provenance summary { cursor: pointer; font-weight: 600; }
+.ragnb-provenance .warn { color: #b00020; font-weight: 600; }
+.jp-RenderedSVG img, .jp-RenderedImage img { max-width: 100%; height: auto; }
+.ragnb-omitted { font-style: italic; color: #666; }
+"""
+
+
+def _e(value: Any) -> str:
+    if isinstance(value, str):
+        return escape(value)
+    if value is None:
+        return "—"
+    if isinstance(value, (list, dict, bool)):
+        return escape(json.dumps(value, ensure_ascii=False))
+    return escape(str(value))
+
+
+def _when(ts: datetime) -> str:
+    return ts.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _size(n: int) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n} B"  # pragma: no cover
+
+
+def _span(seconds: float) -> str:
+    seconds = abs(seconds)
+    parts = []
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            parts.append(f"{int(seconds // size)} {unit}")
+            seconds %= size
+        if len(parts) == 2:
+            break
+    if not parts:
+        parts.append(f"{seconds:.0f} s")
+    return " ".join(parts)
+
+
+def _table(headers: Sequence[str], rows: Iterable[Sequence[str]], cls: str = "") -> str:
+    head = "".join(f"<th>{escape(h)}</th>" for h in headers)
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
+    klass = f' class="{cls}"' if cls else ""
+    return f"<table{klass}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _data_summary(fact: PathFact) -> str:
+    where = f"<code>{_e(fact.value)}</code>"
+    if fact.kind == "missing":
+        return f'{where} <span class="warn">missing ({_e(fact.resolved)})</span>'
+    if fact.kind == "file":
+        f = fact.files[0]
+        return f'{where} ({_size(f.size)}) sha256 <span class="digest">{f.sha256}</span>'
+    total = sum(f.size for f in fact.files)
+    return (
+        f"{where} ({len(fact.files)} files, {_size(total)}) tree sha256 "
+        f'<span class="digest">{fact.tree_sha256}</span>'
+    )
+
+
+def _spec_timing(spec: SpecFact) -> str:
+    if spec.seconds_before_run is None:
+        return '<span class="warn">missing</span>'
+    if spec.seconds_before_run < 0:
+        return f'<span class="warn">modified {_span(spec.seconds_before_run)} after the run started</span>'
+    return f"{_span(spec.seconds_before_run)} before the run"
+
+
+def _git_text(prov: Provenance) -> str:
+    if prov.git is None:
+        return "git commit not available (not a git checkout)"
+    text = f"git <code>{_e(prov.git.commit)}</code>"
+    if prov.git.branch:
+        text += f" on {_e(prov.git.branch)}"
+    if prov.git.dirty:
+        text += ' <span class="warn">with uncommitted changes</span>'
+    return text
+
+
+def render_header(prov: Provenance) -> str:
+    """The ``<header>`` element for a report page."""
+    duration = "—" if prov.duration_s is None else f"{prov.duration_s:.1f} s"
+    randomness = ", ".join(
+        f"<code>{_e(p.name)}</code> = {_e(p.value)}" for p in prov.randomness
+    ) or "no seed or resample parameter"
+    summary_rows = [
+        ("Notebook", f"<code>{_e(prov.notebook)}</code>"),
+        ("Ran", f"{_when(prov.started_at)}, took {duration} (kernel start included)"),
+        ("Code", f"ragnb {_e(prov.ragnb_version)}, {_git_text(prov)}, {_e(prov.python)}"),
+        ("Randomness", randomness),
+        *(
+            (f"Data: <code>{_e(f.parameter)}</code>", _data_summary(f))
+            for f in prov.data
+        ),
+    ]
+    parts = [
+        '<header class="ragnb-provenance" id="ragnb-provenance">',
+        "<h2>Provenance</h2>",
+        '<table class="ragnb-summary">'
+        + "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in summary_rows)
+        + "</table>",
+    ]
+    if prov.specs:
+        parts.append("<h3>Specs (pre-registration)</h3>")
+        parts.append(
+            _table(
+                ["parameter", "file", "sha256", "modified", "relative to the run",
+                 "first committed", "changed since last commit"],
+                (
+                    (
+                        f"<code>{_e(s.parameter)}</code>",
+                        f'<code title="{_e(s.resolved)}">{_e(s.value)}</code>',
+                        f'<span class="digest">{_e(s.sha256)}</span>',
+                        _when(s.mtime) if s.mtime else "—",
+                        _spec_timing(s),
+                        _e(s.git_first_commit) if s.git_first_commit else "not in git",
+                        "—" if s.git_modified is None
+                        else ('<span class="warn">yes</span>' if s.git_modified else "no"),
+                    )
+                    for s in prov.specs
+                ),
+                "ragnb-specs",
+            )
+        )
+    for section, rows in prov.contributed.items():
+        columns: list[str] = []
+        for row in rows:
+            columns.extend(k for k in row if k not in columns)
+        parts.append(f"<h3>{_e(section)}</h3>")
+        parts.append(
+            _table(columns, ([_e(row.get(c)) for c in columns] for row in rows), "ragnb-contributed")
+        )
+    parts.append(f"<details><summary>Parameters ({len(prov.parameters)})</summary>")
+    parts.append(
+        _table(
+            ["name", "type", "value", "set by", "help"],
+            (
+                (f"<code>{_e(p.name)}</code>", _e(p.type), f"<code>{_e(p.value)}</code>",
+                 _e(p.origin), _e(p.help))
+                for p in prov.parameters
+            ),
+            "ragnb-parameters",
+        )
+    )
+    parts.append("</details>")
+    files = [(f, x) for f in prov.data for x in f.files]
+    if files:
+        parts.append(f"<details><summary>Data files ({len(files)})</summary>")
+        parts.append(
+            _table(
+                ["parameter", "file", "size", "sha256", "modified"],
+                (
+                    (f"<code>{_e(f.parameter)}</code>", f"<code>{_e(x.path)}</code>",
+                     _size(x.size), f'<span class="digest">{x.sha256}</span>', _when(x.mtime))
+                    for f, x in files
+                ),
+                "ragnb-files",
+            )
+        )
+        parts.append("</details>")
+    parts.append("<details><summary>Environment</summary>")
+    parts.append(
+        _table(
+            ["package", "version"],
+            [("python", _e(prov.python)), ("ragnb", _e(prov.ragnb_version))]
+            + [(_e(k), _e(v)) for k, v in prov.packages.items()],
+        )
+    )
+    parts.append("</details></header>")
+    return "\n".join(parts)

@@ -1,0 +1,309 @@
+"""Run notebooks into reports: check parameters, execute with papermill, write the page.
+
+:func:`plan` checks everything that can be checked before a kernel starts
+(names, parameters, types, ``--data``) and raises :class:`~ragnb.errors.InputError`
+on the first problem; :func:`run` executes the planned notebooks one after the
+other in the report kernel (:mod:`ragnb.report.kernel`) and writes, for each,
+``<out>/NN-slug.ipynb`` (the executed notebook, with its provenance in
+``metadata.ragnb.provenance``) and ``<out>/NN-slug.html`` (the page,
+:mod:`ragnb.report.html`).
+
+Parameters given for a run apply to every selected notebook that declares them;
+a parameter no selected notebook declares is an error (so a typo never passes
+silently), as is a value that does not read as the declared type of any
+notebook it applies to. ``data_dir`` is the conventional parameter of the
+folder holding a notebook's input data; ``--data DIR`` sets it. Relative path
+values given for a run (parameters named ``*_dir``, ``*_path``, ``*_file``,
+``*_spec``) are made absolute against the caller's working directory, since
+the kernel runs in the notebook's folder, where relative defaults resolve as
+they do in JupyterLab.
+
+A failing cell does not stop the other notebooks: its executed notebook (with
+the error) is written, a stale page of the same name is removed, and the result
+carries a one-line message naming the notebook, the cell (1-based, counted in
+the source notebook, with its first line) and the exception.
+"""
+from __future__ import annotations
+
+import difflib
+import os
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from os import PathLike
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+from ragnb.errors import InputError
+from ragnb.paths import NOTEBOOKS_DIR, REPORTS_DIR
+from ragnb.report.notebooks import NotebookRef, discover, resolve
+from ragnb.report.parameters import (
+    PARAMETERS_TAG,
+    Parameter,
+    read_parameters,
+    resolve_value,
+    tagged_cells,
+    unknown_parameter,
+)
+from ragnb.report.provenance import ParameterValue, is_path_parameter
+
+#: The conventional parameter for the folder of a notebook's input data.
+DATA_DIR_PARAMETER = "data_dir"
+
+
+@dataclass(frozen=True)
+class Job:
+    """One notebook to run, with its checked parameter values."""
+
+    notebook: NotebookRef
+    declared: dict[str, Parameter]
+    given: dict[str, Any]
+
+    @property
+    def values(self) -> dict[str, Any]:
+        """Effective values: defaults overridden by the given ones."""
+        return {n: self.given.get(n, p.default) for n, p in self.declared.items()}
+
+    def parameter_values(self) -> list[ParameterValue]:
+        """Every declared parameter with its effective value and origin."""
+        return [
+            ParameterValue(
+                n, p.type.name, self.given.get(n, p.default),
+                "given" if n in self.given else "default", p.help,
+            )
+            for n, p in self.declared.items()
+        ]
+
+
+@dataclass
+class Result:
+    """What running one notebook produced."""
+
+    name: str
+    ok: bool
+    notebook_path: Path | None
+    html_path: Path | None
+    seconds: float
+    html_bytes: int | None = None
+    message: str = ""
+
+
+def _absolute(value: Any, cwd: Path) -> Any:
+    if isinstance(value, (str, PathLike)) and str(value):
+        path = Path(value).expanduser()
+        return str(path if path.is_absolute() else (cwd / path).resolve())
+    return value
+
+
+def plan(
+    names: Sequence[str] | None,
+    parameters: Mapping[str, Any] | None = None,
+    *,
+    data_dir: str | PathLike[str] | None = None,
+    notebooks_dir: str | PathLike[str] = NOTEBOOKS_DIR,
+    cwd: str | PathLike[str] | None = None,
+) -> list[Job]:
+    """Check names and parameters; the jobs to run.
+
+    Parameters
+    ----------
+    names : sequence of str or None
+        Notebook names (``01``, ``fit``, ``01-fit``); ``None`` for all notebooks.
+    parameters : mapping, optional
+        Values to set; text is parsed to each notebook's declared type.
+    data_dir : path, optional
+        Sets the ``data_dir`` parameter; must be an existing folder.
+    notebooks_dir : path
+        Where the notebooks are (default :data:`ragnb.paths.NOTEBOOKS_DIR`).
+    cwd : path, optional
+        Base of relative path values given here (default: the current directory).
+
+    Raises
+    ------
+    InputError
+        Unknown notebook, invalid parameters cell, unknown or mistyped parameter,
+        missing data folder.
+    """
+    cwd = Path.cwd() if cwd is None else Path(cwd)
+    notebooks_dir = _absolute(notebooks_dir, cwd)
+    notebooks = discover(notebooks_dir) if names is None else resolve(names, notebooks_dir)
+    if not notebooks:
+        raise InputError(f"no notebooks to run in {notebooks_dir}")
+    given: dict[str, Any] = dict(parameters or {})
+    if data_dir is not None:
+        folder = _absolute(data_dir, cwd)
+        if not Path(folder).is_dir():
+            raise InputError(f"data folder {data_dir} does not exist", key="--data")
+        if DATA_DIR_PARAMETER in given:
+            raise InputError(f"give `{DATA_DIR_PARAMETER}` once: --data or -p", key="--data")
+        given[DATA_DIR_PARAMETER] = folder
+    declared = {nb.name: read_parameters(nb.path) for nb in notebooks}
+    if data_dir is not None and not any(DATA_DIR_PARAMETER in p for p in declared.values()):
+        raise InputError(
+            f"--data sets `{DATA_DIR_PARAMETER}`, which "
+            f"{', '.join(nb.name for nb in notebooks)} "
+            f"{'does' if len(notebooks) == 1 else 'do'} not declare",
+            key="--data",
+        )
+    for key in given:
+        if not any(key in params for params in declared.values()):
+            if len(notebooks) == 1:
+                nb = notebooks[0]
+                raise unknown_parameter(key, declared[nb.name], source=nb.name)
+            known = sorted({n for params in declared.values() for n in params})
+            close = difflib.get_close_matches(key, known, n=1)
+            raise InputError(
+                f"unknown parameter `{key}`: declared by none of "
+                f"{', '.join(nb.name for nb in notebooks)}"
+                + (f"; did you mean `{close[0]}`?" if close else ""),
+                key=key,
+            )
+    jobs = []
+    for nb in notebooks:
+        mine = {}
+        for key, value in given.items():
+            param = declared[nb.name].get(key)
+            if param is None:
+                continue
+            value = resolve_value(param, value, source=nb.name)
+            if is_path_parameter(key) and param.type.name in ("str", "Optional[str]"):
+                value = _absolute(value, cwd)
+            mine[key] = value
+        jobs.append(Job(nb, declared[nb.name], mine))
+    return jobs
+
+
+def failure_message(job: Job, exc: Exception, notebook_path: Path) -> str:
+    """One line: notebook, cell (1-based in the source notebook, first line), exception."""
+    from papermill.exceptions import PapermillExecutionError
+
+    if isinstance(exc, PapermillExecutionError):
+        index = exc.cell_index
+        source = nbformat.read(job.notebook.path, as_version=4)
+        params_at = tagged_cells(source, PARAMETERS_TAG)[0]
+        if job.given and index > params_at:
+            index -= 1  # papermill's injected-parameters cell
+        first = next((ln.strip() for ln in exc.source.splitlines() if ln.strip()), "")
+        evalue = (str(exc.evalue).strip().splitlines() or [""])[0][:200]
+        what = f"{exc.ename}: {evalue}" if evalue else exc.ename
+        return (
+            f"{job.notebook.name}: cell {index + 1} (`{first}`) raised {what}; "
+            f"executed notebook with the error: {notebook_path}"
+        )
+    text = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+    return f"{job.notebook.name}: execution failed: {type(exc).__name__}: {text}"
+
+
+def _write_text(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def run(
+    jobs: Sequence[Job],
+    out_dir: str | PathLike[str] = REPORTS_DIR,
+    *,
+    progress: bool = True,
+    log: Callable[[str], None] | None = None,
+) -> list[Result]:
+    """Execute the jobs and write their executed notebooks and pages.
+
+    Parameters
+    ----------
+    jobs : sequence of Job
+        From :func:`plan`.
+    out_dir : path
+        Where ``NN-slug.ipynb`` and ``NN-slug.html`` go (created if needed).
+    progress : bool
+        Show papermill's per-cell progress bar (on stderr).
+    log : callable, optional
+        Receives one line per notebook started and finished (default: stderr).
+
+    Returns
+    -------
+    list of Result
+        One per job, in order; failures have ``ok=False`` and a one-line message.
+    """
+    import papermill
+
+    from ragnb.report.header import render_header
+    from ragnb.report.html import render_page
+    from ragnb.report.kernel import report_kernel
+    from ragnb.report.provenance import collect
+
+    if log is None:
+        def log(line: str) -> None:
+            print(line, file=sys.stderr, flush=True)
+
+    out = Path(out_dir).resolve()  # papermill changes directory while it runs
+    out.mkdir(parents=True, exist_ok=True)
+    results: list[Result] = []
+    with report_kernel() as kernel:
+        for i, job in enumerate(jobs, start=1):
+            name = job.notebook.name
+            nb_path, html_path = out / f"{name}.ipynb", out / f"{name}.html"
+            log(f"[{i}/{len(jobs)}] {name}: running {job.notebook.path}")
+            started = datetime.now(UTC)
+            t0 = time.perf_counter()
+            try:
+                executed = papermill.execute_notebook(
+                    str(job.notebook.path),
+                    str(nb_path),
+                    parameters=dict(job.given),
+                    cwd=str(job.notebook.path.parent),
+                    progress_bar=progress,
+                    **kernel,
+                )
+            except Exception as exc:  # noqa: BLE001 - every failure becomes a one-line result
+                seconds = time.perf_counter() - t0
+                html_path.unlink(missing_ok=True)  # never leave a page that contradicts the notebook
+                message = failure_message(job, exc, nb_path)
+                log(f"[{i}/{len(jobs)}] {name}: FAILED after {seconds:.1f} s")
+                results.append(Result(name, False, nb_path if nb_path.exists() else None, None, seconds, message=message))
+                continue
+            seconds = time.perf_counter() - t0
+            prov = collect(
+                name, job.parameter_values(), job.notebook.path.parent, started, seconds, executed
+            )
+            executed.metadata["ragnb"] = {"provenance": prov.to_json()}
+            nbformat.write(executed, nb_path)
+            try:
+                page = render_page(
+                    executed, name=name, header_html=render_header(prov),
+                    base_dir=str(job.notebook.path.parent),
+                )
+            except InputError as exc:
+                html_path.unlink(missing_ok=True)
+                log(f"[{i}/{len(jobs)}] {name}: FAILED (page not written)")
+                results.append(Result(name, False, nb_path, None, seconds, message=str(exc)))
+                continue
+            _write_text(html_path, page)
+            size = html_path.stat().st_size
+            log(f"[{i}/{len(jobs)}] {name}: done in {seconds:.1f} s -> {html_path} ({size / 1024:.0f} KB)")
+            results.append(Result(name, True, nb_path, html_path, seconds, size))
+    return results
+
+
+def build_reports(
+    names: Sequence[str] | None,
+    parameters: Mapping[str, Any] | None = None,
+    *,
+    data_dir: str | PathLike[str] | None = None,
+    out_dir: str | PathLike[str] = REPORTS_DIR,
+    notebooks_dir: str | PathLike[str] = NOTEBOOKS_DIR,
+    progress: bool = False,
+) -> list[Result]:
+    """:func:`plan` then :func:`run`: what ``ragnb report`` does, for tests and scripts.
+
+    Examples
+    --------
+    >>> results = build_reports(["fit"], {"resamples": 200}, out_dir=tmp)  # doctest: +SKIP
+    >>> assert all(r.ok for r in results), [r.message for r in results]  # doctest: +SKIP
+    """
+    jobs = plan(names, parameters, data_dir=data_dir, notebooks_dir=notebooks_dir)
+    return run(jobs, out_dir, progress=progress)

@@ -1,0 +1,151 @@
+"""Open a report page in a real browser with the network cut, and say what happened.
+
+Used by every test that checks a report page (through the ``open_report``
+fixture of ``tests/conftest.py``). Drives Debian's chromium
+(``/usr/bin/chromium``, installed by ``.ci/run``) with the ``playwright``
+package; never ``playwright install`` (it downloads browsers).
+
+Every request that is not ``file:`` or ``data:`` is aborted and recorded, so a
+page that tries to reach a CDN fails the check even on a machine with network.
+"""
+from __future__ import annotations
+
+import re
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+#: Debian's chromium; the tests skip (with this reason) only when it is absent.
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_MISSING = f"{CHROMIUM} not installed (apt-get install -y chromium; .ci/run does it)"
+#: Screenshots land here (gitignored), kept after the run as test artifacts.
+ARTIFACTS_DIR = Path(__file__).resolve().parents[1] / "test-artifacts"
+
+_COUNT_CHARTS = """() => {
+  const imgs = [...document.querySelectorAll('.jp-RenderedSVG img, .jp-RenderedImage img')];
+  return {
+    images: imgs.length,
+    images_drawn: imgs.filter(i => i.complete && i.naturalWidth > 0 && i.naturalHeight > 0).length,
+    vega: document.querySelectorAll('.vega-embed svg.marks, .vega-embed canvas').length,
+    scripts: document.querySelectorAll('script').length,
+  };
+}"""
+
+
+@dataclass
+class PageCheck:
+    """What a page did in the browser."""
+
+    url: str
+    blocked_requests: list[str] = field(default_factory=list)
+    console_errors: list[str] = field(default_factory=list)
+    page_errors: list[str] = field(default_factory=list)
+    dialogs: list[str] = field(default_factory=list)
+    chart_images: int = 0
+    chart_images_drawn: int = 0
+    vega_charts_drawn: int = 0
+    scripts: int = 0
+    text: str = ""
+    screenshot: Path | None = None
+
+    @property
+    def charts_drawn(self) -> int:
+        """Charts visibly drawn: loaded SVG/PNG images plus Vega SVG/canvas views."""
+        return self.chart_images_drawn + self.vega_charts_drawn
+
+
+def chromium_available() -> bool:
+    """Whether Debian's chromium and the playwright package are both there."""
+    return CHROMIUM.exists() and shutil.which(str(CHROMIUM)) is not None
+
+
+def open_page(html_path: Path, screenshot: str | None = None, timeout_ms: int = 15000) -> PageCheck:
+    """Load ``html_path`` offline in chromium and collect what happened.
+
+    Parameters
+    ----------
+    html_path : Path
+        The report page.
+    screenshot : str, optional
+        File name of a full-page screenshot kept under :data:`ARTIFACTS_DIR`.
+    timeout_ms : int
+        Limit for loading the page.
+    """
+    from playwright.sync_api import sync_playwright
+
+    url = html_path.resolve().as_uri()
+    check = PageCheck(url)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=str(CHROMIUM),
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ],
+        )
+        try:
+            context = browser.new_context(viewport={"width": 1200, "height": 900})
+
+            def note(url):  # recorded once, whichever hook sees it first
+                if not url.startswith(("file:", "data:")) and url not in check.blocked_requests:
+                    check.blocked_requests.append(url)
+
+            def route(r):
+                if r.request.url.startswith(("file:", "data:")):
+                    r.continue_()
+                else:
+                    note(r.request.url)
+                    r.abort()
+
+            context.route("**/*", route)
+            page = context.new_page()
+            page.on(
+                "console",
+                lambda m: check.console_errors.append(m.text) if m.type == "error" else None,
+            )
+            page.on("pageerror", lambda e: check.page_errors.append(str(e)))
+
+            def on_dialog(d):
+                check.dialogs.append(f"{d.type}: {d.message}")
+                d.dismiss()
+
+            page.on("dialog", on_dialog)
+            page.on("request", lambda r: note(r.url))
+            page.goto(url, wait_until="load", timeout=timeout_ms)
+            page.wait_for_load_state("networkidle", timeout=timeout_ms)
+            counts = page.evaluate(_COUNT_CHARTS)
+            check.chart_images = counts["images"]
+            check.chart_images_drawn = counts["images_drawn"]
+            check.vega_charts_drawn = counts["vega"]
+            check.scripts = counts["scripts"]
+            check.text = page.inner_text("body")
+            if screenshot:
+                ARTIFACTS_DIR.mkdir(parents=True, exist_ok=True)
+                check.screenshot = ARTIFACTS_DIR / screenshot
+                page.screenshot(path=str(check.screenshot), full_page=True)
+        finally:
+            browser.close()
+    return check
+
+
+_LOADERS = re.compile(
+    r"""<script\b|<link\b|<iframe\b|<object\b|<embed\b|@import\b"""
+    r"""|\b(?:src|srcset|data|poster)\s*=\s*["']?\s*(?:https?:|//)"""
+    r"""|url\(\s*["']?\s*(?:https?:|//)""",
+    re.IGNORECASE,
+)
+
+
+def static_loaders(html: str) -> list[str]:
+    """Everything in a page that could load or run something (should be empty).
+
+    Any ``<script>`` counts (report pages run no script), as do ``<link>``,
+    frames, objects, ``@import`` and ``src``/``url()`` pointing at ``http(s):``
+    or ``//``. Plain ``<a href="https://...">`` links are allowed: nothing is
+    fetched unless a reader clicks.
+    """
+    return [m.group(0) for m in _LOADERS.finditer(html)]

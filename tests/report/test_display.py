@@ -1,0 +1,125 @@
+"""Notebook-side helpers: renderer choice, escaping, provenance bundles."""
+from __future__ import annotations
+
+from html.parser import HTMLParser
+
+import altair as alt
+import numpy as np
+import pandas as pd
+import pytest
+
+from ragnb.errors import InputError, RagnbError
+from ragnb.report.display import (
+    escape_markdown,
+    markdown_text,
+    provenance_bundle,
+    setup_notebook,
+    table_html,
+    text_html,
+)
+from ragnb.report.kernel import PACKAGE_DIR_ENV, REPORT_ENV
+from ragnb.report.provenance import PROVENANCE_MIMETYPE
+
+EVIL = "<script>alert(1)</script>"
+
+
+class Elements(HTMLParser):
+    """Tags and text of an HTML fragment, as a browser's parser sees them."""
+
+    def __init__(self, html):
+        super().__init__(convert_charrefs=True)
+        self.tags, self.text = [], []
+        self.feed(html)
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+@pytest.fixture
+def renderer():
+    before = alt.renderers.active
+    yield
+    alt.renderers.enable(before)
+
+
+def test_setup_notebook_picks_svg_in_a_report_kernel(monkeypatch, renderer):
+    from ragnb.paths import PACKAGE_DIR
+
+    monkeypatch.setenv(REPORT_ENV, "1")
+    monkeypatch.setenv(PACKAGE_DIR_ENV, str(PACKAGE_DIR))
+    setup_notebook()
+    assert alt.renderers.active == "svg"
+
+
+def test_setup_notebook_picks_offline_jupyter_renderer_elsewhere(monkeypatch, renderer):
+    monkeypatch.delenv(REPORT_ENV, raising=False)
+    setup_notebook()
+    assert alt.renderers.active == "jupyter"
+    assert alt.renderers.options == {"offline": True}
+
+
+def test_setup_notebook_refuses_another_ragnb(monkeypatch, tmp_path, renderer):
+    monkeypatch.setenv(REPORT_ENV, "1")
+    monkeypatch.setenv(PACKAGE_DIR_ENV, str(tmp_path))
+    with pytest.raises(RagnbError, match="imported ragnb from"):
+        setup_notebook()
+
+
+def test_table_html_escapes_values_labels_and_caption():
+    df = pd.DataFrame({EVIL: [EVIL, "a & b"], "score": [0.51234, 0.5]}, index=[EVIL, "q2"])
+    html = table_html(df, caption=EVIL, float_format=".2f")
+    parsed = Elements(html)
+    assert "script" not in parsed.tags
+    text = "".join(parsed.text)
+    assert text.count(EVIL) == 4  # caption, column label, index label, cell
+    assert "a & b" in text and "0.51" in text and "0.51234" not in text
+
+
+def test_pandas_styler_is_the_trap_table_html_avoids():
+    """Why the helper exists: a Styler without escape= puts the markup in the page."""
+    df = pd.DataFrame({"q": [EVIL]})
+    assert "script" in Elements(df.style.to_html()).tags
+    assert "script" not in Elements(table_html(df)).tags
+
+
+def test_text_html_shows_text():
+    parsed = Elements(text_html(EVIL + "\nline 2"))
+    assert parsed.tags == ["div"] and "".join(parsed.text) == EVIL + "\nline 2"
+
+
+def test_markdown_values_are_escaped_but_template_formats():
+    from nbconvert.filters.markdown import markdown2html
+
+    md = markdown_text("**Query:** {q} ({n} hits)", q=EVIL + " *not bold* [x](javascript:alert(1))", n=3)
+    parsed = Elements(markdown2html(md))
+    assert "script" not in parsed.tags and "a" not in parsed.tags and "em" not in parsed.tags
+    assert "strong" in parsed.tags  # the template's own formatting stays
+    assert "".join(parsed.text).strip() == f"Query: {EVIL} *not bold* [x](javascript:alert(1)) (3 hits)"
+
+
+def test_escape_markdown_leaves_plain_words_alone():
+    assert escape_markdown("ndcg 10") == "ndcg 10"
+    assert escape_markdown("a_b") == "a\\_b"
+
+
+def test_provenance_bundle_normalises_values():
+    bundle = provenance_bundle(
+        "Splits",
+        {"split_id": "golden", "n": np.int64(3), "x": np.float64(0.5), "bad": float("nan"),
+         "ok": True, "ids": (1, 2), "none": None},
+    )
+    facts = bundle[PROVENANCE_MIMETYPE]["facts"]
+    assert facts == {"split_id": "golden", "n": 3, "x": 0.5, "bad": "nan", "ok": True,
+                     "ids": [1, 2], "none": None}
+    assert type(facts["n"]) is int
+    assert bundle["text/plain"].startswith("[provenance: Splits] split_id='golden'")
+
+
+def test_provenance_refuses_objects():
+    with pytest.raises(InputError, match=r"\[frame\]: a provenance fact must be"):
+        provenance_bundle("Notes", {"frame": pd.DataFrame()})
+    with pytest.raises(InputError, match="section"):
+        provenance_bundle("", {})
