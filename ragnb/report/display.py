@@ -234,3 +234,25 @@ def note_split(
         inflation=inflation,
         **facts,
     )
+
+
+def show_splits(manifests: pd.DataFrame) -> None:
+    """Show each split's ledger state beside its scores, and put it in the page header.
+
+    ``manifests`` is :meth:`ragnb.ledger.Ledger.manifests` (with ``se`` given, so it
+    has the ``inflation`` the selection count implies: ``E[max of N normals] x SE``).
+    """
+    cols = [c for c in ("split", "role", "selections_against", "budget", "sealed",
+                        "retired_for_selection_at", "inflation") if c in manifests]
+    table = manifests[cols].copy().astype(object).where(manifests[cols].notna(), "—")
+    if "inflation" in manifests:
+        table["inflation"] = [("—" if v != v else f"{v * 100:.2f}") for v in manifests["inflation"]]
+        table = table.rename(columns={"inflation": "implied inflation (points)"})
+    show_table(table, index=False,
+               caption="How often each split has been used to choose (split ledger)")
+    for row in manifests.to_dict("records"):
+        inflation = row.get("inflation")
+        note_split(row["split_id"], int(row["selections_against"]),
+                   None if inflation is None or inflation != inflation
+                   else f"{inflation * 100:.2f} points",
+                   role=row.get("role"), sealed=bool(row.get("sealed")))

@@ -1,0 +1,71 @@
+"""Altair charts for the analyses. Each function returns a chart and displays nothing.
+
+Test them through ``chart.to_dict()``; notebooks display them, reports render
+them as static SVG (:mod:`ragnb.report`).
+"""
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+
+SPLIT_COLORS = alt.Scale(domain=["golden", "production"], range=["#c17d11", "#3465a4"])
+
+
+def four_cell_chart(fc) -> alt.LayerChart:
+    """Means with intervals: baseline and champion on each split (a FourCell)."""
+    cells = fc.cells.assign(
+        config_role=lambda d: d["config"].map({fc.baseline: "baseline", fc.champion: "champion"}),
+        label=lambda d: d["config"] + " (" + d["config_role"] + ")")
+    base = alt.Chart(cells).encode(
+        x=alt.X("split:N", title=None, sort=[fc.golden, fc.production],
+                axis=alt.Axis(labelAngle=0)),
+        xOffset=alt.XOffset("label:N", sort=[f"{fc.baseline} (baseline)",
+                                             f"{fc.champion} (champion)"]),
+        color=alt.Color("label:N", title="config",
+                        scale=alt.Scale(range=["#888888", "#cc0000"])),
+    )
+    bars = base.mark_errorbar(thickness=2).encode(
+        y=alt.Y("ci_low:Q", title=f"mean {fc.metric}", scale=alt.Scale(zero=False)),
+        y2="ci_high:Q")
+    points = base.mark_point(filled=True, size=80).encode(
+        y="mean:Q", tooltip=["config:N", "split:N", alt.Tooltip("mean:Q", format=".3f"),
+                             alt.Tooltip("ci_low:Q", format=".3f"),
+                             alt.Tooltip("ci_high:Q", format=".3f"), "n:Q"])
+    return (bars + points).properties(
+        width=320, height=260,
+        title=f"{fc.metric}: baseline vs champion on {fc.golden} and {fc.production}")
+
+
+def trajectory_chart(tr) -> alt.LayerChart:
+    """Golden and production lines across rounds with bands, inflation band and divergence."""
+    pts = tr.points
+    x = alt.X("round:Q", title="round of selection", scale=alt.Scale(nice=False))
+    color = alt.Color("split:N", scale=alt.Scale(domain=[tr.golden, tr.production],
+                                                 range=["#c17d11", "#3465a4"]))
+    band = alt.Chart(pts).mark_area(opacity=0.18).encode(x=x, y="ci_low:Q", y2="ci_high:Q",
+                                                          color=color)
+    line = alt.Chart(pts).mark_line(point=True).encode(
+        x=x, y=alt.Y("mean:Q", title="mean score", scale=alt.Scale(zero=False)), color=color,
+        tooltip=["round:Q", "config:N", "split:N", alt.Tooltip("mean:Q", format=".3f"),
+                 alt.Tooltip("ci_low:Q", format=".3f"), alt.Tooltip("ci_high:Q", format=".3f")])
+    inf = tr.inflation
+    infl = pd.DataFrame([{"x0": pts["round"].min(), "x1": pts["round"].max(),
+                          "y0": inf["band_low"], "y1": inf["band_high"],
+                          "label": f"selection alone: +{inf['inflation'] * 100:.1f} pts "
+                                   f"after {inf['rounds']} rounds"}])
+    inflation = alt.Chart(infl).mark_rect(color="#999999", opacity=0.25).encode(
+        x="x0:Q", x2="x1:Q", y="y0:Q", y2="y1:Q", tooltip=["label:N"])
+    inflation_text = alt.Chart(infl).mark_text(align="left", dx=4, dy=-6, fontSize=10,
+                                               color="#555555").encode(
+        x="x0:Q", y="y1:Q", text="label:N")
+    layers = [inflation, inflation_text, band, line]
+    if tr.divergence_round is not None:
+        rule_df = pd.DataFrame([{"round": tr.divergence_round,
+                                 "label": f"after round {tr.divergence_round}: only golden moves"}])
+        layers.append(alt.Chart(rule_df).mark_rule(strokeDash=[4, 3], color="#444444")
+                      .encode(x="round:Q", tooltip=["label:N"]))
+        layers.append(alt.Chart(rule_df).mark_text(align="left", dx=4, dy=8, fontSize=10,
+                                                   baseline="top").encode(
+            x="round:Q", y=alt.value(0), text="label:N"))
+    return alt.layer(*layers).properties(width=560, height=300,
+                                          title="Champions rescored on both splits")

@@ -1,0 +1,59 @@
+"""Several splits scored together: one tidy table with a ``split`` column.
+
+The fit analyses compare the same configurations on two splits (golden and
+production); :func:`score_splits` runs :func:`ragnb.score.score` once per split
+and stacks the results as ``split, config, query_id, metric, value``.
+:func:`load_demo_splits` reads the bundled demo data in that shape.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+import pandas as pd
+
+from ragnb.errors import InputError
+from ragnb.io import read_run, read_test_set
+from ragnb.run import Run
+from ragnb.score import Scores, score
+from ragnb.testset import Note, TestSet
+
+
+def score_splits(test_sets: Mapping[str, TestSet], runs: Mapping[str, Iterable[Run]],
+                 metrics, **options) -> tuple[pd.DataFrame, tuple[Note, ...]]:
+    """Score each split's runs; returns the stacked tidy table and every note (prefixed)."""
+    frames, notes = [], []
+    for split, test_set in test_sets.items():
+        if split not in runs:
+            raise InputError(f"no runs given for split {split!r}", key=split)
+        result: Scores = score(test_set, list(runs[split]), metrics, **options)
+        frames.append(result.table.assign(split=split))
+        notes += [Note(n.kind, n.count, f"[{split}] {n.detail}") for n in result.notes]
+    table = pd.concat(frames, ignore_index=True)
+    return table[["split", "config", "query_id", "metric", "value"]], tuple(notes)
+
+
+def read_round_runs(folder: str | Path, configs: Iterable[str]) -> list[Run]:
+    """Runs named ``<config>.*`` in ``folder`` (one file per config; any run format)."""
+    folder = Path(folder)
+    runs = []
+    for config in configs:
+        matches = sorted(p for p in folder.glob(f"{config}.*") if p.is_file())
+        if not matches:
+            raise InputError(f"no run file for config {config!r}", source=folder)
+        if len(matches) > 1:
+            raise InputError(f"several run files for config {config!r}: "
+                             f"{[p.name for p in matches]}", source=folder)
+        runs.append(read_run(matches[0], name=config))
+    return runs
+
+
+def load_demo_splits(data_dir: str | Path, configs: Iterable[str],
+                     splits: Iterable[str] = ("golden", "production")
+                     ) -> tuple[dict[str, TestSet], dict[str, list[Run]]]:
+    """Test sets ``<data_dir>/<split>.jsonl`` and runs ``<data_dir>/runs/<split>/<config>.*``."""
+    data_dir = Path(data_dir)
+    configs = list(configs)
+    test_sets = {s: read_test_set(data_dir / f"{s}.jsonl", name=s) for s in splits}
+    runs = {s: read_round_runs(data_dir / "runs" / s, configs) for s in splits}
+    return test_sets, runs
