@@ -1,0 +1,101 @@
+"""Four-cell table: hand-built cases for each reading, and seed 000's figures on the demo."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from ragnb.charts import four_cell_chart
+from ragnb.fit import four_cell
+from ragnb.paths import DEMO_DIR
+from ragnb.splits import load_demo_splits, score_splits
+
+
+def table(values: dict) -> pd.DataFrame:
+    """{(split, config): array of per-query values} -> tidy scores."""
+    rows = [{"split": s, "config": c, "query_id": f"{s}-{i}", "value": v}
+            for (s, c), vs in values.items() for i, v in enumerate(vs)]
+    return pd.DataFrame(rows).assign(metric="m")
+
+
+def noisy(rng, n, level, gain=0.0):
+    base = np.clip(rng.normal(level, 0.15, n), 0, 1)
+    return base, np.clip(base + gain + rng.normal(0, 0.02, n), 0, 1)
+
+
+def case(golden_level, prod_level, golden_gain, prod_gain, n=300, seed=1):
+    rng = np.random.default_rng(seed)
+    bg, cg = noisy(rng, n, golden_level, golden_gain)
+    bp, cp = noisy(rng, n, prod_level, prod_gain)
+    return table({("golden", "base"): bg, ("golden", "champ"): cg,
+                  ("production", "base"): bp, ("production", "champ"): cp})
+
+
+def test_cells_and_deltas_are_the_means():
+    scores = table({("golden", "b"): [0.2, 0.4], ("golden", "c"): [0.5, 0.7],
+                    ("production", "b"): [0.1, 0.3], ("production", "c"): [0.2, 0.4]})
+    fc = four_cell(scores, baseline="b", champion="c", resamples=500)
+    assert fc.cell("b", "golden") == pytest.approx(0.3)
+    assert fc.cell("c", "production") == pytest.approx(0.3)
+    # constant per-query differences: the paired interval has zero width
+    d = fc.deltas.set_index("split")
+    assert (d.loc["golden", "delta"], d.loc["golden", "ci_low"], d.loc["golden", "ci_high"]) == \
+        pytest.approx((0.3, 0.3, 0.3))
+    assert fc.honest_gain == pytest.approx(0.1)
+    assert fc.share_not_carried == pytest.approx(1 - 0.1 / 0.3)
+    assert fc.table().loc["c − b", "golden"] == "+30.0 [+30.0, +30.0]"
+
+
+@pytest.mark.parametrize("levels, reading", [
+    ((0.5, 0.5, 0.09, 0.0), "fit"),            # equally hard, gain collapses
+    ((0.5, 0.3, 0.09, 0.03), "difficulty"),    # the baseline drops on production
+    ((0.5, 0.5, 0.05, 0.05), "carried over"),  # the gain holds
+    ((0.5, 0.5, 0.0, 0.0), "inconclusive"),    # no gain anywhere
+])
+def test_readings(levels, reading):
+    fc = four_cell(case(*levels), baseline="base", champion="champ", resamples=2000)
+    assert fc.reading == reading, fc.explanation
+
+
+def test_one_metric_only():
+    scores = pd.concat([case(0.5, 0.5, 0, 0), case(0.5, 0.5, 0, 0).assign(metric="other")])
+    with pytest.raises(Exception, match="one metric"):
+        four_cell(scores, baseline="base", champion="champ")
+
+
+def test_missing_config_is_named():
+    with pytest.raises(Exception, match="no scores for config 'nope'"):
+        four_cell(case(0.5, 0.5, 0, 0), baseline="nope", champion="champ")
+
+
+@pytest.fixture(scope="module")
+def demo_four_cell():
+    ts, runs = load_demo_splits(DEMO_DIR, ["round-00", "round-40"])
+    scores, _ = score_splits(ts, runs, "ndcg@10")
+    return four_cell(scores, baseline="round-00", champion="round-40", resamples=2000,
+                     selections={"golden": 40, "production": 0})
+
+
+def test_demo_tells_seed_000s_story(demo_four_cell):
+    fc = demo_four_cell
+    assert round(fc.cell("round-00", "golden"), 3) == 0.512
+    assert round(fc.cell("round-00", "production"), 3) == 0.498
+    assert round(fc.delta("golden") * 100, 1) == 9.0
+    assert round(fc.delta("production") * 100, 1) == 1.1
+    assert fc.reading == "fit"
+    # seed 000: "eight of nine points" did not carry over
+    assert fc.share_not_carried == pytest.approx(1 - 1.1 / 9.0, abs=0.01)
+    assert "shallow labelling" in fc.limit
+
+
+def test_selections_show_the_implied_inflation(demo_four_cell):
+    from ragnb.stats import expected_max_normal
+
+    s = demo_four_cell.splits.set_index("split")
+    assert s.loc["golden", "inflation"] == pytest.approx(
+        expected_max_normal(40) * s.loc["golden", "se_delta"])
+    assert s.loc["production", "inflation"] == 0.0
+
+
+def test_chart_spec(demo_four_cell):
+    spec = four_cell_chart(demo_four_cell).to_dict()
+    assert len(spec["layer"]) == 2
+    assert len(spec["datasets"][next(iter(spec["datasets"]))]) == 4   # four cells

@@ -1,0 +1,69 @@
+"""Trajectory: a constructed case with a known divergence round, and the demo's checks."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from ragnb.charts import trajectory_chart
+from ragnb.fit import four_cell
+from ragnb.stats import expected_max_normal
+from ragnb.trajectory import trajectory
+
+
+def constructed(rounds=12, hinge=4, n=400, seed=3):
+    """Production rises 0.02 per round until ``hinge``, then stays; golden rises every round."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    base_g = rng.uniform(0.2, 0.8, n)
+    base_p = rng.uniform(0.2, 0.8, n)
+    for r in range(rounds + 1):
+        g = base_g + 0.01 * r + rng.normal(0, 0.005, n)
+        p = base_p + 0.02 * min(r, hinge) + rng.normal(0, 0.005, n)
+        for split, v in (("golden", g), ("production", p)):
+            rows += [{"split": split, "config": f"r{r:02d}", "query_id": f"q{i}", "value": x}
+                     for i, x in enumerate(v)]
+    scores = pd.DataFrame(rows)
+    return scores, pd.DataFrame({"round": range(rounds + 1),
+                                 "config": [f"r{r:02d}" for r in range(rounds + 1)]})
+
+
+def test_divergence_round_is_found():
+    scores, rounds = constructed()
+    tr = trajectory(scores, rounds, resamples=200)
+    assert tr.divergence_round == 4
+    assert "After round 4 only the golden line moves" in tr.divergence_text
+
+
+def test_no_divergence_when_both_lines_move():
+    scores, rounds = constructed(hinge=12)
+    assert trajectory(scores, rounds, resamples=200).divergence_round is None
+
+
+def test_movement_and_inflation_by_hand():
+    scores, rounds = constructed()
+    tr = trajectory(scores, rounds, resamples=200)
+    wide = scores[scores.split == "golden"].pivot(index="query_id", columns="config",
+                                                   values="value")
+    m = tr.movement.set_index("split")
+    assert m.loc["golden", "total"] == pytest.approx(wide["r12"].mean() - wide["r00"].mean())
+    steps = np.diff(wide.to_numpy(), axis=1)
+    se = np.median(steps.std(axis=0, ddof=1) / np.sqrt(len(wide)))
+    assert tr.inflation["se"] == pytest.approx(se)
+    assert tr.inflation["inflation"] == pytest.approx(expected_max_normal(12) * se)
+
+
+def test_endpoints_equal_the_four_cell_production_column():
+    scores, rounds = constructed()
+    tr = trajectory(scores, rounds, resamples=200)
+    fc = four_cell(scores[scores.config.isin(["r00", "r12"])], baseline="r00", champion="r12",
+                   resamples=200)
+    check = tr.endpoint_check(fc)
+    assert check["equal"].all()
+    assert check.attrs["movement_equals_delta"]
+
+
+def test_chart_has_bands_lines_inflation_and_rule():
+    scores, rounds = constructed()
+    spec = trajectory_chart(trajectory(scores, rounds, resamples=200)).to_dict()
+    marks = [layer["mark"]["type"] if isinstance(layer["mark"], dict) else layer["mark"]
+             for layer in spec["layer"]]
+    assert marks == ["rect", "text", "area", "line", "rule", "text"]
