@@ -1,0 +1,89 @@
+"""The score and compare commands: same numbers as the API, one-line errors, exit codes."""
+import io
+import json
+from contextlib import redirect_stderr, redirect_stdout
+
+import pandas as pd
+import pytest
+
+from ragnb.cli import main
+from ragnb.io import read_run, read_test_set
+from ragnb.metrics import REGISTRY
+from ragnb.paths import DEMO_DIR
+from ragnb.score import score
+
+GOLDEN = DEMO_DIR / "golden.jsonl"
+RUN0 = DEMO_DIR / "runs" / "golden" / "round-00.jsonl"
+RUN40 = DEMO_DIR / "runs" / "golden" / "round-40.jsonl"
+
+
+def cli(*argv):
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = main([str(a) for a in argv])
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_score_per_query_csv_equals_the_api():
+    code, out, _ = cli("score", "--judgments", GOLDEN, "--run", f"jan={RUN0}", "--metric",
+                       "ndcg@10", "--per-query", "--format", "csv")
+    assert code == 0
+    table = pd.read_csv(io.StringIO(out))
+    assert list(table.columns) == ["config", "query_id", "metric", "value"]
+    api = score(read_test_set(GOLDEN), read_run(RUN0, name="jan"), "ndcg@10").values("jan",
+                                                                                      "ndcg@10")
+    assert table.set_index("query_id")["value"].to_dict() == pytest.approx(api.to_dict())
+
+
+def test_score_means_json():
+    code, out, err = cli("score", "--judgments", GOLDEN, "--run", f"jan={RUN0}", "--run",
+                         f"champ={RUN40}", "--metric", "ndcg@10", "--metric", "mrr@10",
+                         "--format", "json")
+    assert code == 0 and "label policy lower" in err
+    rows = {(r["config"], r["metric"]): r["mean"] for r in json.loads(out)}
+    assert round(rows[("jan", "ndcg@10")], 3) == 0.512
+    assert round(rows[("champ", "ndcg@10")] - rows[("jan", "ndcg@10")], 3) == pytest.approx(0.09,
+                                                                                           abs=1e-3)
+
+
+def test_help_documents_every_metric():
+    out = io.StringIO()
+    with redirect_stdout(out), pytest.raises(SystemExit):
+        main(["score", "--help"])
+    for name in REGISTRY:
+        assert f"  {name}" in out.getvalue()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--metric", "ndgc@10"], "unknown metric 'ndgc'"),
+    (["--metric", "ndcg@10", "--run", "missing.run"], "missing.run: file not found"),
+])
+def test_bad_input_gives_one_line_and_exit_2(argv, message):
+    base = ["score", "--judgments", GOLDEN, "--run", f"jan={RUN0}"]
+    code, out, err = cli(*base, *argv)
+    assert code == 2 and out == ""
+    assert message in err and err.count("\n") == 1
+
+
+def test_compare_by_a_test_set_column():
+    code, out, err = cli("compare", "--judgments", DEMO_DIR / "production.jsonl",
+                         "--baseline", f"jan={DEMO_DIR / 'runs/production/round-00.jsonl'}",
+                         "--challenger", f"champ={DEMO_DIR / 'runs/production/round-40.jsonl'}",
+                         "--metric", "ndcg@10", "--by", "intent", "--resamples", "500",
+                         "--format", "csv")
+    assert code == 0
+    table = pd.read_csv(io.StringIO(out))
+    pooled = table[table["stratum"] == "pooled"].iloc[0]
+    assert round(pooled["delta"] * 100, 1) == 1.1
+    assert table.loc[table["stratum"] != "pooled", "n"].sum() == 200
+    assert "percentile paired bootstrap, 500 resamples" in err
+    assert "p_holm" in table.columns
+
+
+def test_compare_strata_file_with_unknown_ids_is_an_error(tmp_path):
+    strata = tmp_path / "s.csv"
+    strata.write_text("query_id,kind\nnope,a\n")
+    code, _, err = cli("compare", "--judgments", GOLDEN, "--baseline", f"a={RUN0}",
+                       "--challenger", f"b={RUN40}", "--metric", "ndcg@10",
+                       "--strata", strata, "--by", "kind")
+    assert code == 2 and "not in the test set" in err
