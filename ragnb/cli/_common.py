@@ -78,3 +78,60 @@ def load_runs(specs: list[str], order) -> list:
         raise InputError(f"two runs share the name(s) {sorted({n for n in names if names.count(n) > 1})}; "
                          "use NAME=FILE", key="--run")
     return runs
+
+
+def add_ledger_arg(p: argparse.ArgumentParser) -> None:
+    import os
+
+    p.add_argument("--ledger", metavar="DIR", default=os.environ.get("RAGNB_LEDGER") or None,
+                   help="split ledger: show how often this test set has been selected against "
+                        "and the inflation that implies (default $RAGNB_LEDGER)")
+
+
+def split_manifest(ledger_dir: str | None, test_set):
+    """The ledger manifest of ``test_set`` (matched by content hash), or None."""
+    if not ledger_dir:
+        return None
+    from ragnb.ledger import Ledger
+
+    return Ledger(ledger_dir).find(test_set.judgments.drop(columns="line"),
+                                   list(test_set.query_ids))
+
+
+def ledger_line(manifest, ledger_dir: str | None, se: float | None = None) -> list[str]:
+    """Header line(s) stating a split's selections_against and implied inflation."""
+    from ragnb.stats import expected_max_normal
+
+    if not ledger_dir:
+        return []
+    if manifest is None:
+        return [f"# split ledger {ledger_dir}: this test set is not registered (its content "
+                "hash matches no split), so how often it was selected against is unknown"]
+    n = manifest.selections_against
+    text = (f"# split {manifest.split_id}: role {manifest.role}, selections_against {n}"
+            + (f", retired for selection {manifest.retired_for_selection_at}"
+               if manifest.retired_for_selection_at else "")
+            + (", sealed" if manifest.sealed else ""))
+    if n:
+        factor = expected_max_normal(n)
+        text += (f"; selection alone inflates the best of {n} choices by about "
+                 f"{factor:.2f} x SE of a paired comparison"
+                 + (f" = {factor * se * 100:.2f} points" if se else ""))
+    return [text]
+
+
+def guard_sealed(ledger_dir: str | None, manifest, values: dict[str, float], metric: str) -> None:
+    """On a confirmation split, record each config's scoring through its unseal policy.
+
+    Raises :class:`~ragnb.errors.PolicyError` (before anything is printed) when
+    the split is sealed with no open unseal run for these configs; every allowed
+    scoring is recorded in the ledger, as the policy requires.
+    """
+    if manifest is None or manifest.role != "confirmation":
+        return
+    from ragnb.ledger import Ledger
+
+    ledger = Ledger(ledger_dir)
+    for config, value in values.items():
+        ledger.score(manifest.split_id, config, metric=metric, value=float(value),
+                     note="ragnb CLI")

@@ -3,7 +3,15 @@ from __future__ import annotations
 
 import argparse
 
-from ragnb.cli._common import add_judgment_args, emit, load_runs, name_file
+from ragnb.cli._common import (
+    add_judgment_args,
+    add_ledger_arg,
+    emit,
+    guard_sealed,
+    ledger_line,
+    load_runs,
+    split_manifest,
+)
 
 NAME = "compare"
 HELP = "paired bootstrap: challengers vs a baseline (optionally by stratum), Holm p-values"
@@ -36,6 +44,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=20260729)
     p.add_argument("--ci", type=float, default=0.95, help="interval level (default 0.95)")
     p.add_argument("--method", choices=("percentile", "bca"), default="percentile")
+    add_ledger_arg(p)
     p.add_argument("--format", choices=("table", "csv", "json"), default="table")
     p.add_argument("--out", metavar="FILE", default=None)
 
@@ -74,8 +83,19 @@ def run(args: argparse.Namespace) -> int:
         for row in checks.itertuples():
             header.append(f"# check [{name}] {row.check}: {'ok' if row.ok else 'FLAGGED'} — "
                           f"{row.detail}")
-    header += [f"# note: {n}" for n in notes]
+    manifest = split_manifest(args.ledger, test_set)
+    guard_sealed(args.ledger, manifest,
+                 scores.means().set_index("config")["mean"].to_dict(), metric)
     cols = [c for c in SHOW if c in result.columns]
+    if manifest is not None:
+        from ragnb.stats import expected_max_normal
+
+        n = manifest.selections_against
+        result["selections_against"] = n
+        result["inflation"] = expected_max_normal(n) * result["se"] if n else 0.0
+        cols += ["selections_against", "inflation"]
+    header += ledger_line(manifest, args.ledger)
+    header += [f"# note: {n}" for n in notes]
     if strata is None:
         cols.remove("stratum")
     out = result if args.format != "table" else result[cols]

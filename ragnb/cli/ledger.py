@@ -39,61 +39,6 @@ def _default_dir() -> Path:
     return Path(os.environ.get("RAGNB_LEDGER") or DEFAULT_LEDGER_DIR)
 
 
-# -- reading judgments (minimal; the core readers take over when they exist) -----------------------
-def read_judgments(path: Path) -> tuple[pd.DataFrame, list[str] | None]:
-    """Judgments from TREC qrels, CSV/TSV/Parquet long tables or a seed-004 JSONL test set.
-
-    Returns the judgments and, for a JSONL test set, every query id (queries
-    without judgments included); ``None`` otherwise.
-    """
-    if not path.exists():
-        raise InputError("file not found", source=path)
-    suffix = path.suffix.lower()
-    if suffix in (".csv", ".tsv"):
-        try:
-            return pd.read_csv(path, sep="\t" if suffix == ".tsv" else ","), None
-        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
-            raise InputError(f"cannot read table: {e}", source=path) from None
-    if suffix == ".parquet":
-        return pd.read_parquet(path), None
-    rows, queries = [], []
-    with open(path, encoding="utf-8") as f:
-        for lineno, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            if suffix == ".jsonl":
-                try:
-                    rec = json.loads(line)
-                except json.JSONDecodeError as e:
-                    raise InputError(f"not valid JSON: {e.msg}", source=path, line=lineno) from None
-                if not isinstance(rec, dict) or "query_id" not in rec:
-                    raise InputError("expected an object with query_id", source=path, line=lineno)
-                queries.append(rec["query_id"])
-                for j in rec.get("judgments") or []:
-                    if not isinstance(j, dict) or "passage_id" not in j or "grade" not in j:
-                        raise InputError("each judgment needs passage_id and grade",
-                                         source=path, line=lineno)
-                    rows.append((rec["query_id"], j["passage_id"], j["grade"],
-                                 j.get("doc_version")))
-            else:  # TREC qrels: qid iter docid grade
-                parts = line.split()
-                if len(parts) != 4:
-                    raise InputError(f"expected 4 fields 'qid 0 docid grade', got {len(parts)}",
-                                     source=path, line=lineno)
-                try:
-                    grade = int(parts[3])
-                except ValueError:
-                    raise InputError(f"grade {parts[3]!r} is not an integer", source=path,
-                                     line=lineno) from None
-                rows.append((parts[0], parts[2], grade, None))
-    if not rows and not queries:
-        raise InputError("file is empty", source=path)
-    frame = pd.DataFrame(rows, columns=["query_id", "passage_id", "grade", "doc_version"])
-    if frame["doc_version"].isna().all():
-        frame = frame.drop(columns="doc_version")
-    return frame, (queries or None)
-
-
 def _read_ids(path: Path) -> list[str]:
     if not path.exists():
         raise InputError("file not found", source=path)
@@ -246,8 +191,11 @@ def run(args: argparse.Namespace) -> int:
 def _dispatch(led, args: argparse.Namespace, actor: str | None) -> int:
     a = args.action
     if a == "register":
-        judgments, listed = read_judgments(args.judgments)
-        queries = _read_ids(args.queries) if args.queries else listed
+        from ragnb.io import read_test_set
+
+        test_set = read_test_set(args.judgments)  # the one validated reader
+        judgments = test_set.judgments.drop(columns="line")
+        queries = _read_ids(args.queries) if args.queries else list(test_set.query_ids)
         policy, holdout = _policies(args)
         m = led.register(args.name, judgments, queries, role=args.role, budget=args.budget,
                          unseal_policy=policy, reusable_holdout=holdout, actor=actor,

@@ -3,7 +3,16 @@ from __future__ import annotations
 
 import argparse
 
-from ragnb.cli._common import add_judgment_args, add_output_args, emit, load_runs
+from ragnb.cli._common import (
+    add_judgment_args,
+    add_ledger_arg,
+    add_output_args,
+    emit,
+    guard_sealed,
+    ledger_line,
+    load_runs,
+    split_manifest,
+)
 from ragnb.metrics import metric_help
 
 NAME = "score"
@@ -32,6 +41,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="metric name such as ndcg@10 (repeatable); see the list above")
     p.add_argument("--per-query", action="store_true",
                    help="print the per-query tidy table instead of means")
+    add_ledger_arg(p)
     add_output_args(p)
 
 
@@ -49,7 +59,12 @@ def run(args: argparse.Namespace) -> int:
     header = [f"# test set {test_set.name} ({len(test_set.queries)} queries), "
               f"label policy {scores.policy}, ranking order "
               + ", ".join(sorted({r.order for r in runs}))]
+    manifest = split_manifest(args.ledger, test_set)
+    means = scores.means()
+    for metric, group in means.groupby("metric", sort=False):
+        guard_sealed(args.ledger, manifest, dict(zip(group["config"], group["mean"])), metric)
+    header += ledger_line(manifest, args.ledger)
     header += [f"# note: {n}" for n in (*test_set.notes, *scores.notes)]
-    table = scores.table if args.per_query else scores.means()
+    table = scores.table if args.per_query else means
     emit(table, args.format, args.out, header)
     return 0

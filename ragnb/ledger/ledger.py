@@ -251,6 +251,22 @@ class Ledger:
         """The current manifest of ``split`` (name or full id), derived from the log."""
         return _find(self._states(), split).manifest()
 
+    def find(self, judgments: pd.DataFrame, query_ids: Iterable[object] | None = None
+             ) -> Manifest | None:
+        """The registered split whose content (queries and judgments) this is, if any.
+
+        Matches on the content hash, whatever name the split was registered
+        under, so a score table can show the selections_against of the split it
+        was computed on.
+        """
+        content = split_content("lookup", judgments, query_ids)
+        digest = content.split_id.split("@", 1)[1]
+        for state in self._states().values():
+            manifest = state.manifest()
+            if manifest.split_id.split("@", 1)[1] == digest:
+                return manifest
+        return None
+
     def splits(self) -> list[str]:
         """Names of the registered splits, in registration order."""
         return list(self._states())

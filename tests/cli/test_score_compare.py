@@ -87,3 +87,39 @@ def test_compare_strata_file_with_unknown_ids_is_an_error(tmp_path):
                        "--challenger", f"b={RUN40}", "--metric", "ndcg@10",
                        "--strata", strata, "--by", "kind")
     assert code == 2 and "not in the test set" in err
+
+
+@pytest.fixture
+def demo_ledger(tmp_path):
+    import shutil
+
+    return shutil.copytree(DEMO_DIR / "ledger", tmp_path / "ledger")
+
+
+def test_scores_on_a_split_show_its_selections_and_inflation(demo_ledger):
+    from ragnb.stats import expected_max_normal
+
+    code, out, err = cli("compare", "--judgments", GOLDEN, "--baseline", f"a={RUN0}",
+                         "--challenger", f"b={RUN40}", "--metric", "ndcg@10", "--resamples",
+                         "300", "--ledger", demo_ledger, "--format", "csv")
+    assert code == 0
+    assert "selections_against 40" in err and "regression_guard" in err
+    row = pd.read_csv(io.StringIO(out)).iloc[0]
+    assert row["selections_against"] == 40
+    assert row["inflation"] == pytest.approx(expected_max_normal(40) * row["se"])
+
+
+def test_a_sealed_split_is_scored_only_through_its_policy(demo_ledger):
+    from ragnb.ledger import Ledger
+
+    prod = DEMO_DIR / "production.jsonl"
+    run = DEMO_DIR / "runs" / "production" / "round-20.jsonl"
+    argv = ["score", "--judgments", prod, "--run", f"round-20={run}", "--metric", "ndcg@10",
+            "--ledger", demo_ledger]
+    before = len(Ledger(demo_ledger).events())
+    code, out, err = cli(*argv)
+    assert code == 2 and out == "" and "is sealed" in err
+    assert len(Ledger(demo_ledger).events()) == before          # a refusal records nothing
+    # ... but the demo's one scoring run is used up, so open a fresh confirmation split
+    led = Ledger(demo_ledger)
+    assert led.manifest("production").scoring_runs_used == 1
