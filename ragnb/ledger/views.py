@@ -1,0 +1,80 @@
+"""What reports show of the ledger: selection counts over time and the inflation curve.
+
+Pure functions from the ledger's history (and a standard error) to tidy
+tables; charts for them are in :mod:`ragnb.charts`.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ragnb.stats import expected_max_normal
+
+
+def selection_counts(history: pd.DataFrame) -> pd.DataFrame:
+    """Running ``selections_against`` per split: ``split, ts, selections_against, event``.
+
+    One row per registration, selection and demotion event (from
+    :meth:`ragnb.ledger.Ledger.history`); ``demoted`` is true on the event that
+    retired the split for selection.
+    """
+    h = history[history["event"].isin(["registered", "selection", "demoted"])].copy()
+    h["step"] = (h["event"] == "selection").astype(int)
+    h["selections_against"] = h.groupby("split")["step"].cumsum()
+    h["demoted"] = (h["event"] == "demoted") | h["summary"].str.contains("DEMOTED", regex=False)
+    h["ts"] = pd.to_datetime(h["ts"])
+    return h[["split", "ts", "selections_against", "event", "demoted"]].reset_index(drop=True)
+
+
+def inflation_curve(se: float, n_max: int = 60) -> pd.DataFrame:
+    """Expected selection inflation after N choices: ``E[max of N standard normals] x se``."""
+    n = np.arange(1, n_max + 1)
+    emax = np.array([expected_max_normal(int(k)) for k in n])
+    return pd.DataFrame({"selections": n, "expected_max": emax, "inflation": emax * se})
+
+
+def ask_holdout(ledger, split: str, working: pd.DataFrame, confirmation: pd.DataFrame,
+                configs) -> pd.DataFrame:
+    """Ask a reusable-holdout split about each config in turn (Thresholdout).
+
+    ``working`` and ``confirmation`` are per-query score tables (query x config,
+    values in [0, 1]). Every answer is recorded in the ledger; the table shows
+    the working mean, the answer, whether it came from the holdout (spending
+    budget) and the budget left. The raw confirmation mean is deliberately not
+    shown: reading it would spend the holdout outside its mechanism.
+    """
+    rows = []
+    for config in configs:
+        a = ledger.holdout_query(split, config, working[config].to_numpy(),
+                                 confirmation[config].to_numpy())
+        rows.append({"config": config, "working_mean": float(working[config].mean()),
+                     "answer": a.value, "from_holdout": a.from_holdout,
+                     "budget_left": a.budget_left})
+    return pd.DataFrame(rows)
+
+
+def guard_report(split: str, scores: dict[str, float], winner: str, n_selections: int,
+                 se: float, alert_drop: float, threshold: float = 0.15) -> pd.DataFrame:
+    """What a regression guard says about a close ranking and about a large drop.
+
+    Two rows: the ranking of ``scores`` (allowed or refused by
+    :func:`ragnb.ledger.guard.check_ranking`, with its reason) and an alert for a
+    hypothetical drop of ``alert_drop`` from the winner's score
+    (:func:`ragnb.ledger.guard.alert`).
+    """
+    from ragnb.errors import PolicyError
+    from ragnb.ledger.guard import alert, check_ranking, ranking_margin
+
+    margin, bias = ranking_margin(n_selections, se)
+    try:
+        check_ranking(split, scores, winner, n_selections, se)
+        ranking = ("allowed", f"{winner} leads by more than the {margin * 100:.2f}-point margin")
+    except PolicyError as exc:
+        ranking = ("refused", str(exc))
+    a = alert(scores[winner], scores[winner] - alert_drop, threshold)
+    return pd.DataFrame([
+        {"check": f"rank {', '.join(scores)} on {split}", "outcome": ranking[0],
+         "detail": ranking[1]},
+        {"check": f"alert on a {alert_drop * 100:.0f}-point drop", "outcome":
+         "fires" if a.fired else "silent", "detail": a.message},
+    ]).assign(selection_bias_points=round(bias * 100, 2), margin_points=round(margin * 100, 2))
