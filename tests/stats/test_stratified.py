@@ -1,0 +1,192 @@
+"""Stratified bootstrap: seed 000's table, the identity, checks and reconciliation."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ragnb.errors import InputError
+from ragnb.stats import paired_bootstrap, reconcile_pooled, stratified_bootstrap
+
+SEED000 = {  # stratum: (queries, delta in nDCG@10 points as printed)
+    "in_scope_single_turn": (118, 1.4),
+    "follow_up": (41, 0.6),
+    "out_of_scope": (27, 0.0),
+    "malformed": (14, -0.3),
+}
+
+
+def seed000_scores(seed=0):
+    """Per-query scores whose stratum deltas are exactly seed 000's printed figures."""
+    rng = np.random.default_rng(seed)
+    base, chal, label = [], [], []
+    for name, (n, points) in SEED000.items():
+        b = np.zeros(n) if name == "out_of_scope" else rng.beta(2, 3, n)
+        d = np.zeros(n) if name == "out_of_scope" else rng.normal(0, 0.1, n)
+        d = d - d.mean() + points / 100
+        base += list(b)
+        chal += list(b + d)
+        label += [name] * n
+    ids = [f"q{i:03d}" for i in range(len(base))]
+    return pd.Series(base, ids), pd.Series(chal, ids), pd.Series(label, ids)
+
+
+@pytest.fixture(scope="module")
+def seed000():
+    base, chal, strata = seed000_scores()
+    return stratified_bootstrap(base, chal, strata, reported_pooled=0.011)
+
+
+def test_seed000_table_has_one_row_per_stratum_then_pooled(seed000):
+    t = seed000.table
+    assert list(t["stratum"]) == [*SEED000, "pooled"]
+    assert list(t["n"]) == [118, 41, 27, 14, 200]
+    expected = [points / 100 for _, points in SEED000.values()]
+    assert t["delta"].iloc[:-1].to_numpy() == pytest.approx(expected, abs=1e-12)
+    # pooled = (118*1.4 + 41*0.6 + 27*0 - 14*0.3) / 200 = 185.6 / 200 points, by hand
+    assert t["delta"].iloc[-1] == pytest.approx(0.00928, abs=1e-12)
+
+
+def test_seed000_out_of_scope_interval_has_exactly_zero_width(seed000):
+    row = seed000.table.set_index("stratum").loc["out_of_scope"]
+    assert (row["ci_low"], row["ci_high"], row["se"], row["p_value"]) == (0.0, 0.0, 0.0, 1.0)
+    assert row["zero_width"] == "all 27 differences are exactly 0, so every resample is 0"
+    others = seed000.table[seed000.table["stratum"] != "out_of_scope"]
+    assert (others["ci_high"] > others["ci_low"]).all()
+    assert (others["zero_width"] == "").all()
+
+
+def test_seed000_checks_and_flagged_reconciliation(seed000):
+    checks = seed000.checks.set_index("check")
+    assert checks.loc["stratum sizes add up", "ok"]
+    assert checks.loc["stratum sizes add up", "detail"] == "118 + 41 + 27 + 14 = 200 of 200 queries compared"
+    assert checks.loc["unclassified queries", "ok"]
+    assert checks.loc["strata under 10 queries", "ok"]  # malformed has 14
+    rec = seed000.reconciliation
+    # reported 0.011 is printed to 3 decimals: rounding explains at most 0.0005
+    assert rec.tolerance == pytest.approx(0.0005)
+    assert rec.residual == pytest.approx(0.011 - 0.00928, abs=1e-12)
+    assert rec.flagged
+    assert not checks.loc["reconciles with reported pooled", "ok"]
+    assert "FLAGGED" in checks.loc["reconciles with reported pooled", "detail"]
+
+
+def test_seed000_in_scope_stratum_cannot_resolve_its_gain(seed000):
+    row = seed000.table.set_index("stratum").loc["in_scope_single_turn"]
+    assert row["ci_low"] < 0 < row["ci_high"]
+    assert row["mde"] > row["delta"]
+    assert row["queries_needed"] > 118
+
+
+def test_reconcile_seed000_printed_figures():
+    """+1.4 on 118, +0.6 on 41, 0.0 on 27, -0.3 on 14 against +1.1 (points, one decimal).
+
+    By hand: weighted = 185.6 / 200 = 0.928; rounding each stratum figure to one
+    decimal moves the weighted mean by at most 0.05, the reported one by 0.05:
+    tolerance 0.10 < residual 0.172, so it is flagged."""
+    r = reconcile_pooled([1.4, 0.6, 0.0, -0.3], [118, 41, 27, 14], 1.1)
+    assert r.weighted == pytest.approx(0.928)
+    assert r.residual == pytest.approx(0.172)
+    assert r.tolerance == pytest.approx(0.10)
+    assert r.flagged
+    assert "±0.1" in r.line and "FLAGGED" in r.line
+
+
+def test_reconcile_within_rounding_is_not_flagged():
+    assert not reconcile_pooled([1.4, 0.6, 0.0, -0.3], [118, 41, 27, 14], 1.0).flagged
+    # printed with two decimals the tolerance shrinks: 0.005 + 0.005
+    r = reconcile_pooled(["1.40", "0.60", "0.00", "-0.30"], [118, 41, 27, 14], "0.93")
+    assert r.tolerance == pytest.approx(0.01)
+    assert not r.flagged
+    assert reconcile_pooled(["1.40", "0.60", "0.00", "-0.30"], [118, 41, 27, 14], "0.95").flagged
+
+
+def test_stratum_rows_are_reproduced_by_paired_bootstrap_with_the_row_seed(seed000):
+    base, chal, strata = seed000_scores()
+    for _, row in seed000.table.iloc[:-1].iterrows():
+        ids = strata.index[strata == row["stratum"]]
+        r = paired_bootstrap(base[ids], chal[ids], seed=int(row["seed"]))
+        assert (r.ci_low, r.ci_high, r.p_value, r.se) == (
+            row["ci_low"], row["ci_high"], row["p_value"], row["se"])  # fmt: skip
+
+
+def test_pooled_se_matches_the_exact_stratified_bootstrap_se(seed000):
+    """Var of a stratified replicate = sum_h (n_h/N)^2 var_h / n_h with ddof=0 variances
+    (theory); the MC relative error of the SE at B = 10,000 is ~0.7%."""
+    base, chal, strata = seed000_scores()
+    d = chal - base
+    var = sum((len(g) / 200) ** 2 * np.var(g) / len(g) for _, g in d.groupby(strata))
+    assert seed000.table["se"].iloc[-1] == pytest.approx(np.sqrt(var), rel=0.03)
+
+
+def test_identity_checks_are_reported_for_point_and_every_replicate(seed000):
+    checks = seed000.checks.set_index("check")
+    point = checks.loc["pooled = size-weighted strata (point)"]
+    reps = checks.loc["pooled = size-weighted strata (all 10,000 replicates)"]
+    assert point["ok"] and reps["ok"]
+    assert float(reps["detail"].split("= ")[-1]) < 1e-12
+
+
+def test_unclassified_queries_form_their_own_stratum_and_are_shown():
+    base, chal, strata = seed000_scores()
+    strata = strata.copy()
+    strata.iloc[:3] = np.nan  # three NaN labels
+    strata = strata.drop(strata.index[3:5])  # two queries with no label at all
+    r = stratified_bootstrap(base, chal, strata, resamples=500)
+    t = r.table.set_index("stratum")
+    assert t.loc["unclassified", "n"] == 5
+    assert t["n"].iloc[:-1].sum() == 200
+    checks = r.checks.set_index("check")
+    assert not checks.loc["unclassified queries", "ok"]
+    assert "5 queries have no stratum" in checks.loc["unclassified queries", "detail"]
+    assert checks.loc["unclassified queries", "detail"].endswith("'unclassified' stratum")
+    assert t.loc["unclassified", "small"]
+
+
+def test_small_strata_are_flagged():
+    base, chal, strata = seed000_scores()
+    r = stratified_bootstrap(base, chal, strata, resamples=500, min_stratum=20)
+    small = r.checks.set_index("check").loc["strata under 20 queries"]
+    assert not small["ok"]
+    assert small["detail"] == "malformed (n=14)"
+    assert list(r.table.loc[r.table["small"], "stratum"]) == ["malformed"]
+
+
+def test_labels_for_queries_not_compared_are_counted():
+    base, chal, strata = seed000_scores()
+    extra = pd.concat([strata, pd.Series(["follow_up"], index=["q999"])])
+    r = stratified_bootstrap(base, chal, extra, resamples=200)
+    check = r.checks.set_index("check").loc["labels for other queries"]
+    assert not check["ok"] and check["detail"].startswith("1 labelled query ids")
+
+
+def test_categorical_strata_keep_their_order_and_bca_runs():
+    base, chal, strata = seed000_scores()
+    order = ["malformed", "out_of_scope", "follow_up", "in_scope_single_turn"]
+    cat = strata.astype(pd.CategoricalDtype(order))
+    r = stratified_bootstrap(base, chal, cat, resamples=2_000, method="bca")
+    assert list(r.table["stratum"]) == [*order, "pooled"]
+    pooled = r.pooled
+    assert pooled["ci_low"] < pooled["delta"] < pooled["ci_high"]
+
+
+def test_one_query_stratum_has_no_p_value():
+    base, chal, strata = seed000_scores()
+    strata = strata.copy()
+    strata.iloc[0] = "singleton"
+    t = stratified_bootstrap(base, chal, strata, resamples=200).table.set_index("stratum")
+    assert np.isnan(t.loc["singleton", "p_value"])
+    assert t.loc["singleton", "zero_width"] == "one query: nothing to resample"
+
+
+def test_a_stratum_called_pooled_is_refused():
+    base, chal, strata = seed000_scores()
+    with pytest.raises(InputError, match="may not be called 'pooled'"):
+        stratified_bootstrap(base, chal, strata.replace("malformed", "pooled"), resamples=10)
+
+
+def test_describe_states_method_resamples_and_seed(seed000):
+    assert seed000.describe() == (
+        "95% percentile bootstrap CIs, 10,000 resamples within each of 4 strata (sizes fixed) "
+        "of n=200 queries, seed 20260729 (one derived seed per stratum, in the table)"
+    )
