@@ -337,6 +337,9 @@ def bounds_table(bounds: Bounds, strata: pd.Series | None = None) -> pd.DataFram
     out = g.agg(n=("query_id", "size"), unjudged=("unjudged", "sum"), depth=("depth", "sum"),
                 lower=("lower", "mean"), condensed=("condensed", "mean"), upper=("upper", "mean"),
                 bound_min=("bound_min", "mean"), bound_max=("bound_max", "mean")).reset_index()
+    order = {c: i for i, c in enumerate(bounds.configs)}
+    out = out.assign(_c=out["config"].map(order), _all=out["stratum"] != "all").sort_values(
+        ["_c", "_all"], kind="stable").drop(columns=["_c", "_all"]).reset_index(drop=True)
     out["metric"] = bounds.metric
     out["unjudged_share"] = A.safe_div(out["unjudged"], out["depth"])
     out["width"] = out["upper"] - out["lower"]

@@ -168,7 +168,7 @@ def format_interval(delta: float, low: float, high: float, digits: int = 4) -> s
     """``+0.0068 [-0.0290, +0.0433]`` with a trailing ``*`` when the interval excludes 0."""
     f = f"{{:+.{digits}f}}"
     star = " *" if (low > 0 or high < 0) else ""
-    return f"{f.format(delta)} [{f.format(low)}, {f.format(high)}]{star}".replace("-", "\u2212")
+    return f"{f.format(delta)} [{f.format(low)}, {f.format(high)}]{star}"
 
 
 def verdict_table(result: ThreeWay, digits: int = 4) -> pd.DataFrame:
