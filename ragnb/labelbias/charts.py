@@ -14,7 +14,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from ragnb.labelbias.verdict import ThreeWay
+from ragnb.labelbias.verdict import RULE, ThreeWay
 
 POLICY_SHAPES = {"lower": "triangle-down", "condensed": "diamond", "upper": "triangle-up"}
 
@@ -51,7 +51,8 @@ def bounds_chart(table: pd.DataFrame, *, stratum: str = "all", title: str | None
         shape=alt.Shape("policy:N", scale=alt.Scale(domain=list(POLICY_SHAPES),
                                                       range=list(POLICY_SHAPES.values())),
                         title="label policy"),
-        color=alt.Color("policy:N", title="label policy"),
+        color=alt.Color("policy:N", title="label policy",
+                        scale=alt.Scale(domain=list(POLICY_SHAPES))),
         tooltip=["config", "policy", alt.Tooltip("value:Q", format=".4f")],
     )
     return (interval + marks).properties(
@@ -64,7 +65,7 @@ def verdict_chart(result: ThreeWay, *, title: str | None = None) -> alt.LayerCha
     t = result.tests.merge(result.verdicts, on=["baseline", "challenger"])
     challengers = list(pd.unique(t["challenger"]))
     y = alt.Y("test:N", sort=["current", "conservative", "optimistic"], title=None)
-    base = alt.Chart(t)
+    base = alt.Chart()
     bars = base.mark_rule(strokeWidth=3).encode(
         y=y,
         x=alt.X("ci_low:Q", title=f"difference in mean {result.metric} (challenger - baseline)"),
@@ -77,11 +78,12 @@ def verdict_chart(result: ThreeWay, *, title: str | None = None) -> alt.LayerCha
                  "verdict"],
     )
     points = base.mark_point(filled=True, color="black").encode(y=y, x="delta:Q")
-    zero = alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(strokeDash=[4, 4]).encode(x="x:Q")
-    return alt.layer(bars, points, zero).facet(
+    zero = base.mark_rule(strokeDash=[4, 4], color="gray").encode(x=alt.datum(0.0))
+    return alt.layer(bars, points, zero, data=t).facet(
         row=alt.Row("challenger:N", sort=challengers, title=None)
-    ).properties(title=title or f"Three-way verdict against {t['baseline'].iloc[0]}: "
-                 + result.description)
+    ).properties(title=alt.TitleParams(
+        title or f"Three-way verdict against {t['baseline'].iloc[0]}",
+        subtitle=[result.description, RULE]))
 
 
 def shard_chart(table: pd.DataFrame, *, title: str | None = None) -> alt.LayerChart:
