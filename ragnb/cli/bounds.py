@@ -88,8 +88,8 @@ def run(args: argparse.Namespace) -> int:
     strata, strata_notes = _strata(args, test_set)
     bounds = label_bounds(test_set, runs, metric, top_grade=args.top_grade,
                           no_relevant=args.no_relevant, missing=args.missing, extra=args.extra)
-    header = [f"# test set {test_set.name} ({len(test_set.queries)} queries), metric "
-              f"{bounds.metric}, {len(runs)} configs",
+    header = [(f"# test set {test_set.name} ({len(test_set.queries)} queries), metric "
+               f"{bounds.metric}, {len(runs)} configs"),
               f"# {bounds.assumption()}"]
     header += [f"# {col}: {kind}" for col, kind in COLUMN_KINDS.items()]
     header += [f"# note: {n}" for n in (*test_set.notes, *bounds.notes, *strata_notes)]

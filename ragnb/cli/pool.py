@@ -113,9 +113,9 @@ def _list(args) -> int:
         table = labelling_list(pool, test_set)
     counts = pool_counts(pool)
     per_config = counts.groupby("config", sort=False)["unjudged"].sum()
-    header = [f"# test set {test_set.name}: {len(table)} pooled unjudged passages in "
-              f"{int((pool.items_per_query() > 0).sum())} of {pool.n_queries} queries "
-              f"(union of the top {args.k} of {len(runs)} configs, minus what is judged)",
+    header = [(f"# test set {test_set.name}: {len(table)} pooled unjudged passages in "
+               f"{int((pool.items_per_query() > 0).sum())} of {pool.n_queries} queries "
+               f"(union of the top {args.k} of {len(runs)} configs, minus what is judged)"),
               "# unjudged in each config's top k: " + ", ".join(
                   f"{c} {int(v)}" for c, v in per_config.items() if c != "union")]
     if args.baseline:
@@ -164,10 +164,10 @@ def _shard(args) -> int:
     out = shard_projection(test_set, labels, runs, args.metric, shard, baseline=args.baseline,
                            resamples=args.resamples, seed=args.seed, missing=args.missing,
                            extra=args.extra)
-    header = [f"# shard {args.shard}: {len(shard)} of {len(test_set.queries)} queries; "
+    header = [(f"# shard {args.shard}: {len(shard)} of {len(test_set.queries)} queries; "
               f"effect_full = change of the mean over all queries; projected = shard mean "
               f"change (= effect_full x N/n) with a {args.resamples:,}-resample percentile "
-              f"bootstrap interval over the shard's queries, finite-population corrected",
+              f"bootstrap interval over the shard's queries, finite-population corrected"),
               f"# {LESSON}"]
     emit(out, args.format, args.out, header)
     if args.format != "table":

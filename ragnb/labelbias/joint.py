@@ -41,7 +41,7 @@ import pandas as pd
 
 from ragnb.errors import InputError
 from ragnb.labelbias import _arrays as A
-from ragnb.labelbias.bounds import Bounds, recall_extremes
+from ragnb.labelbias.bounds import Bounds
 from ragnb.labelbias.pool import Pool
 from ragnb.labelbias.ratio import max_ratio
 from ragnb.metrics import Metric, parse_metric
@@ -69,7 +69,6 @@ def _ranks(pool: Pool, config: str) -> np.ndarray:
 
 def _first_hit_joint(pool: Pool, base: str, chal: str, value_of_rank, lower_c, lower_b,
                      possible: bool):
-    nq = pool.n_queries
     d0 = lower_c - lower_b
     lo, hi = d0.copy(), d0.copy()
     if not possible or not len(pool.item_q):
@@ -154,7 +153,7 @@ def _rbp(pool: Pool, base: str, chal: str, metric: Metric):
         return A.per_query(t.q, (1 - p) * np.power(p, t.pos) * (~t.unjudged & (t.grade >= rel)),
                            nq)
 
-    w = lambda r: (1 - p) * np.power(p, r)  # noqa: E731
+    w = lambda r: (1 - p) * np.power(p, r)
     return _linear_joint(pool, base, chal, lower(chal), lower(base), w, w,
                          pool.top_grade >= rel)
 

@@ -21,7 +21,7 @@ import math
 import os
 import tempfile
 from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -211,7 +211,7 @@ def merge_files(base: str | Path, labels: str | Path, output: str | Path, *,
     new = read_test_set(labels)
     merged, counts = merge_judgments(old, new, name=output.name.split(".")[0])
     write_atomic(output, test_set_jsonl(merged))
-    stamp = (now or datetime.now(timezone.utc)).astimezone(timezone.utc)
+    stamp = (now or datetime.now(UTC)).astimezone(UTC)
     record = MergeRecord(str(base), sha256(base), str(labels), sha256(labels), str(output),
                          sha256(output), stamp.isoformat(timespec="seconds"), counts)
     write_atomic(record_path(output), json.dumps(record.to_dict(), indent=1) + "\n")

@@ -154,7 +154,7 @@ def shard_projection(
     if lab.empty:
         raise InputError("the labels hold no judgment for the shard's queries", key="shard")
     merged, counts = merge_judgments(test_set, lab)
-    kw = dict(policy="lower", missing=missing, extra=extra)
+    kw = {"policy": "lower", "missing": missing, "extra": extra}
     before = score(test_set, runs, metric, **kw).table
     after = score(merged, runs, metric, **kw).table
     return shard_effect(before, after, shard, baseline=baseline, new_judgments=counts.added,

@@ -9,10 +9,9 @@ import math
 import numpy as np
 import pytest
 
-from ragnb.metrics import parse_metric
-
 from ragnb.errors import InputError
 from ragnb.labelbias import bounds_table, label_bounds
+from ragnb.metrics import parse_metric
 
 from ._brute import brute, make_run, make_test_set, random_case
 
@@ -107,7 +106,7 @@ def test_bounds_equal_brute_force(metric):
         grades, rankings = random_case(rng, configs=int(rng.integers(2, 4)), k=5, top=top,
                                        judged=int(rng.integers(3, 8)), unjudged=4)
         single, _ = brute(grades, rankings, metric, top, parse_metric(metric).k)
-        b, rows = one(grades, rankings, metric)
+        _, rows = one(grades, rankings, metric)
         for name, (lo, hi) in single.items():
             r = rows[name]
             assert r["bound_min"] == pytest.approx(lo, abs=1e-12), (name, grades, rankings)

@@ -1,12 +1,10 @@
 """Joint bounds of a difference against brute force, and never looser than separate ones."""
-import math
 
 import numpy as np
 import pytest
 
-from ragnb.metrics import parse_metric
-
 from ragnb.labelbias import joint_bounds, label_bounds
+from ragnb.metrics import parse_metric
 
 from ._brute import brute, make_run, make_test_set, random_case
 

@@ -4,6 +4,7 @@ import json
 import pandas as pd
 import pytest
 
+from ragnb.io import read_test_set
 from ragnb.labelbias import (
     build_pool,
     export_labelling_list,
@@ -12,7 +13,6 @@ from ragnb.labelbias import (
     labelling_list,
     pool_counts,
 )
-from ragnb.io import read_test_set
 from ragnb.testset import TestSet, validate_judgments
 
 from ._brute import make_run

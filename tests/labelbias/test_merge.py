@@ -1,7 +1,7 @@
 """Merging new judgments: a new version, a record, conflicts listed; the bounds collapse."""
 import hashlib
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pandas as pd
 import pytest
@@ -54,7 +54,7 @@ def test_merge_files_writes_a_new_version_and_a_record(tmp_path):
     labels.write_text("query_id,passage_id,grade,doc_version\nq1,u,2,d2\n")
     before = base.read_bytes()
     out = tmp_path / "v5.jsonl"
-    when = datetime(2026, 7, 29, 12, 0, tzinfo=timezone.utc)
+    when = datetime(2026, 7, 29, 12, 0, tzinfo=UTC)
     rec = merge_files(base, labels, out, now=when)
     assert base.read_bytes() == before
     row = json.loads(out.read_text())

@@ -7,8 +7,8 @@ import pytest
 
 from ragnb.labelbias.ratio import max_ratio
 
-EXP = lambda g: np.exp2(g) - 1.0  # noqa: E731
-LIN = lambda g: np.asarray(g, dtype=float)  # noqa: E731
+EXP = lambda g: np.exp2(g) - 1.0
+LIN = lambda g: np.asarray(g, dtype=float)
 
 
 def ideal(grades, k, gain):

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from ragnb.io import read_strata, read_test_set
-from ragnb.labelbias import LESSON, label_bounds, merge_judgments, shard_effect, shard_projection
+from ragnb.labelbias import LESSON, merge_judgments, shard_effect, shard_projection
 from ragnb.score import score
 
 from .demo_data import demo_dir, loaded

@@ -1,6 +1,4 @@
 """The three-way verdict: the rule on seed 003's own figures, and its table on the demo."""
-import numpy as np
-import pandas as pd
 import pytest
 
 from ragnb.errors import InputError
