@@ -1,0 +1,112 @@
+"""``ragnb bounds``: label-bias bounds per config and the three-way verdict against a baseline."""
+from __future__ import annotations
+
+import argparse
+
+from ragnb.cli._common import emit, load_runs
+from ragnb.run import ORDERS
+
+NAME = "bounds"
+HELP = "label-bias bounds (policies lower/condensed/upper and exact min/max) and verdicts"
+DESCRIPTION = """\
+How much could the unjudged passages change the scores, and the decision?
+
+Per config: the unjudged share of the top k, the metric under the label policies
+lower / condensed / upper (conventions, not bounds), and the exact per-query
+bounds bound_min / bound_max over every labelling of the unjudged passages in the
+union of the configs' top k (pooling assumption: unjudged passages outside that
+union are not relevant). With --baseline, three paired bootstraps per challenger
+(current = lower vs lower, conservative = challenger min vs baseline max,
+optimistic = the reverse) and a verdict: adopt / reject / labelling decides.
+
+examples:
+  ragnb bounds --test-set testset.jsonl --run runs/m0_r1.trec --run runs/m2_r1.trec \\
+      --metric rr@10 --baseline m0_r1
+  ragnb bounds --test-set qrels.txt --run a=a.run --run b=b.run --metric ndcg@10 \\
+      --baseline a --joint --strata topics.csv --by domain
+"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--judgments", "--test-set", dest="judgments", required=True, metavar="FILE",
+                   help="test set JSONL (seed 004 format), TREC qrels, or CSV/Parquet table")
+    p.add_argument("--run", action="append", required=True, metavar="NAME=FILE",
+                   help="a run (repeatable); NAME defaults to the file name")
+    p.add_argument("--metric", default="rr@10",
+                   help="metric with a cut-off, e.g. rr@10 (default), ndcg@10, recall@20, p@10")
+    p.add_argument("--baseline", default=None, help="config to compare the others with")
+    p.add_argument("--challenger", action="append", default=None,
+                   help="challenger config (repeatable; default: every other config)")
+    p.add_argument("--joint", action="store_true",
+                   help="verdict from joint per-query bounds of the difference (a passage both "
+                        "configs retrieved gets one label): tighter than separate bounds")
+    p.add_argument("--top-grade", type=int, default=None,
+                   help="labels range over 0..TOP_GRADE (default: the test set's top grade)")
+    p.add_argument("--strata", metavar="FILE", default=None,
+                   help="query metadata (CSV/Parquet/JSONL with query_id) for per-stratum rows")
+    p.add_argument("--by", default=None, help="stratum column of --strata (or of the test set)")
+    p.add_argument("--order", choices=ORDERS, default=None,
+                   help="ranking order: 'rank' column (default where present) or 'score'")
+    p.add_argument("--missing", choices=("error", "empty"), default="error",
+                   help="test-set queries a run has no ranking for (default: error)")
+    p.add_argument("--extra", choices=("error", "drop"), default="error",
+                   help="run queries the test set lacks (default: error; drop counts them)")
+    p.add_argument("--no-relevant", choices=("keep", "drop"), default="keep",
+                   help="queries with no relevant passage: keep (default) or drop (counted)")
+    p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (10,000)")
+    p.add_argument("--seed", type=int, default=20260729, help="bootstrap seed (20260729)")
+    p.add_argument("--per-query", action="store_true", help="print the per-query table")
+    p.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    p.add_argument("--out", metavar="FILE", default=None, help="write here instead of stdout")
+
+
+def _strata(args, test_set):
+    from ragnb.errors import InputError
+    from ragnb.io import read_strata
+    from ragnb.io.strata import assign_strata
+
+    if args.strata is None and args.by is None:
+        return None, ()
+    if args.strata is None:
+        if args.by not in test_set.queries:
+            raise InputError(f"the test set has no column {args.by!r}; give --strata FILE",
+                             key="--by")
+        table = test_set.queries[["query_id", args.by]]
+    else:
+        table = read_strata(args.strata)
+    return assign_strata(table, test_set.query_ids, args.by, source=args.strata)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ragnb.io import read_test_set
+    from ragnb.labelbias import COLUMN_KINDS, RULE, label_bounds, three_way
+    from ragnb.metrics import parse_metric
+
+    metric = parse_metric(args.metric)  # fail fast on a typo
+    test_set = read_test_set(args.judgments)
+    runs = load_runs(args.run, args.order)
+    strata, strata_notes = _strata(args, test_set)
+    bounds = label_bounds(test_set, runs, metric, top_grade=args.top_grade,
+                          no_relevant=args.no_relevant, missing=args.missing, extra=args.extra)
+    header = [(f"# test set {test_set.name} ({len(test_set.queries)} queries), metric "
+               f"{bounds.metric}, {len(runs)} configs"),
+              f"# {bounds.assumption()}"]
+    header += [f"# {col}: {kind}" for col, kind in COLUMN_KINDS.items()]
+    header += [f"# note: {n}" for n in (*test_set.notes, *bounds.notes, *strata_notes)]
+    table = bounds.per_query if args.per_query else bounds.table(strata)
+    if args.baseline is None:
+        emit(table, args.format, args.out, header)
+        return 0
+    result = three_way(bounds, args.baseline, args.challenger, joint=args.joint,
+                       resamples=args.resamples, seed=args.seed)
+    if args.format == "table":
+        emit(table, "table", args.out, header)
+        lines = [f"# three-way verdict against {args.baseline}: {result.description}",
+                 f"# rule: {RULE}; * = the interval excludes zero"]
+        emit(result.wide(), "table", args.out and args.out + ".verdict", lines)
+    else:
+        merged = result.tests.merge(result.verdicts, on=["baseline", "challenger"])
+        emit(table, args.format, args.out, header)
+        emit(merged, args.format, args.out and args.out + ".verdict",
+             [f"# three-way verdict: {result.description}; rule: {RULE}"])
+    return 0

@@ -1,0 +1,175 @@
+"""``ragnb pool``: the pooled labelling list, merging labels, and shard extrapolation."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ragnb.cli._common import emit, load_runs
+from ragnb.run import ORDERS
+
+NAME = "pool"
+HELP = "pooled labelling list (with a judge-next order), merge new labels, project a shard"
+DESCRIPTION = """\
+Three actions around labelling the unjudged passages:
+
+  list   for each query, the union of the configs' top k minus what is judged, with
+         counts per query and config; --csv/--jsonl export it for labellers. With
+         --baseline, ordered "judge next": first the passages whose label can move the
+         challenger-minus-baseline difference most.
+  merge  merge new judgments (test-set JSONL, qrels or CSV/Parquet) into a NEW test-set
+         file (the old one is kept) and write <out>.merge.json (hashes, counts, time);
+         conflicting grades for the same query and passage are an error listing them.
+  shard  from the labels of a shard of queries, the effect on each config's mean and
+         the projection to the whole set with an interval.
+
+examples:
+  ragnb pool list --test-set testset.jsonl --run runs/m0_r1.trec --run runs/m2_r1.trec \\
+      --k 10 --csv pool.csv --jsonl pool.jsonl --baseline m0_r1 --metric rr@10
+  ragnb pool merge --test-set testset.jsonl --labels pooled_labels.csv --out testset.v5.jsonl
+  ragnb pool shard --test-set testset.jsonl --labels pooled_labels.csv --run ... \\
+      --metric rr@10 --shards shards.csv --by shard --shard shard1 --baseline m0_r1
+"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("action", choices=("list", "merge", "shard"), help="what to do")
+    p.add_argument("--judgments", "--test-set", dest="judgments", required=True, metavar="FILE",
+                   help="test set JSONL (seed 004 format), TREC qrels, or CSV/Parquet table")
+    p.add_argument("--run", action="append", default=[], metavar="NAME=FILE",
+                   help="a run (repeatable; list and shard)")
+    p.add_argument("--k", type=int, default=10, help="pool depth: each config's top k (list)")
+    p.add_argument("--metric", default=None,
+                   help="metric for the judge-next order (list) or the shard effect (shard)")
+    p.add_argument("--baseline", default=None, help="baseline config (list: judge-next order)")
+    p.add_argument("--challenger", action="append", default=None,
+                   help="challenger config (repeatable; default: every other config)")
+    p.add_argument("--csv", metavar="FILE", default=None, help="export the list as CSV (list)")
+    p.add_argument("--jsonl", metavar="FILE", default=None, help="export the list as JSONL")
+    p.add_argument("--labels", metavar="FILE", default=None, help="new judgments (merge, shard)")
+    p.add_argument("--out", metavar="FILE", default=None,
+                   help="merge: the new test-set file; list/shard: write the table here")
+    p.add_argument("--overwrite", action="store_true", help="merge: replace an existing --out")
+    p.add_argument("--shards", metavar="FILE", default=None,
+                   help="shard: query metadata (CSV/JSONL/Parquet) naming each query's shard")
+    p.add_argument("--by", default="shard", help="shard: column of --shards (default 'shard')")
+    p.add_argument("--shard", default=None, help="shard: which shard's labels to use")
+    p.add_argument("--top-grade", type=int, default=None,
+                   help="labels range over 0..TOP_GRADE (default: the test set's top grade)")
+    p.add_argument("--order", choices=ORDERS, default=None)
+    p.add_argument("--missing", choices=("error", "empty"), default="error")
+    p.add_argument("--extra", choices=("error", "drop"), default="error")
+    p.add_argument("--resamples", type=int, default=10_000)
+    p.add_argument("--seed", type=int, default=20260729)
+    p.add_argument("--limit", type=int, default=20,
+                   help="list: rows to print (the exports hold every row; 0 = all)")
+    p.add_argument("--format", choices=("table", "csv", "json"), default="table")
+
+
+def _need(args, *names):
+    from ragnb.errors import InputError
+
+    for n in names:
+        if not getattr(args, n.lstrip("-").replace("-", "_")):
+            raise InputError(f"pool {args.action} needs {n}", key=n)
+
+
+def run(args: argparse.Namespace) -> int:
+    return {"list": _list, "merge": _merge, "shard": _shard}[args.action](args)
+
+
+def _list(args) -> int:
+    from ragnb.errors import InputError
+    from ragnb.io import read_test_set
+    from ragnb.labelbias import (
+        ORDER_EXPLANATION,
+        build_pool,
+        export_labelling_list,
+        judge_next,
+        label_bounds,
+        labelling_list,
+        pool_counts,
+    )
+    from ragnb.metrics import parse_metric
+
+    _need(args, "--run")
+    if args.k < 1:
+        raise InputError(f"--k must be at least 1, got {args.k}", key="--k")
+    if args.baseline and not args.metric:
+        raise InputError("a judge-next order needs --metric (e.g. rr@10)", key="--metric")
+    metric = parse_metric(args.metric) if args.metric else None
+    if metric is not None and metric.k != args.k:
+        raise InputError(f"--metric {metric.text} cuts at {metric.k}, the pool at --k {args.k}",
+                         key="--metric")
+    test_set = read_test_set(args.judgments)
+    runs = load_runs(args.run, args.order)
+    if args.baseline:
+        bounds = label_bounds(test_set, runs, metric, top_grade=args.top_grade,
+                              missing=args.missing, extra=args.extra)
+        pool = bounds.pool
+        table = judge_next(bounds, args.baseline, args.challenger, test_set)
+    else:
+        pool = build_pool(test_set, runs, args.k, top_grade=args.top_grade, missing=args.missing,
+                          extra=args.extra)
+        table = labelling_list(pool, test_set)
+    counts = pool_counts(pool)
+    per_config = counts.groupby("config", sort=False)["unjudged"].sum()
+    header = [(f"# test set {test_set.name}: {len(table)} pooled unjudged passages in "
+               f"{int((pool.items_per_query() > 0).sum())} of {pool.n_queries} queries "
+               f"(union of the top {args.k} of {len(runs)} configs, minus what is judged)"),
+              "# unjudged in each config's top k: " + ", ".join(
+                  f"{c} {int(v)}" for c, v in per_config.items() if c != "union")]
+    if args.baseline:
+        header.append(f"# {ORDER_EXPLANATION}")
+    written = export_labelling_list(table, args.csv, args.jsonl)
+    header += [f"# wrote {p}" for p in written]
+    shown = table if args.limit == 0 else table.head(args.limit)
+    emit(shown, args.format, args.out, header)
+    return 0
+
+
+def _merge(args) -> int:
+    from ragnb.labelbias import merge_files, record_path
+
+    _need(args, "--labels", "--out")
+    record = merge_files(args.judgments, args.labels, args.out, overwrite=args.overwrite)
+    c = record.counts
+    print(f"merged {c.added} new judgments ({c.new_relevant} relevant, "
+          f"{c.share_relevant:.1%}; {c.already_present} already present) into {c.queries_touched}"
+          f" queries: {c.base_judgments} -> {c.merged_judgments} judgments")
+    print(f"new test set {record.output} (sha256 {record.output_sha256[:12]}); "
+          f"old one kept: {record.base}")
+    print(f"merge record {record_path(record.output)}")
+    return 0
+
+
+def _shard(args) -> int:
+    from ragnb.errors import InputError
+    from ragnb.io import read_strata, read_test_set
+    from ragnb.labelbias import LESSON, shard_projection
+
+    _need(args, "--labels", "--run", "--metric", "--shards", "--shard")
+    test_set = read_test_set(args.judgments)
+    labels = read_test_set(args.labels)
+    table = read_strata(args.shards)
+    if args.by not in table:
+        raise InputError(f"no column {args.by!r}; columns: "
+                         f"{[c for c in table.columns if c not in ('query_id', 'line')]}",
+                         source=args.shards, key="--by")
+    values = table[args.by].astype("str")
+    if args.shard not in set(values):
+        raise InputError(f"no shard {args.shard!r} in column {args.by!r}; shards: "
+                         f"{sorted(set(values))}", source=args.shards, key="--shard")
+    shard = table.loc[values == args.shard, "query_id"]
+    runs = load_runs(args.run, args.order)
+    out = shard_projection(test_set, labels, runs, args.metric, shard, baseline=args.baseline,
+                           resamples=args.resamples, seed=args.seed, missing=args.missing,
+                           extra=args.extra)
+    header = [(f"# shard {args.shard}: {len(shard)} of {len(test_set.queries)} queries; "
+              f"effect_full = change of the mean over all queries; projected = shard mean "
+              f"change (= effect_full x N/n) with a {args.resamples:,}-resample percentile "
+              f"bootstrap interval over the shard's queries, finite-population corrected"),
+              f"# {LESSON}"]
+    emit(out, args.format, args.out, header)
+    if args.format != "table":
+        print(f"# {LESSON}", file=sys.stderr)
+    return 0

@@ -1,0 +1,347 @@
+"""Per-query bounds over labellings, beside the seed's three label policies.
+
+For each config and query this computes
+
+``lower``, ``condensed``, ``upper`` — the seed's label *policies* (unjudged =
+    not relevant; unjudged removed; unjudged = relevant at the top grade),
+    scored by :func:`ragnb.score.score`. They are conventions, not bounds:
+    ``upper`` is not an upper bound of nDCG, and ``condensed`` can lie outside
+    the bounds (Sakai 2008: condensed lists overestimate new systems).
+``bound_min``, ``bound_max`` — exact *bounds*: the minimum and maximum of the
+    metric over every labelling (grades ``0..G``) of the unjudged passages in
+    the pool (the union of the compared configs' top k), under the pooling
+    assumption of :mod:`ragnb.labelbias.pool`.
+
+How each bound is computed (``u`` = the config's unjudged passages in its top
+k, ``m`` = pooled unjudged passages outside its top k, ``rel`` = relevance
+threshold):
+
+RR@k, P@k, answer recall, RBP@k
+    monotone in each label and blind to passages outside the top k: the
+    minimum labels every unjudged passage 0, the maximum labels it ``G``.
+    For RBP@k the maximum adds ``(1 - p) sum_{unjudged i <= k} p^{i-1}``; the
+    Moffat & Zobel residual (metric ``rbp_residual``) also adds ``p^d`` for
+    the unretrieved tail, which the pooling assumption rules out here.
+recall@k = (h + a) / (R + a + o)
+    with ``a <= u`` of the config's own unjudged passages and ``o <= m`` of
+    the others labelled relevant; a linear-fractional function of ``(a, o)``
+    is monotone along every axis, so its extremes over the box (minus the
+    origin, which scores 0 by convention) are at ``a, o`` in ``{0, 1, max}``.
+nDCG@k (exponential and linear gain)
+    not monotone: labelling a passage relevant raises the ideal DCG too. The
+    minimum and maximum over all graded labellings are found exactly by
+    :func:`ragnb.labelbias.ratio.max_ratio` (Dinkelbach's method over a layer
+    DP). For the maximum the ``m`` outside passages are labelled 0, for the
+    minimum ``G`` (they only enter the ideal, which can only lower nDCG).
+
+Metrics that do not read labels (``judged@k``, ``rbp_residual``) have
+``bound_min = bound_max = lower``.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ragnb.errors import InputError
+from ragnb.labelbias import _arrays as A
+from ragnb.labelbias.pool import Pool, build_pool
+from ragnb.labelbias.ratio import max_ratio
+from ragnb.metrics import JudgmentIndex, Metric, parse_metric
+from ragnb.metrics.judged import POLICIES
+from ragnb.run import Run
+from ragnb.score import score
+from ragnb.testset import Note, TestSet
+
+#: Which output columns are the seed's policies and which are exact bounds.
+COLUMN_KINDS = {
+    "lower": "policy: unjudged passages count as not relevant (the usual score)",
+    "condensed": "policy: unjudged passages removed before the cut (Sakai 2007); not a bound",
+    "upper": "policy: unjudged passages count as relevant at the top grade and join the "
+             "ideal; not a bound for nDCG",
+    "bound_min": "bound: exact minimum over every labelling of the pooled unjudged passages",
+    "bound_max": "bound: exact maximum over every labelling of the pooled unjudged passages",
+}
+PER_QUERY_COLUMNS = ["config", "query_id", "metric", "depth", "unjudged", "lower", "condensed",
+                     "upper", "bound_min", "bound_max"]
+
+BoundFunc = Callable[[Pool, str, Metric], tuple[np.ndarray, np.ndarray]]
+BOUND_FUNCS: dict[str, BoundFunc] = {}
+
+
+def register_bound(*names: str):
+    """Decorator: ``func(pool, config, metric) -> (min, max)`` per query, for metric families."""
+
+    def wrap(func: BoundFunc) -> BoundFunc:
+        for n in names:
+            BOUND_FUNCS[n] = func
+        return func
+
+    return wrap
+
+
+def _rel(metric: Metric) -> int:
+    return int(metric.params.get("rel", 1))
+
+
+@register_bound("rr")
+def _rr(pool: Pool, config: str, metric: Metric):
+    t, nq, rel = pool.tops[config], pool.n_queries, _rel(metric)
+    judged_hit = ~t.unjudged & (t.grade >= rel)
+    lo = A.reciprocal(A.first_position(t.q, t.pos, judged_hit, nq))
+    can = judged_hit | (t.unjudged & (pool.top_grade >= rel))
+    return lo, A.reciprocal(A.first_position(t.q, t.pos, can, nq))
+
+
+@register_bound("p")
+def _precision(pool: Pool, config: str, metric: Metric):
+    t, nq, rel = pool.tops[config], pool.n_queries, _rel(metric)
+    den = A.depth(t.q, pool.k, nq)
+    hits = A.per_query(t.q, ~t.unjudged & (t.grade >= rel), nq)
+    unj = A.per_query(t.q, t.unjudged, nq) if pool.top_grade >= rel else 0.0
+    return A.safe_div(hits, den), A.safe_div(hits + unj, den)
+
+
+@register_bound("answer_recall")
+def _answer_recall(pool: Pool, config: str, metric: Metric):
+    t, nq = pool.tops[config], pool.n_queries
+    top = int(metric.params.get("grade", 0)) or pool.index.top_grade
+    if top < 1:
+        return np.zeros(nq), np.zeros(nq)
+    lo = (A.per_query(t.q, ~t.unjudged & (t.grade >= top), nq) > 0).astype(np.float64)
+    unj = A.per_query(t.q, t.unjudged, nq) > 0
+    hi = np.maximum(lo, (unj & (pool.top_grade >= top)).astype(np.float64))
+    return lo, hi
+
+
+@register_bound("rbp")
+def _rbp(pool: Pool, config: str, metric: Metric):
+    t, nq, rel = pool.tops[config], pool.n_queries, _rel(metric)
+    p = float(metric.params["p"])
+    w = (1.0 - p) * np.power(p, t.pos)
+    lo = A.per_query(t.q, w * (~t.unjudged & (t.grade >= rel)), nq)
+    extra = A.per_query(t.q, w * t.unjudged, nq) if pool.top_grade >= rel else 0.0
+    return lo, lo + extra
+
+
+def recall_extremes(h, r, own, other) -> tuple[np.ndarray, np.ndarray]:
+    """Min and max of ``(h + a) / (r + a + o)`` over ``a <= own``, ``o <= other`` (0 at 0/0)."""
+    vals = []
+    for a in (0, 1, own):
+        for o in (0, 1, other):
+            a_ = np.minimum(a, own)
+            o_ = np.minimum(o, other)
+            vals.append(A.safe_div(h + a_, r + a_ + o_))
+    vals = np.stack(vals)
+    return vals.min(axis=0), vals.max(axis=0)
+
+
+@register_bound("recall")
+def _recall(pool: Pool, config: str, metric: Metric):
+    t, nq, rel = pool.tops[config], pool.n_queries, _rel(metric)
+    hits = A.per_query(t.q, ~t.unjudged & (t.grade >= rel), nq)
+    total = pool.index.relevant_counts(rel).astype(np.float64)
+    if pool.top_grade < rel:
+        value = A.safe_div(hits, total)
+        return value, value
+    own = A.per_query(t.q, t.unjudged, nq)
+    other = pool.items_per_query() - own
+    return recall_extremes(hits, total, own, other)
+
+
+@register_bound("ndcg", "ndcg_linear")
+def _ndcg(pool: Pool, config: str, metric: Metric):
+    t, nq = pool.tops[config], pool.n_queries
+    gain = A.GAINS[metric.spec.name]
+    judged_rows = ~t.unjudged
+    const = A.per_query(t.q[judged_rows], gain(t.grade[judged_rows]) * A.discount(
+        t.pos[judged_rows]), nq)
+    weights, n_own = A.padded(t.q[t.unjudged], A.discount(t.pos[t.unjudged]), nq)
+    judged = pool.judged_by_grade()
+    hi = max_ratio(weights, n_own, const, judged, gain, pool.k)
+    with_outside = judged.copy()
+    with_outside[:, pool.top_grade] += pool.items_per_query() - n_own
+    lo = -max_ratio(-weights, n_own, -const, with_outside, gain, pool.k)
+    return np.maximum(lo, 0.0), hi
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """Per-query policies and exact bounds of one metric for several configs.
+
+    Attributes
+    ----------
+    per_query : DataFrame
+        :data:`PER_QUERY_COLUMNS`: ``depth`` = passages in the top k,
+        ``unjudged`` = how many of them are unjudged; see :data:`COLUMN_KINDS`.
+    metric : str
+    pool : Pool
+        The pooled unjudged passages the bounds range over.
+    notes : tuple of Note
+    """
+
+    per_query: pd.DataFrame
+    metric: str
+    pool: Pool
+    notes: tuple[Note, ...] = ()
+
+    @property
+    def configs(self) -> list[str]:
+        return self.pool.configs
+
+    @property
+    def k(self) -> int | None:
+        return self.pool.k
+
+    def assumption(self) -> str:
+        """The pooling assumption the bounds are conditional on (print it with them)."""
+        return self.pool.describe()
+
+    def values(self, config: str, column: str) -> pd.Series:
+        """One column of one config, indexed by query id."""
+        if column not in COLUMN_KINDS:
+            raise InputError(f"unknown column {column!r}; choose one of {list(COLUMN_KINDS)}",
+                             key="column")
+        t = self.per_query[self.per_query["config"] == config]
+        if t.empty:
+            raise InputError(f"unknown config {config!r}; configs: {self.configs}", key="config")
+        return pd.Series(t[column].to_numpy(), index=pd.Index(t["query_id"], name="query_id"),
+                         name=f"{config}:{column}")
+
+    def table(self, strata: pd.Series | None = None) -> pd.DataFrame:
+        """Summary per config (and per stratum): see :func:`bounds_table`."""
+        return bounds_table(self, strata)
+
+
+def label_bounds(
+    test_set: TestSet | JudgmentIndex,
+    runs: Run | Iterable[Run],
+    metric: str | Metric,
+    *,
+    top_grade: int | None = None,
+    no_relevant: str = "keep",
+    missing: str = "error",
+    extra: str = "error",
+    pool: Pool | None = None,
+) -> Bounds:
+    """Label policies and exact per-query bounds of ``metric`` for every run.
+
+    Parameters
+    ----------
+    test_set : TestSet or JudgmentIndex
+    runs : Run or list of Run
+        The compared configs; their top k form the pool.
+    metric : str
+        E.g. ``"rr@10"``, ``"ndcg@10"``, ``"recall@20"``, ``"rbp@10(p=0.8)"``.
+    top_grade : int, optional
+        Labels range over ``0..top_grade`` (default: the test set's top
+        grade); also the grade of the ``upper`` policy.
+    no_relevant, missing, extra
+        As in :func:`ragnb.score.score` (``missing="drop"`` is not offered:
+        bounds need a ranking, possibly empty, for every query).
+    pool : Pool, optional
+        A pool built beforehand with :func:`build_pool` (same runs and k).
+
+    Returns
+    -------
+    Bounds
+    """
+    metric = parse_metric(metric)
+    runs = [runs] if isinstance(runs, Run) else list(runs)
+    if missing not in ("error", "empty"):
+        raise InputError(f"missing must be 'error' or 'empty' for bounds, got {missing!r}",
+                         key="missing")
+    index = test_set if isinstance(test_set, JudgmentIndex) else \
+        JudgmentIndex.from_test_set(test_set)
+    if pool is None:
+        pool = build_pool(index, runs, metric.k, top_grade=top_grade, extra=extra,
+                          missing=missing)
+    elif pool.k != metric.k or pool.configs != [r.name for r in runs]:
+        raise InputError(f"the pool was built for k={pool.k} and configs {pool.configs}, not "
+                         f"for {metric.text} and {[r.name for r in runs]}", key="pool")
+    func = BOUND_FUNCS.get(metric.spec.name)
+    if func is None and metric.spec.uses_policy:
+        raise A.no_bound(metric)
+
+    policy_values = {}
+    notes: list[Note] = list(pool.notes)
+    for policy in POLICIES:
+        s = score(index, runs, metric, policy=policy, upper_grade=pool.top_grade,
+                  no_relevant="keep", missing=missing, extra=extra)
+        policy_values[policy] = s
+        if policy == "lower":
+            notes.extend(n for n in s.notes if n not in notes)
+    qids = index.query_ids
+    keep = np.ones(len(qids), dtype=bool)
+    if no_relevant == "drop":
+        keep = index.relevant_counts(1) > 0
+        if (~keep).any():
+            notes.append(Note("no_relevant", int((~keep).sum()),
+                              "queries with no passage judged relevant were dropped"))
+    elif no_relevant != "keep":
+        raise InputError(f"no_relevant must be 'keep' or 'drop', got {no_relevant!r}",
+                         key="no_relevant")
+    frames = []
+    for run in runs:
+        t = pool.tops[run.name]
+        nq = pool.n_queries
+        cols = {p: policy_values[p].values(run.name, metric).reindex(qids).to_numpy()
+                for p in POLICIES}
+        if func is None:
+            lo, hi = cols["lower"], cols["lower"]
+        else:
+            lo, hi = func(pool, run.name, metric)
+        frames.append(pd.DataFrame({
+            "config": run.name,
+            "query_id": qids,
+            "metric": metric.text,
+            "depth": np.bincount(t.q, minlength=nq),
+            "unjudged": np.bincount(t.q[t.unjudged], minlength=nq),
+            **cols,
+            "bound_min": lo,
+            "bound_max": hi,
+        })[keep])
+    per_query = pd.concat(frames, ignore_index=True)[PER_QUERY_COLUMNS]
+    return Bounds(per_query, metric.text, pool, tuple(notes))
+
+
+SUMMARY_COLUMNS = ["config", "stratum", "metric", "n", "unjudged_share", "lower", "condensed",
+                   "upper", "width", "bound_min", "bound_max", "bound_width"]
+
+
+def bounds_table(bounds: Bounds, strata: pd.Series | None = None) -> pd.DataFrame:
+    """Per config (and stratum): unjudged share of the top k, policy means, bound means.
+
+    ``unjudged_share`` = unjudged passages / passages in the top k, summed over
+    queries (micro average, as trec_eval's ``unj`` and the seed count it);
+    ``width = upper - lower`` is the seed's width; ``bound_width =
+    bound_max - bound_min``. The mean of per-query bounds bounds the mean.
+    ``stratum`` is ``"all"`` for the whole set; with ``strata`` (query id ->
+    label, e.g. from :func:`ragnb.io.strata.assign_strata`) a row per stratum
+    follows each config's overall row.
+    """
+    t = bounds.per_query
+    groups = [t.assign(stratum="all")]
+    if strata is not None:
+        labels = pd.Series(strata).astype("str")
+        labels.index = labels.index.astype("str")
+        missing = ~t["query_id"].isin(labels.index)
+        if missing.any():
+            raise InputError(f"{int(missing.sum())} queries have no stratum, e.g. "
+                             f"{list(t.loc[missing, 'query_id'].unique()[:5])}", key="strata")
+        groups.append(t.assign(stratum=labels.reindex(t["query_id"]).to_numpy()))
+    both = pd.concat(groups, ignore_index=True)
+    g = both.groupby(["config", "stratum"], sort=False)
+    out = g.agg(n=("query_id", "size"), unjudged=("unjudged", "sum"), depth=("depth", "sum"),
+                lower=("lower", "mean"), condensed=("condensed", "mean"), upper=("upper", "mean"),
+                bound_min=("bound_min", "mean"), bound_max=("bound_max", "mean")).reset_index()
+    order = {c: i for i, c in enumerate(bounds.configs)}
+    out = out.assign(_c=out["config"].map(order), _all=out["stratum"] != "all").sort_values(
+        ["_c", "_all"], kind="stable").drop(columns=["_c", "_all"]).reset_index(drop=True)
+    out["metric"] = bounds.metric
+    out["unjudged_share"] = A.safe_div(out["unjudged"], out["depth"])
+    out["width"] = out["upper"] - out["lower"]
+    out["bound_width"] = out["bound_max"] - out["bound_min"]
+    return out[SUMMARY_COLUMNS]

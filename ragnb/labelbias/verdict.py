@@ -1,0 +1,186 @@
+"""The three-way verdict: can labelling still change the decision?
+
+Against a baseline, each challenger gets three paired bootstraps of the mean
+per-query difference ``challenger - baseline`` (seed 003, §2-1):
+
+``current``
+    both scored under the ``lower`` policy (unjudged = not relevant): the
+    usual comparison.
+``conservative``
+    the challenger at its per-query minimum over labellings, the baseline at
+    its maximum (``bound_min - bound_max``): the labelling least favourable to
+    the challenger. With ``joint=True``, the per-query minimum of the
+    *difference* over labellings that give a passage both configs retrieved
+    one label (:mod:`ragnb.labelbias.joint`) — never looser, usually tighter.
+``optimistic``
+    the reverse (``bound_max - bound_min``, or the joint maximum).
+
+Verdict
+    ``adopt`` when the conservative interval lies above zero (the challenger
+    wins whatever the unjudged passages turn out to be); ``reject`` when the
+    optimistic interval does not lie above zero (it cannot be shown to win even
+    if every label goes its way); otherwise ``labelling decides``.
+
+The per-query bounds are valid per query, so bootstrapping them gives a valid
+conservative (optimistic) interval (STATS-REFERENCES §3). All three bootstraps
+of a challenger draw the same resampled queries (``path="index"``, one seed),
+and per query conservative <= current <= optimistic, so every replicate — and
+hence every percentile interval — is ordered the same way.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ragnb.errors import InputError
+from ragnb.labelbias.bounds import Bounds
+from ragnb.labelbias.joint import joint_bounds
+from ragnb.stats import paired_bootstrap
+from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, method_label
+
+TESTS = ("current", "conservative", "optimistic")
+ADOPT, REJECT, UNDECIDED = "adopt", "reject", "labelling decides"
+VERDICTS = (ADOPT, REJECT, UNDECIDED)
+RULE = ("adopt when the conservative interval lies above zero; reject when the optimistic "
+        "interval does not lie above zero; otherwise labelling decides")
+TEST_COLUMNS = ["baseline", "challenger", "test", "bounds", "delta", "ci_low", "ci_high",
+                "excludes_zero", "se", "p_value", "n", "resamples", "seed", "method", "ci"]
+
+
+@dataclass(frozen=True)
+class ThreeWay:
+    """Result of :func:`three_way`.
+
+    Attributes
+    ----------
+    tests : DataFrame
+        One row per challenger and test (:data:`TEST_COLUMNS`); ``bounds`` says
+        whether the conservative/optimistic rows used ``separate`` or ``joint``
+        per-query bounds.
+    verdicts : DataFrame
+        One row per challenger: ``baseline, challenger, verdict, reason``.
+    metric : str
+    description : str
+        How the intervals were made (method, resamples, n, seed).
+    """
+
+    tests: pd.DataFrame
+    verdicts: pd.DataFrame
+    metric: str
+    description: str
+
+    def wide(self, digits: int = 4) -> pd.DataFrame:
+        """The seed's table: one row per challenger, ``delta [low, high]`` per test, verdict.
+
+        A ``*`` marks an interval that excludes zero.
+        """
+        return verdict_table(self, digits)
+
+
+def _series(values, index) -> pd.Series:
+    return pd.Series(np.asarray(values, dtype=np.float64), index=pd.Index(index, name="query_id"))
+
+
+def three_way(
+    bounds: Bounds,
+    baseline: str,
+    challengers: Sequence[str] | None = None,
+    *,
+    joint: bool = False,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    ci: float = 0.95,
+    method: str = "percentile",
+) -> ThreeWay:
+    """Current, conservative and optimistic paired bootstraps and the verdict per challenger.
+
+    Parameters
+    ----------
+    bounds : Bounds
+        From :func:`ragnb.labelbias.bounds.label_bounds`, with the baseline
+        and the challengers among its configs.
+    baseline : str
+    challengers : list of str, optional
+        Default: every other config.
+    joint : bool
+        Use joint per-query bounds of the difference (tighter) instead of
+        separate ones (the seed's table).
+    resamples, seed, ci, method
+        Passed to :func:`ragnb.stats.paired_bootstrap` (defaults: 10,000
+        resamples, seed 20260729, 95% percentile intervals — seed 003's).
+    """
+    configs = bounds.configs
+    if baseline not in configs:
+        raise InputError(f"unknown baseline {baseline!r}; configs: {configs}", key="baseline")
+    if challengers is None:
+        challengers = [c for c in configs if c != baseline]
+    unknown = [c for c in challengers if c not in configs]
+    if unknown:
+        raise InputError(f"unknown challenger(s) {unknown}; configs: {configs}", key="challenger")
+    if not challengers:
+        raise InputError("no challenger to compare with the baseline", key="challenger")
+    rows, verdicts, description = [], [], ""
+    for chal in challengers:
+        jb = joint_bounds(bounds, baseline, chal)
+        qids = jb["query_id"].to_numpy()
+        per_query = {
+            "current": jb["delta_lower"],
+            "conservative": jb["joint_min"] if joint else jb["separate_min"],
+            "optimistic": jb["joint_max"] if joint else jb["separate_max"],
+        }
+        results = {}
+        for test in TESTS:
+            r = paired_bootstrap(_series(np.zeros(len(qids)), qids),
+                                 _series(per_query[test], qids), resamples=resamples, seed=seed,
+                                 ci=ci, method=method, path="index")
+            results[test] = r
+            description = r.describe()
+            rows.append({
+                "baseline": baseline, "challenger": chal, "test": test,
+                "bounds": "policy" if test == "current" else ("joint" if joint else "separate"),
+                "delta": r.delta, "ci_low": r.ci_low, "ci_high": r.ci_high,
+                "excludes_zero": bool(r.ci_low > 0 or r.ci_high < 0), "se": r.se,
+                "p_value": r.p_value, "n": r.n, "resamples": r.resamples, "seed": r.seed,
+                "method": method_label(r.method), "ci": r.ci,
+            })
+        verdict, reason = decide(results["conservative"].ci_low, results["optimistic"].ci_low)
+        verdicts.append({"baseline": baseline, "challenger": chal, "verdict": verdict,
+                         "reason": reason})
+    return ThreeWay(pd.DataFrame(rows)[TEST_COLUMNS], pd.DataFrame(verdicts), bounds.metric,
+                    description + f"; per-query bounds {'joint' if joint else 'separate'}")
+
+
+def decide(conservative_low: float, optimistic_low: float) -> tuple[str, str]:
+    """Apply :data:`RULE` to the lower ends of the conservative and optimistic intervals."""
+    if conservative_low > 0:
+        return ADOPT, "the conservative interval lies above zero: it wins whatever the labels"
+    if not optimistic_low > 0:
+        return REJECT, ("the optimistic interval does not lie above zero: it cannot be shown "
+                        "to win even if every unjudged passage goes its way")
+    return UNDECIDED, ("the optimistic interval lies above zero but the conservative one does "
+                       "not: judging the unjudged passages decides")
+
+
+def format_interval(delta: float, low: float, high: float, digits: int = 4) -> str:
+    """``+0.0068 [-0.0290, +0.0433]`` with a trailing ``*`` when the interval excludes 0."""
+    f = f"{{:+.{digits}f}}"
+    star = " *" if (low > 0 or high < 0) else ""
+    return f"{f.format(delta)} [{f.format(low)}, {f.format(high)}]{star}"
+
+
+def verdict_table(result: ThreeWay, digits: int = 4) -> pd.DataFrame:
+    """Wide, formatted: ``challenger, current, conservative, optimistic, verdict``."""
+    t = result.tests
+    out = []
+    for (base, chal), g in t.groupby(["baseline", "challenger"], sort=False):
+        row = {"baseline": base, "challenger": chal}
+        for _, r in g.iterrows():
+            row[r["test"]] = format_interval(r["delta"], r["ci_low"], r["ci_high"], digits)
+        v = result.verdicts
+        row["verdict"] = v.loc[(v["challenger"] == chal) & (v["baseline"] == base),
+                               "verdict"].iloc[0]
+        out.append(row)
+    return pd.DataFrame(out, columns=["baseline", "challenger", *TESTS, "verdict"])

@@ -1,0 +1,75 @@
+"""``ragnb bounds`` on the demo and the real data; bad input is one line on stderr, exit 2."""
+import json
+
+import pytest
+
+from ragnb.cli import main
+from tests.labelbias.demo_data import CONFIGS, demo_dir
+
+
+def demo_args():
+    d = demo_dir()
+    runs = [x for c in CONFIGS for x in ("--run", str(d / "runs" / f"{c}.trec"))]
+    return ["bounds", "--test-set", str(d / "testset.jsonl"), *runs, "--metric", "rr@10"]
+
+
+def test_demo_table_and_verdicts(capsys):
+    assert main([*demo_args(), "--baseline", "m0_r1", "--by", "intent", "--resamples",
+                 "2000"]) == 0
+    out = capsys.readouterr().out
+    assert "Pooling assumption" in out
+    assert "bound_min: bound: exact minimum" in out and "condensed: policy" in out
+    lines = {ln.split()[1]: ln for ln in out.splitlines() if ln.startswith("   m0_r1 ")}
+    assert "labelling decides" in lines["m1_r1"] and "labelling decides" in lines["m2_r1"]
+    for c in ("m0_r2", "m1_r2", "m2_r2"):
+        assert lines[c].rstrip().endswith("reject")
+
+
+def test_demo_json(capsys):
+    assert main([*demo_args(), "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["config"] for r in rows] == list(CONFIGS)
+    assert {"unjudged_share", "lower", "condensed", "upper", "bound_min", "bound_max"} <= set(
+        rows[0])
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--metric", "nope@10"], "unknown metric 'nope'"),
+    (["--baseline", "zzz"], "unknown baseline 'zzz'"),
+    (["--top-grade", "1"], "top_grade 1 is below the highest judged grade 2"),
+    (["--by", "missing_column"], "no column 'missing_column'"),
+])
+def test_bad_input_one_line_exit_2(capsys, extra, message):
+    assert main([*demo_args(), *extra]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and err.startswith("ragnb bounds: ")
+
+
+def test_missing_file(capsys, tmp_path):
+    assert main(["bounds", "--test-set", str(tmp_path / "none.jsonl"), "--run",
+                 str(tmp_path / "r.trec")]) == 2
+    assert "file not found" in capsys.readouterr().err
+
+
+@pytest.mark.realdata
+def test_real_data_codec_and_cast(capsys, real_data):
+    codec = real_data / "codec"
+    runs = ["--run", f"bm25={codec}/system_runs/runs/document_bm25-tuned.run.gz",
+            "--run", f"bm25_t5={codec}/system_runs/runs/document_bm25-tuned+t5-maxp.run.gz"]
+    assert main(["bounds", "--test-set", str(codec / "qrels/document_ndcg.qrels"), *runs,
+                 "--metric", "ndcg@10", "--order", "score", "--baseline", "bm25",
+                 "--resamples", "1000"]) == 0
+    assert "bm25_t5" in capsys.readouterr().out
+    cast = real_data / "trec-cast-2021/2021"
+    assert main(["bounds", "--test-set", str(cast / "trec-cast-qrels-docs.2021.qrel"),
+                 "--run", f"{cast}/baselines/document_runs/org_convdr.run.gz",
+                 "--run", f"{cast}/baselines/document_runs/org_manual_bm25.run.gz",
+                 "--metric", "ndcg@10", "--order", "score"]) == 2      # 81 turns unjudged
+    assert "not in the test set" in capsys.readouterr().err
+    assert main(["bounds", "--test-set", str(cast / "trec-cast-qrels-docs.2021.qrel"),
+                 "--run", f"{cast}/baselines/document_runs/org_convdr.run.gz",
+                 "--run", f"{cast}/baselines/document_runs/org_manual_bm25.run.gz",
+                 "--metric", "ndcg@10", "--order", "score", "--extra", "drop",
+                 "--baseline", "org_manual_bm25", "--joint", "--resamples", "1000"]) == 0
+    out = capsys.readouterr().out
+    assert "org_convdr" in out and "dropped_run_queries" in out
