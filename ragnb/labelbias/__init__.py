@@ -33,6 +33,7 @@ from ragnb.labelbias.labelling import (
     judge_next,
     labelling_list,
     pool_counts,
+    pool_summary,
 )
 from ragnb.labelbias.merge import (
     MergeCounts,
@@ -53,6 +54,6 @@ __all__ = [
     "RULE", "VERDICTS", "Bounds", "MergeCounts", "MergeRecord", "Pool", "ThreeWay", "TopK",
     "bounds_table", "build_pool", "export_labelling_list", "joint_bounds", "judge_next",
     "label_bounds", "labelling_list", "max_ratio", "merge_files", "merge_judgments",
-    "pool_counts", "record_path", "shard_effect", "shard_projection", "test_set_jsonl",
+    "pool_counts", "pool_summary", "record_path", "shard_effect", "shard_projection", "test_set_jsonl",
     "three_way", "verdict_table", "write_atomic",
 ]

@@ -216,3 +216,12 @@ def judge_next(bounds: Bounds, baseline: str, challengers: list[str] | None = No
     table.insert(0, "order", np.arange(1, len(table) + 1))
     table["cumulative_swing"] = table["swing"].cumsum()
     return table.reset_index(drop=True)
+
+
+def pool_summary(pool: Pool) -> pd.DataFrame:
+    """Per config (and the union): unjudged passages in the top k and queries with any."""
+    counts = pool_counts(pool)
+    grouped = counts.groupby("config", sort=False)["unjudged"]
+    return pd.DataFrame({"passages": grouped.sum(),
+                         "queries_with_any": grouped.apply(lambda u: int((u > 0).sum()))}
+                        ).reset_index()
