@@ -36,6 +36,7 @@ Davison, A. C. & Hinkley, D. V. (1997). Bootstrap Methods and their Application.
 Urbano, J., Lima, H. & Hanjalic, A. (2019). Statistical significance testing in
 information retrieval: type I, II and III errors. SIGIR. doi:10.1145/3331184.3331259
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass

@@ -15,6 +15,7 @@ Scandinavian Journal of Statistics 6(2), 65-70.
 Boytsov, L., Belova, A. & Westfall, P. (2013). Deciding on an adjustment for
 multiplicity in IR experiments. SIGIR.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -146,16 +147,22 @@ def compare(
             key=str(unknown[0]),
         )
     if not challengers or baseline in challengers:
-        raise InputError("need at least one challenger other than the baseline", source="challengers")
+        raise InputError(
+            "need at least one challenger other than the baseline", source="challengers"
+        )
 
     base = _per_query(scores, baseline, metric)
     frames, checks = [], {}
     for name in challengers:
         chal = _per_query(scores, name, metric)
         c_seed = child_seed(seed, name)
-        options = dict(
-            resamples=resamples, seed=c_seed, ci=ci, method=method, drop_mismatched=drop_mismatched
-        )
+        options = {
+            "resamples": resamples,
+            "seed": c_seed,
+            "ci": ci,
+            "method": method,
+            "drop_mismatched": drop_mismatched,
+        }
         if strata is None:
             r = paired_bootstrap(base, chal, **options)
             row = {k: getattr(r, k) for k in (
@@ -184,7 +191,8 @@ def compare(
     table["resamples"] = resamples
     first = ["metric", "baseline", "challenger", "stratum", "n", "baseline_mean",
              "challenger_mean", "delta", "ci_low", "ci_high", "se", "mde", "queries_needed",
-             "p_value", "p_holm", "holm_family", "method", "ci", "resamples", "seed", "path"]  # fmt: skip
+             "p_value", "p_holm", "holm_family", "method", "ci", "resamples", "seed",
+             "path"]  # fmt: skip
     table = table[first + [c for c in table.columns if c not in first]]
     table.attrs["checks"] = checks
     table.attrs["description"] = (

@@ -3,6 +3,7 @@
 Per-query nDCG@10 comes from pytrec_eval (a peer reference), so this checks the
 statistics alone, against CODEC's PROVENANCE note: "+0.146, 95% CI about [0.09, 0.21]".
 """
+
 from __future__ import annotations
 
 import gzip
@@ -40,7 +41,11 @@ def _ndcg10(run_file: str) -> pd.Series:
 def codec():
     domains = json.loads((CODEC / "topics" / "topics.json").read_text())
     strata = pd.Series({q: t["Domain"] for q, t in domains.items()})
-    return _ndcg10("document_bm25-tuned.run.gz"), _ndcg10("document_bm25-tuned+t5-maxp.run.gz"), strata
+    return (
+        _ndcg10("document_bm25-tuned.run.gz"),
+        _ndcg10("document_bm25-tuned+t5-maxp.run.gz"),
+        strata,
+    )
 
 
 def test_codec_reranking_gain_matches_the_provenance_note(codec):
