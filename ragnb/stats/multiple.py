@@ -109,8 +109,11 @@ def compare(
         ``ci_high``, ``se``, ``mde``, ``queries_needed``, ``p_value`` and
         ``p_holm`` (Holm over every row with a p-value, the family named in
         ``holm_family``), with ``method``, ``ci``, ``resamples``, ``seed`` and
-        ``n`` on every row. ``attrs["checks"]`` holds each challenger's
-        stratified checks.
+        ``n`` on every row. ``attrs["description"]`` is a one-line statement of
+        method, resamples, seeds and family; with strata, ``attrs["checks"]``
+        lists each challenger's stratified checks as plain records
+        (``challenger, check, ok, detail``; plain data, so that pandas can
+        compare attrs when tables are concatenated).
 
     Notes
     -----
@@ -152,7 +155,7 @@ def compare(
         )
 
     base = _per_query(scores, baseline, metric)
-    frames, checks = [], {}
+    frames, checks = [], []
     for name in challengers:
         chal = _per_query(scores, name, metric)
         c_seed = child_seed(seed, name)
@@ -172,7 +175,8 @@ def compare(
             frame = pd.DataFrame([{"stratum": POOLED, **row}])
         else:
             s = stratified_bootstrap(base, chal, strata, min_stratum=min_stratum, **options)
-            frame, checks[name] = s.table.copy(), s.checks
+            frame = s.table.copy()
+            checks += [{"challenger": name, **row} for row in s.checks.to_dict("records")]
         frame.insert(0, "challenger", name)
         frames.append(frame)
 

@@ -95,7 +95,11 @@ def test_compare_with_strata_has_challenger_x_stratum_rows():
         ["in_scope", "follow_up", "pooled"]] * 3  # fmt: skip
     assert set(table["holm_family"]) == {
         "Holm over 9 tests: 3 challenger(s) vs january x 3 rows (2 strata + pooled)"}  # fmt: skip
-    assert set(table.attrs["checks"]) == {"champion", "inert", "worse"}
+    checks = pd.DataFrame(table.attrs["checks"])
+    assert set(checks["challenger"]) == {"champion", "inert", "worse"}
+    assert checks.loc[checks["check"] == "stratum sizes add up", "ok"].all()
+    both = pd.concat([table, table])  # plain-data attrs survive concatenation
+    assert len(both) == 18
 
 
 @pytest.mark.parametrize(
