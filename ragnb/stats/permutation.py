@@ -21,8 +21,8 @@ Exact shortcut
 
 Monte Carlo
     Every pair sees the same ``P`` random sign vectors (one seeded stream,
-    restarted per pair), so a pair's p-value does not depend on which other
-    pairs share the call. Signs come as random bytes, eight queries per byte;
+    replayed for each block of pairs whose tables fit the memory budget), so
+    a pair's p-value does not depend on which other pairs share the call. Signs come as random bytes, eight queries per byte;
     with a bit set meaning a flip, ``T* = T - 2 sum_{flipped} d_i``, and the
     flipped sum of each group of eight queries is read from a 256-entry table
     of its subset sums, so one permutation costs ``n / 8`` table look-ups and
