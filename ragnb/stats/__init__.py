@@ -13,6 +13,7 @@
 Every function takes an integer ``seed`` and builds its own
 ``numpy.random.Generator``; nothing touches global random state.
 """
+
 from ragnb.stats.bootstrap import PairedBootstrap, paired_bootstrap
 from ragnb.stats.inflation import expected_max_normal, implied_se, selection_inflation
 from ragnb.stats.multiple import compare, holm

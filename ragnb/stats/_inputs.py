@@ -6,6 +6,7 @@ positions stand for the query ids. Everything here returns plain numpy arrays
 aligned on one sorted list of query ids, or raises :class:`InputError` naming
 the offending query ids and counts.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -51,7 +52,9 @@ def as_scores(x, name: str) -> pd.Series:
     dup = s.index[s.index.duplicated()].unique()
     if len(dup):
         raise InputError(
-            f"{len(dup)} query id(s) appear more than once: {_few(dup)}", source=name, key=str(dup[0])
+            f"{len(dup)} query id(s) appear more than once: {_few(dup)}",
+            source=name,
+            key=str(dup[0]),
         )
     try:
         values = pd.to_numeric(s, errors="raise").astype(float)

@@ -17,6 +17,7 @@ multinomial category costs about as much as :data:`COUNTS_COST` gathered
 indices, and ``"counts"`` is chosen when ``k * COUNTS_COST <= n``. RR@10 deltas
 take at most 121 distinct values; zero-heavy strata take few.
 """
+
 from __future__ import annotations
 
 import zlib

@@ -36,6 +36,7 @@ Davison, A. C. & Hinkley, D. V. (1997). Bootstrap Methods and their Application.
 Urbano, J., Lima, H. & Hanjalic, A. (2019). Statistical significance testing in
 information retrieval: type I, II and III errors. SIGIR. doi:10.1145/3331184.3331259
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
@@ -48,6 +49,7 @@ from ragnb.errors import InputError
 from ragnb.stats import _inputs
 from ragnb.stats._resample import PATHS, resample_sums, tie_tolerance
 from ragnb.stats.power import mde as _mde
+from ragnb.stats.power import queries_needed as _queries_needed
 
 METHODS = ("percentile", "bca")
 DEFAULT_SEED = 20260729
@@ -169,9 +171,7 @@ class PairedBootstrap:
 
     def queries_needed(self, target_delta: float, alpha: float = 0.05, power: float = 0.8):
         """Queries needed to resolve ``target_delta`` given this comparison's ``sd_diff``."""
-        from ragnb.stats.power import queries_needed
-
-        return queries_needed(self.sd_diff, target_delta, alpha, power)
+        return _queries_needed(self.sd_diff, target_delta, alpha, power)
 
 
 def paired_bootstrap(

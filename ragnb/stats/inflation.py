@@ -20,6 +20,7 @@ Smith, J. E. & Winkler, R. L. (2006). The optimizer's curse. Management Science 
 Cawley, G. C. & Talbot, N. L. C. (2010). On over-fitting in model selection and
 subsequent selection bias in performance evaluation. JMLR 11, 2079-2107.
 """
+
 from __future__ import annotations
 
 import math

@@ -15,6 +15,7 @@ Scandinavian Journal of Statistics 6(2), 65-70.
 Boytsov, L., Belova, A. & Westfall, P. (2013). Deciding on an adjustment for
 multiplicity in IR experiments. SIGIR.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -108,8 +109,11 @@ def compare(
         ``ci_high``, ``se``, ``mde``, ``queries_needed``, ``p_value`` and
         ``p_holm`` (Holm over every row with a p-value, the family named in
         ``holm_family``), with ``method``, ``ci``, ``resamples``, ``seed`` and
-        ``n`` on every row. ``attrs["checks"]`` holds each challenger's
-        stratified checks.
+        ``n`` on every row. ``attrs["description"]`` is a one-line statement of
+        method, resamples, seeds and family; with strata, ``attrs["checks"]``
+        lists each challenger's stratified checks as plain records
+        (``challenger, check, ok, detail``; plain data, so that pandas can
+        compare attrs when tables are concatenated).
 
     Notes
     -----
@@ -146,16 +150,22 @@ def compare(
             key=str(unknown[0]),
         )
     if not challengers or baseline in challengers:
-        raise InputError("need at least one challenger other than the baseline", source="challengers")
+        raise InputError(
+            "need at least one challenger other than the baseline", source="challengers"
+        )
 
     base = _per_query(scores, baseline, metric)
-    frames, checks = [], {}
+    frames, checks = [], []
     for name in challengers:
         chal = _per_query(scores, name, metric)
         c_seed = child_seed(seed, name)
-        options = dict(
-            resamples=resamples, seed=c_seed, ci=ci, method=method, drop_mismatched=drop_mismatched
-        )
+        options = {
+            "resamples": resamples,
+            "seed": c_seed,
+            "ci": ci,
+            "method": method,
+            "drop_mismatched": drop_mismatched,
+        }
         if strata is None:
             r = paired_bootstrap(base, chal, **options)
             row = {k: getattr(r, k) for k in (
@@ -165,7 +175,8 @@ def compare(
             frame = pd.DataFrame([{"stratum": POOLED, **row}])
         else:
             s = stratified_bootstrap(base, chal, strata, min_stratum=min_stratum, **options)
-            frame, checks[name] = s.table.copy(), s.checks
+            frame = s.table.copy()
+            checks += [{"challenger": name, **row} for row in s.checks.to_dict("records")]
         frame.insert(0, "challenger", name)
         frames.append(frame)
 
@@ -184,7 +195,8 @@ def compare(
     table["resamples"] = resamples
     first = ["metric", "baseline", "challenger", "stratum", "n", "baseline_mean",
              "challenger_mean", "delta", "ci_low", "ci_high", "se", "mde", "queries_needed",
-             "p_value", "p_holm", "holm_family", "method", "ci", "resamples", "seed", "path"]  # fmt: skip
+             "p_value", "p_holm", "holm_family", "method", "ci", "resamples", "seed",
+             "path"]  # fmt: skip
     table = table[first + [c for c in table.columns if c not in first]]
     table.attrs["checks"] = checks
     table.attrs["description"] = (

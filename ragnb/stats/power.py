@@ -18,6 +18,7 @@ Webber, W., Moffat, A. & Zobel, J. (2008). Statistical power in retrieval
 experimentation. CIKM.
 Sakai, T. (2016). Topic set size design. Information Retrieval Journal 19, 256-283.
 """
+
 from __future__ import annotations
 
 import math

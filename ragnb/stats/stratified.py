@@ -26,6 +26,7 @@ Bickel, P. J. & Freedman, D. A. (1984). Asymptotic normality and the bootstrap
 in stratified sampling. Annals of Statistics 12(2), 470-482.
 Efron, B. & Tibshirani, R. J. (1993). An Introduction to the Bootstrap, ch. 14.
 """
+
 from __future__ import annotations
 
 import decimal
@@ -322,7 +323,8 @@ def stratified_bootstrap(
     scale = max(1.0, float(np.max(np.abs(d_all))))
     if max(point_gap, replicate_gap) > IDENTITY_TOLERANCE * scale:
         raise RuntimeError(  # an internal invariant, not an input problem
-            f"pooled delta differs from the weighted stratum deltas by {max(point_gap, replicate_gap):.3g}"
+            "pooled delta differs from the weighted stratum deltas by "
+            f"{max(point_gap, replicate_gap):.3g}"
         )
     n_unclassified = int(np.sum(labels == _inputs.UNCLASSIFIED))
     small = strata_rows[strata_rows["small"]]
@@ -341,7 +343,8 @@ def stratified_bootstrap(
         (f"pooled = size-weighted strata (all {resamples:,} replicates)", True,
          f"max |gap| = {replicate_gap:.1e}"),
         (f"strata under {min_stratum} queries", small.empty,
-         ", ".join(f"{s} (n={n})" for s, n in zip(small["stratum"], small["n"])) or "none"),
+         ", ".join(f"{s} (n={n})" for s, n in small[["stratum", "n"]].itertuples(index=False))
+         or "none"),
         ("unmatched query ids", pair.dropped == 0,
          f"{pair.dropped} dropped (present on one side only)" if pair.dropped else "none"),
     ]  # fmt: skip

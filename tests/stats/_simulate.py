@@ -1,4 +1,5 @@
 """Shared simulated per-query metrics whose true means are known exactly."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -16,7 +17,10 @@ def gaussian_copula(rng, shape, rho=0.7):
 
 
 def zero_inflated_beta(u, zero, a, b):
-    """Quantile function of ``zero`` mass at 0 plus ``(1 - zero) Beta(a, b)``: mean (1-zero) a/(a+b)."""
+    """Quantile function of mass ``zero`` at 0 plus ``(1 - zero) Beta(a, b)``.
+
+    Its mean is ``(1 - zero) a / (a + b)``.
+    """
     inner = np.clip((u - zero) / (1 - zero), 0.0, 1.0)
     return np.where(u < zero, 0.0, stats.beta.ppf(inner, a, b))
 

@@ -1,4 +1,5 @@
 """The examples in the statistics docstrings run and print what they claim."""
+
 from __future__ import annotations
 
 import doctest

@@ -1,4 +1,5 @@
 """Expected maximum of N normals and selection inflation (seed 000 figures)."""
+
 from __future__ import annotations
 
 import math

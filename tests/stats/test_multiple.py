@@ -1,4 +1,5 @@
 """Holm adjustment and the several-challengers comparison table."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -58,10 +59,14 @@ def test_compare_rows_reproduce_with_the_row_seed_and_holm_is_applied():
     assert (table["p_holm"] >= table["p_value"]).all()
     assert table["p_holm"].tolist() == pytest.approx(holm(table["p_value"].to_numpy()).tolist())
     assert set(table["holm_family"]) == {"Holm over 3 tests: 3 challenger(s) vs january"}
-    wide = scores[scores["metric"] == "ndcg@10"].pivot(index="query_id", columns="config", values="value")
+    wide = scores[scores["metric"] == "ndcg@10"].pivot(
+        index="query_id", columns="config", values="value"
+    )
     for _, row in table.iterrows():
         assert row["seed"] == child_seed(20260729, row["challenger"])
-        r = paired_bootstrap(wide["january"], wide[row["challenger"]], resamples=2_000, seed=row["seed"])
+        r = paired_bootstrap(
+            wide["january"], wide[row["challenger"]], resamples=2_000, seed=row["seed"]
+        )
         assert (r.delta, r.ci_low, r.ci_high, r.p_value) == (
             row["delta"], row["ci_low"], row["ci_high"], row["p_value"])  # fmt: skip
     assert {"method", "ci", "resamples", "n", "seed", "mde", "queries_needed"} <= set(table.columns)
@@ -70,8 +75,12 @@ def test_compare_rows_reproduce_with_the_row_seed_and_holm_is_applied():
 
 def test_a_challenger_row_does_not_depend_on_the_other_challengers():
     scores = score_table()
-    all3 = compare(scores, baseline="january", metric="ndcg@10", resamples=500).set_index("challenger")
-    one = compare(scores, baseline="january", challengers=["worse"], metric="ndcg@10", resamples=500)
+    all3 = compare(scores, baseline="january", metric="ndcg@10", resamples=500).set_index(
+        "challenger"
+    )
+    one = compare(
+        scores, baseline="january", challengers=["worse"], metric="ndcg@10", resamples=500
+    )
     assert one.iloc[0]["ci_low"] == all3.loc["worse", "ci_low"]
     assert one.iloc[0]["p_holm"] == one.iloc[0]["p_value"]  # a family of one
 
@@ -86,14 +95,21 @@ def test_compare_with_strata_has_challenger_x_stratum_rows():
         ["in_scope", "follow_up", "pooled"]] * 3  # fmt: skip
     assert set(table["holm_family"]) == {
         "Holm over 9 tests: 3 challenger(s) vs january x 3 rows (2 strata + pooled)"}  # fmt: skip
-    assert set(table.attrs["checks"]) == {"champion", "inert", "worse"}
+    checks = pd.DataFrame(table.attrs["checks"])
+    assert set(checks["challenger"]) == {"champion", "inert", "worse"}
+    assert checks.loc[checks["check"] == "stratum sizes add up", "ok"].all()
+    both = pd.concat([table, table])  # plain-data attrs survive concatenation
+    assert len(both) == 18
 
 
 @pytest.mark.parametrize(
     "kwargs, message",
     [
         ({"metric": "ndcg@5"}, r"metric 'ndcg@5' is not in the score table \(has ndcg@10, rr@10\)"),
-        ({"metric": "ndcg@10", "challengers": ["nope"]}, r"config\(s\) 'nope' have no ndcg@10 scores"),
+        (
+            {"metric": "ndcg@10", "challengers": ["nope"]},
+            r"config\(s\) 'nope' have no ndcg@10 scores",
+        ),
         ({"metric": "ndcg@10", "challengers": ["january"]}, r"at least one challenger other than"),
     ],
 )

@@ -1,4 +1,5 @@
 """Sign-flip randomization test: exact enumeration, Monte Carlo, many pairs, ranx."""
+
 from __future__ import annotations
 
 import itertools
@@ -14,7 +15,9 @@ from ragnb.stats import sign_flip_test
 def brute_force_p(d):
     """Enumerate all 2^n sign vectors (independent of the code's distinct-value shortcut)."""
     observed = abs(sum(d))
-    hits = sum(abs(np.dot(s, d)) >= observed - 1e-12 for s in itertools.product((1, -1), repeat=len(d)))
+    hits = sum(
+        abs(np.dot(s, d)) >= observed - 1e-12 for s in itertools.product((1, -1), repeat=len(d))
+    )
     return hits / 2 ** len(d)
 
 
@@ -23,7 +26,19 @@ def brute_force_p(d):
     [
         [0.1, 0.1, 0.1],
         [0.1, -0.2, 0.3, 0.1, 0.0, 0.5, -0.1, 0.2],
-        [1 / 2 - 1, 1 / 3 - 1 / 2, 0, 0, 1 - 1 / 4, 1 / 2 - 1, 1 - 1 / 2, 1 / 3, 1 / 3, -1 / 3, 0.5],
+        [
+            1 / 2 - 1,
+            1 / 3 - 1 / 2,
+            0,
+            0,
+            1 - 1 / 4,
+            1 / 2 - 1,
+            1 - 1 / 2,
+            1 / 3,
+            1 / 3,
+            -1 / 3,
+            0.5,
+        ],
     ],
 )
 def test_exact_path_equals_brute_force_enumeration(d):
@@ -90,3 +105,14 @@ def test_agrees_with_ranx_fisher_randomization_within_monte_carlo_error():
     ours = sign_flip_test(treatment - control, permutations=20_000).p_value
     assert 0.01 < theirs < 0.5
     assert abs(ours - theirs) < 4 * np.sqrt(2 * theirs * (1 - theirs) / 20_000) + 1e-4
+
+
+def test_subset_sum_table_equals_the_direct_sign_sum(monkeypatch):
+    """The 256-entry subset-sum tables and plainly unpacked sign bits see the same
+    random bytes, so they must count the same extreme permutations."""
+    from ragnb.stats import permutation
+
+    d = np.random.default_rng(6).normal(0.01, 0.2, 1_003)  # not a multiple of 8
+    with_table = sign_flip_test(d, permutations=5_000).p_value
+    monkeypatch.setattr(permutation, "TABLE_BUDGET", 0)
+    assert sign_flip_test(d, permutations=5_000).p_value == with_table

@@ -1,9 +1,9 @@
 """MDE and queries needed, against normal/t theory and seed 000."""
+
 from __future__ import annotations
 
 import math
 
-import numpy as np
 import pytest
 from scipy import stats
 

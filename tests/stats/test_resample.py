@@ -1,4 +1,5 @@
 """The two resampling paths: same distribution, bounded memory, sensible choice."""
+
 from __future__ import annotations
 
 import numpy as np

@@ -1,4 +1,5 @@
 """Stratified bootstrap: seed 000's table, the identity, checks and reconciliation."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -59,7 +60,10 @@ def test_seed000_out_of_scope_interval_has_exactly_zero_width(seed000):
 def test_seed000_checks_and_flagged_reconciliation(seed000):
     checks = seed000.checks.set_index("check")
     assert checks.loc["stratum sizes add up", "ok"]
-    assert checks.loc["stratum sizes add up", "detail"] == "118 + 41 + 27 + 14 = 200 of 200 queries compared"
+    assert (
+        checks.loc["stratum sizes add up", "detail"]
+        == "118 + 41 + 27 + 14 = 200 of 200 queries compared"
+    )
     assert checks.loc["unclassified queries", "ok"]
     assert checks.loc["strata under 10 queries", "ok"]  # malformed has 14
     rec = seed000.reconciliation
@@ -190,3 +194,15 @@ def test_describe_states_method_resamples_and_seed(seed000):
         "95% percentile bootstrap CIs, 10,000 resamples within each of 4 strata (sizes fixed) "
         "of n=200 queries, seed 20260729 (one derived seed per stratum, in the table)"
     )
+
+
+@pytest.mark.parametrize("method", ["percentile", "bca"])
+def test_one_stratum_pooled_row_equals_the_stratum_row(method):
+    """With a single stratum the weighted jackknife influences reduce to the plain
+    ones and the pooled replicates are the stratum's: the two rows must coincide."""
+    base, chal, strata = seed000_scores()
+    t = stratified_bootstrap(
+        base, chal, pd.Series("all", index=strata.index), method=method, resamples=3_000
+    ).table
+    cols = ["n", "delta", "ci_low", "ci_high", "se", "p_value"]
+    assert t.iloc[0][cols].tolist() == pytest.approx(t.iloc[1][cols].tolist(), abs=1e-15)
