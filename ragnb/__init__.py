@@ -1,6 +1,18 @@
-"""ragnb: a statistically honest analysis workbook for retrieval evaluation."""
+"""ragnb: a statistically honest analysis workbook for retrieval evaluation.
+
+The most used functions are available at the top level (imported on first use,
+so ``import ragnb`` stays light)::
+
+    import ragnb
+    golden = ragnb.read_test_set("data/demo/golden.jsonl")
+    runs = [ragnb.read_run(p) for p in paths]
+    scores = ragnb.score(golden, runs, ["ndcg@10", "rr@10"])
+    r = ragnb.paired_bootstrap(scores.values("round-00", "ndcg@10"),
+                               scores.values("round-40", "ndcg@10"))
+"""
 from __future__ import annotations
 
+import importlib
 from importlib.metadata import PackageNotFoundError, version
 
 try:
@@ -10,4 +22,44 @@ except PackageNotFoundError:  # running from a source tree without installing
 
 from ragnb.errors import InputError, PolicyError, RagnbError
 
-__all__ = ["InputError", "PolicyError", "RagnbError", "__version__"]
+#: Top-level name -> module that defines it (loaded lazily, PEP 562).
+_EXPORTS = {
+    "read_test_set": "ragnb.io",
+    "read_run": "ragnb.io",
+    "read_strata": "ragnb.io",
+    "score": "ragnb.score",
+    "Scores": "ragnb.score",
+    "parse_metric": "ragnb.metrics",
+    "metric_help": "ragnb.metrics",
+    "paired_bootstrap": "ragnb.stats",
+    "stratified_bootstrap": "ragnb.stats",
+    "compare_configs": "ragnb.stats",
+    "holm": "ragnb.stats",
+    "sign_flip_test": "ragnb.stats",
+    "mde": "ragnb.stats",
+    "queries_needed": "ragnb.stats",
+    "expected_max_normal": "ragnb.stats",
+    "selection_inflation": "ragnb.stats",
+    "reconcile_pooled": "ragnb.stats",
+    "four_cell": "ragnb.fit",
+    "trajectory": "ragnb.trajectory",
+    "label_bounds": "ragnb.labelbias",
+    "three_way": "ragnb.labelbias",
+    "Ledger": "ragnb.ledger",
+}
+_RENAMED = {"compare_configs": "compare"}  # ranx also exports a `compare`
+
+__all__ = ["InputError", "PolicyError", "RagnbError", "__version__", *_EXPORTS]
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        module = importlib.import_module(_EXPORTS[name])
+        value = getattr(module, _RENAMED.get(name, name))
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'ragnb' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
