@@ -9,7 +9,6 @@ import warnings
 from dataclasses import asdict
 from pathlib import Path
 
-import pandas as pd
 
 from ragnb.errors import InputError
 

@@ -7,7 +7,6 @@ line by line so that the error names the exact line.
 from __future__ import annotations
 
 import gzip
-import io
 from collections.abc import Iterator
 from pathlib import Path
 

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
+from ragnb._atomic import write_atomic
 from ragnb.errors import InputError
 from ragnb.ledger import _validate as v
 from ragnb.ledger.content import parse_split_id
@@ -269,16 +269,4 @@ def read_manifest(path: str | os.PathLike[str]) -> Manifest:
 
 def write_manifest(path: str | os.PathLike[str], manifest: Manifest) -> None:
     """Write ``manifest`` as JSON atomically (temporary file, fsync, rename)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(manifest.to_dict(), f, indent=2, ensure_ascii=False)
-            f.write("\n")
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(path, json.dumps(manifest.to_dict(), indent=2, ensure_ascii=False) + "\n")

@@ -26,7 +26,6 @@ the source notebook, with its first line) and the exception.
 from __future__ import annotations
 
 import difflib
-import os
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -38,6 +37,7 @@ from typing import Any
 
 import nbformat
 
+from ragnb._atomic import write_atomic
 from ragnb.errors import InputError
 from ragnb.paths import NOTEBOOKS_DIR, REPORTS_DIR
 from ragnb.report.notebooks import NotebookRef, discover, resolve
@@ -199,9 +199,7 @@ def failure_message(job: Job, exc: Exception, notebook_path: Path) -> str:
 
 
 def _write_text(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    write_atomic(path, text)
 
 
 def run(

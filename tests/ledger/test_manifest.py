@@ -6,7 +6,7 @@ import json
 import pytest
 
 from ragnb.errors import InputError
-from ragnb.ledger.manifest import Manifest, UnsealPolicy, read_manifest, write_manifest
+from ragnb.ledger.manifest import UnsealPolicy, read_manifest, write_manifest
 from ragnb.ledger.thresholdout import ThresholdoutParams
 
 GOLDEN = {
