@@ -27,7 +27,7 @@ DESCRIPTION = (
 )
 
 SHOW = ["challenger", "stratum", "n", "baseline_mean", "challenger_mean", "delta", "ci_low",
-        "ci_high", "se", "p_value", "p_holm", "mde", "queries_needed"]
+        "ci_high", "se", "p_value", "p_holm", "p_signflip", "mde", "queries_needed"]
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -79,10 +79,9 @@ def run(args: argparse.Namespace) -> int:
     header = [f"# {metric} on {test_set.name}, label policy {scores.policy}; baseline "
               f"{baseline_name}; differences are challenger - baseline",
               f"# {result.attrs['description']}"]
-    for name, checks in result.attrs.get("checks", {}).items():
-        for row in checks.itertuples():
-            header.append(f"# check [{name}] {row.check}: {'ok' if row.ok else 'FLAGGED'} — "
-                          f"{row.detail}")
+    for row in result.attrs.get("checks", []):
+        header.append(f"# check [{row['challenger']}] {row['check']}: "
+                      f"{'ok' if row['ok'] else 'FLAGGED'} — {row['detail']}")
     manifest = split_manifest(args.ledger, test_set)
     guard_sealed(args.ledger, manifest,
                  scores.means().set_index("config")["mean"].to_dict(), metric)
@@ -98,6 +97,10 @@ def run(args: argparse.Namespace) -> int:
     header += [f"# note: {n}" for n in notes]
     if strata is None:
         cols.remove("stratum")
-    out = result if args.format != "table" else result[cols]
+    out = result
+    if args.format == "table":
+        out = result[cols].copy()
+        out["queries_needed"] = [f"{int(v):,}" if v == v and v != float("inf") else "—"
+                                 for v in out["queries_needed"]]
     emit(out, args.format, args.out, header)
     return 0

@@ -25,9 +25,10 @@ import numpy as np
 import pandas as pd
 
 from ragnb.errors import InputError
-from ragnb.stats._inputs import _few
+from ragnb.stats._inputs import UNCLASSIFIED, _few, align
 from ragnb.stats._resample import child_seed
 from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, method_label, paired_bootstrap
+from ragnb.stats.permutation import sign_flip_test
 from ragnb.stats.stratified import POOLED, stratified_bootstrap
 
 SCORE_COLUMNS = ("config", "query_id", "metric", "value")
@@ -66,6 +67,20 @@ def _per_query(scores: pd.DataFrame, config: str, metric: str) -> pd.Series:
             key=str(dup[0]),
         )
     return pd.Series(rows["value"].to_numpy(), index=rows["query_id"].to_numpy())
+
+
+def _signflip_p(base: pd.Series, chal: pd.Series, strata, stratum, seed: int,
+                drop_mismatched: bool) -> float:
+    """Sign-flip permutation p-value of one row's differences (a check beside the bootstrap)."""
+    pair = align(base, chal, drop_mismatched=drop_mismatched)
+    d = pd.Series(pair.challenger - pair.baseline, index=pair.query_ids)
+    if strata is not None and stratum != POOLED:
+        labels = pd.Series(strata).reindex(d.index).astype(object).where(lambda x: x.notna(),
+                                                                          UNCLASSIFIED)
+        d = d[labels.astype(str) == str(stratum)]
+    if len(d) < 2:
+        return float("nan")
+    return float(sign_flip_test(d.to_numpy(), permutations=10_000, seed=seed).p_value)
 
 
 def compare(
@@ -181,6 +196,10 @@ def compare(
         frames.append(frame)
 
     table = pd.concat(frames, ignore_index=True)
+    table["p_signflip"] = [
+        _signflip_p(base, _per_query(scores, row.challenger, metric), strata, row.stratum,
+                    child_seed(seed, (row.challenger, str(row.stratum))), drop_mismatched)
+        for row in table[["challenger", "stratum"]].itertuples()]
     table["p_holm"] = holm(table["p_value"].to_numpy())
     m = int(table["p_value"].notna().sum())
     rows_each = len(frames[0]) if strata is not None else 1
@@ -195,12 +214,14 @@ def compare(
     table["resamples"] = resamples
     first = ["metric", "baseline", "challenger", "stratum", "n", "baseline_mean",
              "challenger_mean", "delta", "ci_low", "ci_high", "se", "mde", "queries_needed",
-             "p_value", "p_holm", "holm_family", "method", "ci", "resamples", "seed",
+             "p_value", "p_holm", "p_signflip", "holm_family", "method", "ci", "resamples", "seed",
              "path"]  # fmt: skip
     table = table[first + [c for c in table.columns if c not in first]]
     table.attrs["checks"] = checks
     table.attrs["description"] = (
         f"{ci:.0%} {method_label(method)} paired bootstrap, {resamples:,} resamples per "
-        f"comparison, challenger seeds derived from seed {seed}; {family}"
+        f"comparison, challenger seeds derived from seed {seed}; {family}; p_signflip: paired "
+        f"sign-flip permutation test (exact where small, else 10,000 permutations), a check "
+        f"beside the bootstrap p-value that matters most at small n"
     )
     return table
