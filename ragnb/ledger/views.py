@@ -78,3 +78,40 @@ def guard_report(split: str, scores: dict[str, float], winner: str, n_selections
         {"check": f"alert on a {alert_drop * 100:.0f}-point drop", "outcome":
          "fires" if a.fired else "silent", "detail": a.message},
     ]).assign(selection_bias_points=round(bias * 100, 2), margin_points=round(margin * 100, 2))
+
+
+def split_status(ledger_dir, test_sets: dict, se: float | dict | None = None) -> pd.DataFrame:
+    """The ledger rows of the test sets a report scores, matched by content hash.
+
+    One row per test set, in the shape of :meth:`ragnb.ledger.Ledger.manifests`
+    (``split`` is the name used in the report). A test set the ledger does not
+    know — or no ledger at all — gives a row that says so
+    (``role = "not registered"``, ``selections_against`` missing): how often it
+    was selected against is unknown, and the report shows that. ``se`` (one
+    value or name -> value) gives the ``inflation`` column, ``E[max_N] x se``.
+    """
+    from ragnb.ledger import Ledger
+
+    ledger = Ledger(ledger_dir) if ledger_dir else None
+    rows = []
+    for name, ts in test_sets.items():
+        m = None if ledger is None else ledger.find(ts.judgments.drop(columns="line"),
+                                                    list(ts.query_ids))
+        if m is None:
+            rows.append({"split": name, "split_id": f"{name} (not in the ledger)",
+                         "role": "not registered", "selections_against": None,
+                         "budget": None, "sealed": None, "retired_for_selection_at": None,
+                         "inflation": None})
+            continue
+        n = m.selections_against
+        split_se = se.get(name) if isinstance(se, dict) else se
+        rows.append({"split": name, "split_id": m.split_id, "role": m.role,
+                     "selections_against": n, "budget": m.budget, "sealed": m.sealed,
+                     "retired_for_selection_at": m.retired_for_selection_at,
+                     "inflation": None if split_se is None else expected_max_normal(n) * split_se
+                     if n else 0.0})
+    table = pd.DataFrame(rows)
+    table["selections_against"] = table["selections_against"].astype("Int64")
+    table["budget"] = table["budget"].astype("Int64")
+    table["inflation"] = table["inflation"].astype("Float64")
+    return table

@@ -241,18 +241,26 @@ def show_splits(manifests: pd.DataFrame) -> None:
 
     ``manifests`` is :meth:`ragnb.ledger.Ledger.manifests` (with ``se`` given, so it
     has the ``inflation`` the selection count implies: ``E[max of N normals] x SE``).
+    A row whose ``selections_against`` is missing (a test set the ledger does not
+    know) is shown as unknown, never as zero.
     """
+    import pandas as pd
     cols = [c for c in ("split", "role", "selections_against", "budget", "sealed",
                         "retired_for_selection_at", "inflation") if c in manifests]
     table = manifests[cols].copy().astype(object).where(manifests[cols].notna(), "—")
     if "inflation" in manifests:
-        table["inflation"] = [("—" if v != v else f"{v * 100:.2f}") for v in manifests["inflation"]]
+        table["inflation"] = ["—" if pd.isna(v) else f"{v * 100:.2f}"
+                              for v in manifests["inflation"]]
         table = table.rename(columns={"inflation": "implied inflation (points)"})
     show_table(table, index=False,
                caption="How often each split has been used to choose (split ledger)")
     for row in manifests.to_dict("records"):
         inflation = row.get("inflation")
+        if row["selections_against"] is None or row["selections_against"] is pd.NA:
+            provenance("Splits", split_id=row["split_id"], selections_against="unknown",
+                       role=row.get("role"))
+            continue
         note_split(row["split_id"], int(row["selections_against"]),
-                   None if inflation is None or inflation != inflation
+                   None if inflation is None or pd.isna(inflation)
                    else f"{inflation * 100:.2f} points",
                    role=row.get("role"), sealed=bool(row.get("sealed")))
