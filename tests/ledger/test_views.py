@@ -31,3 +31,19 @@ def test_guard_refuses_close_ranking_and_alerts_on_a_big_drop():
     clear = guard_report("golden", {"a": 0.50, "b": 0.60}, "b", 40, 0.0069, 0.05)
     assert clear["outcome"].tolist() == ["allowed", "silent"]
     assert isinstance(clear, pd.DataFrame)
+
+
+def test_split_status_matches_by_content_and_admits_the_unknown():
+    from ragnb.io import read_test_set
+    from ragnb.ledger.views import split_status
+    from ragnb.stats import expected_max_normal
+
+    golden = read_test_set(DEMO_DIR / "golden.jsonl")
+    other = read_test_set(DEMO_DIR / "labelbias" / "testset.jsonl")
+    t = split_status(DEMO_DIR / "ledger", {"my-golden": golden, "rfp": other}, se=0.0069)
+    g, o = t.iloc[0], t.iloc[1]
+    assert g["split_id"].startswith("golden@sha256:")      # found under its ledger name
+    assert g["selections_against"] == 40
+    assert g["inflation"] == pytest.approx(expected_max_normal(40) * 0.0069)
+    assert o["role"] == "not registered" and pd.isna(o["selections_against"])
+    assert pd.isna(split_status("", {"rfp": other})["selections_against"].iloc[0])
