@@ -1,19 +1,33 @@
 """Fast, exact key operations on string columns (query ids, passage ids).
 
-Hashing ten million passage ids is the slowest step of scoring a big run, so
-duplicate detection uses 64-bit fingerprints that are *only candidates*: every
-candidate is confirmed by comparing the actual strings, so a fingerprint
-collision costs time, never correctness.
+Hashing ten million passage ids in a hash table is the slowest way to score a
+big run, so every operation here works on 64-bit *fingerprints* computed with
+numpy straight from arrow's string buffers, sorted with ``np.sort`` (fast on
+integers), and treated as *candidates* only: every candidate is confirmed by
+comparing the actual strings, so a fingerprint collision costs time, never
+correctness.
+
+- :func:`block_codes` numbers the values of a column that is grouped into
+  blocks of equal values (a run's query ids, a qrels file's query ids) from the
+  block heads only;
+- :func:`duplicated_pairs` finds repeated (group, string) pairs;
+- :func:`matching_pairs` joins two tables on (group, string).
 """
 from __future__ import annotations
+
+import weakref
+from collections.abc import Iterator
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 _M1 = np.uint64(0x9E3779B97F4A7C15)
 _M2 = np.uint64(0xC2B2AE3D27D4EB4F)
 _M3 = np.uint64(0x165667B19E3779F9)
+_M4 = np.uint64(0xBF58476D1CE4E5B9)
+_M5 = np.uint64(0x94D049BB133111EB)
 _ONE = np.uint64(1)
 
 
@@ -23,61 +37,248 @@ def as_arrow(values) -> pa.ChunkedArray:
         return values
     if isinstance(values, pa.Array):
         return pa.chunked_array([values])
-    arr = values.array if isinstance(values, pd.Series) else values
+    if isinstance(values, (pd.Series, pd.Index)):
+        values = values.array
+    data = getattr(values, "_pa_array", None)  # pandas' arrow-backed arrays
+    if isinstance(data, pa.ChunkedArray) and (pa.types.is_string(data.type)
+                                              or pa.types.is_large_string(data.type)):
+        return data
     try:
-        out = pa.array(arr)
+        out = pa.array(values)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
-        out = pa.array(np.asarray(arr, dtype=object).astype(str))
+        out = pa.array(np.asarray(values, dtype=object).astype(str))
+    if not (pa.types.is_string(out.type) or pa.types.is_large_string(out.type)):
+        out = pa.array(np.asarray(values, dtype=object).astype(str))
     if isinstance(out, pa.ChunkedArray):
         return out
     return pa.chunked_array([out])
 
 
-def codes_for(values, index: pd.Index) -> np.ndarray:
-    """Position of each value in ``index`` (-1 when absent), via factorize-then-lookup."""
-    codes, uniques = pd.factorize(values, sort=False)
-    lookup = index.get_indexer(pd.Index(uniques, dtype="str"))
-    return lookup[codes] if len(codes) else np.empty(0, dtype=np.int64)
+#: The dtype of id columns: arrow ``string`` (4-byte offsets; pandas' own ``str``
+#: dtype would copy them into ``large_string``, 8 bytes per row).
+ID_DTYPE = pd.ArrowDtype(pa.string())
+_LARGE_ID_DTYPE = pd.ArrowDtype(pa.large_string())
 
 
-def _chunk_fingerprints(arr: pa.Array) -> np.ndarray:
-    n = len(arr)
-    if n == 0:
-        return np.empty(0, dtype=np.uint64)
+def id_series(values, index=None) -> pd.Series:
+    """Strings as an arrow-backed pandas Series in one chunk, sharing arrow's buffers.
+
+    dtype :data:`ID_DTYPE` (``large_string`` only past 2 GiB of text). One chunk
+    makes later ``take`` calls cheap (arrow concatenates a chunked string array
+    on every take); combining costs one copy, done once here.
+    """
+    values = as_arrow(values)
+    if pa.types.is_large_string(values.type):
+        try:
+            values = values.cast(pa.string())
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):  # beyond 2 GiB
+            pass
+    if values.num_chunks > 1:
+        values = values.combine_chunks()
+    if isinstance(values, pa.Array):
+        values = pa.chunked_array([values], type=values.type)
+    dtype = ID_DTYPE if pa.types.is_string(values.type) else _LARGE_ID_DTYPE
+    return pd.Series(pd.arrays.ArrowExtensionArray(values), index=index, dtype=dtype,
+                     copy=False)
+
+
+def release_memory() -> None:
+    """Return arrow's freed memory to the OS (its allocator keeps it otherwise)."""
+    pa.default_memory_pool().release_unused()
+
+
+def _offsets(arr: pa.Array) -> np.ndarray:
+    off_type = np.int64 if pa.types.is_large_string(arr.type) else np.int32
+    return np.frombuffer(arr.buffers()[1], dtype=off_type)[arr.offset: arr.offset + len(arr) + 1]
+
+
+def lengths(values) -> np.ndarray:
+    """Byte length of each string (nulls count as empty)."""
+    chunks = as_arrow(values).chunks
+    if not chunks:
+        return np.empty(0, dtype=np.int64)
+    return np.concatenate([np.diff(_offsets(c)) if len(c) else np.empty(0, np.int64)
+                           for c in chunks])
+
+
+def first_empty(values) -> int:
+    """Row of the first empty (or null) string, -1 when there is none."""
+    start = 0
+    for c in as_arrow(values).chunks:
+        if len(c):
+            bad = np.diff(_offsets(c)) == 0
+            if c.null_count:
+                bad |= np.asarray(c.is_null())
+            if bad.any():
+                return start + int(np.argmax(bad))
+        start += len(c)
+    return -1
+
+
+#: Rows handled at a time by the blockwise loops: bounds their temporary memory.
+BLOCK = 1 << 20
+
+# masks keeping the first n bytes of a little-endian word, n = 0..8
+_MASKS = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [2**64 - 1], dtype=np.uint64)
+
+
+def _pieces(values) -> Iterator[tuple[int, pa.Array]]:
+    """``(first row, piece)`` over a string column, pieces of at most :data:`BLOCK` rows."""
+    start = 0
+    for chunk in as_arrow(values).chunks:
+        for s in range(0, len(chunk), BLOCK):
+            piece = chunk.slice(s, BLOCK)
+            yield start + s, piece
+        start += len(chunk)
+
+
+def _fingerprint_into(arr: pa.Array, out: np.ndarray) -> None:
+    """Fingerprints of one piece of strings, written into ``out``.
+
+    (First 8 bytes, last 8 bytes, length) determine a string of up to 16 bytes;
+    odd multipliers keep them apart and the final shift mixes high bits down.
+    """
     if arr.null_count:
         arr = arr.fill_null("")
-    off_type = np.int64 if pa.types.is_large_string(arr.type) else np.int32
-    offsets = np.frombuffer(arr.buffers()[1], dtype=off_type)[arr.offset: arr.offset + n + 1]
+    offsets = _offsets(arr)
     data_buf = arr.buffers()[2]
     data = np.frombuffer(data_buf, dtype=np.uint8) if data_buf is not None else np.empty(0, np.uint8)
     lo, hi = int(offsets[0]), int(offsets[-1])
-    padded = np.zeros(hi - lo + 16, dtype=np.uint8)
+    padded = np.zeros(hi - lo + 16, dtype=np.uint8)  # 8 spare bytes each side
     padded[8: 8 + hi - lo] = data[lo:hi]
     words = np.ndarray(shape=(len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))
-    start = offsets[:-1].astype(np.int64) - lo + 8
-    end = offsets[1:].astype(np.int64) - lo + 8
-    length = (end - start).astype(np.uint64)
-    first = words[start]
-    last = words[end - 8]
-    short = length < 8
-    if short.any():
-        mask = (_ONE << (np.minimum(length, np.uint64(7)) * np.uint64(8))) - _ONE
-        first = np.where(short, first & mask, first)
-        last = np.where(short, np.uint64(0), last)
-    h = (first * _M1) ^ (last * _M2) ^ (length * _M3)
-    h ^= h >> np.uint64(29)
-    return h
+    start = offsets[:-1] - (lo - 8)
+    length = np.diff(offsets)
+    np.take(words, start, out=out)
+    if len(length) and int(length.max()) > 8:
+        out &= _MASKS[np.minimum(length, 8)]
+        out *= _M1
+        last = words[start + length - 8]
+        last[length <= 8] = 0
+        last *= _M2
+        out ^= last
+    else:
+        out &= _MASKS[length]
+        out *= _M1
+    out ^= length.astype(np.uint64) * _M3
+    out ^= out >> np.uint64(29)
 
 
 def fingerprints(values) -> np.ndarray:
     """64-bit fingerprint of each string (equal strings, equal fingerprints)."""
-    chunks = as_arrow(values).chunks
-    if not chunks:
-        return np.empty(0, dtype=np.uint64)
-    return np.concatenate([_chunk_fingerprints(c) for c in chunks])
+    arr = as_arrow(values)
+    out = np.empty(len(arr), dtype=np.uint64)
+    for start, piece in _pieces(arr):
+        _fingerprint_into(piece, out[start: start + len(piece)])
+    return out
 
 
-def duplicated_pairs(groups: np.ndarray, values: pd.Series) -> np.ndarray:
+def _mix(h: np.ndarray, groups: np.ndarray) -> None:
+    """``h`` becomes the key of (group, string) in place (splitmix64's finaliser)."""
+    h ^= (groups.astype(np.uint64) + _ONE) * _M1
+    h ^= h >> np.uint64(30)
+    h *= _M4
+    h ^= h >> np.uint64(27)
+    h *= _M5
+    h ^= h >> np.uint64(31)
+
+
+def pair_keys(groups: np.ndarray, values, out: np.ndarray | None = None) -> np.ndarray:
+    """64-bit key of each (group code, string) pair, computed block by block."""
+    arr = as_arrow(values)
+    out = np.empty(len(arr), dtype=np.uint64) if out is None else out
+    for start, piece in _pieces(arr):
+        h = out[start: start + len(piece)]
+        _fingerprint_into(piece, h)
+        _mix(h, groups[start: start + len(piece)])
+    return out
+
+
+# Derived data of an arrow column, kept while the column lives. Arrow arrays are
+# immutable, so the same (live) object always has the same content.
+_MEMO: dict[tuple[int, str], tuple[weakref.ref, object]] = {}
+
+
+def _memo(arr: pa.ChunkedArray, what: str, compute):
+    key = (id(arr), what)
+    hit = _MEMO.get(key)
+    if hit is not None and hit[0]() is arr:
+        return hit[1]
+    value = compute()
+
+    def forget(ref, key=key):
+        if _MEMO.get(key, (None,))[0] is ref:
+            del _MEMO[key]
+
+    _MEMO[key] = (weakref.ref(arr, forget), value)
+    return value
+
+
+def _blocks(arr: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray, pd.Index]:
+    """Block heads (rows where the value changes), their codes, and the distinct values."""
+    if arr.null_count:
+        arr = arr.fill_null("")
+    heads = [np.zeros(1, dtype=np.int64)]
+    for start in range(0, len(arr) - 1, 8 * BLOCK):  # bounded temporaries
+        stop = min(start + 8 * BLOCK, len(arr) - 1)
+        change = pc.not_equal(arr.slice(start + 1, stop - start), arr.slice(start, stop - start))
+        heads.append(np.flatnonzero(change.to_numpy(zero_copy_only=False)) + (start + 1))
+    heads = np.concatenate(heads)
+    head_codes, uniques = pd.factorize(id_series(arr.take(pa.array(heads))), sort=False)
+    return heads, head_codes, pd.Index(uniques, dtype="str")
+
+
+def block_codes(values) -> tuple[np.ndarray, pd.Index]:
+    """Codes (order of first appearance) and distinct values of a string column.
+
+    Reads only the heads of blocks of equal consecutive values, so a column
+    grouped into blocks (a run, a qrels file) costs one vectorised comparison of
+    neighbours plus hashing one value per block; any order gives the right
+    answer. The block structure is remembered while the column lives. Codes are
+    int32 (int64 beyond 2**31 distinct values).
+    """
+    arr = as_arrow(values)
+    n = len(arr)
+    if n == 0:
+        return np.empty(0, dtype=np.int32), pd.Index([], dtype="str")
+    heads, head_codes, uniques = _memo(arr, "blocks", lambda: _blocks(arr))
+    dtype = np.int32 if len(uniques) < 2**31 else np.int64
+    codes = np.repeat(head_codes.astype(dtype), np.diff(np.r_[heads, n]))
+    return codes, uniques
+
+
+def codes_for(values, index: pd.Index) -> np.ndarray:
+    """Position of each value in ``index`` (-1 when absent), via block codes then lookup."""
+    arr = as_arrow(values)
+    n = len(arr)
+    dtype = np.int32 if len(index) < 2**31 else np.int64
+    if not n:
+        return np.empty(0, dtype=dtype)
+    heads, head_codes, uniques = _memo(arr, "blocks", lambda: _blocks(arr))
+    lookup = index.get_indexer(uniques).astype(dtype)
+    return np.repeat(lookup[head_codes], np.diff(np.r_[heads, n]))
+
+
+def _one_chunk(values: pa.ChunkedArray) -> pa.Array:
+    """The column as one array (combining copies, so only when there are several chunks)."""
+    return values.chunk(0) if values.num_chunks == 1 else values.combine_chunks()
+
+
+def equal_strings(a, ia: np.ndarray, b, ib: np.ndarray) -> np.ndarray:
+    """Exact comparison ``a[ia] == b[ib]`` of two string columns, elementwise."""
+    a, b = as_arrow(a), as_arrow(b)
+    if a.type != b.type:
+        a, b = a.cast(pa.large_string()), b.cast(pa.large_string())
+    a, b = _one_chunk(a), _one_chunk(b)
+    out = np.empty(len(ia), dtype=bool)
+    for s in range(0, len(ia), BLOCK):
+        left = a.take(pa.array(ia[s: s + BLOCK]))
+        right = b.take(pa.array(ib[s: s + BLOCK]))
+        out[s: s + BLOCK] = pc.equal(left, right).to_numpy(zero_copy_only=False)
+    return out
+
+
+def duplicated_pairs(groups: np.ndarray, values) -> np.ndarray:
     """Boolean mask of rows whose (group, value) pair occurred on an earlier row.
 
     Exact: fingerprints select candidates, pandas confirms them on the strings.
@@ -85,14 +286,140 @@ def duplicated_pairs(groups: np.ndarray, values: pd.Series) -> np.ndarray:
     n = len(values)
     if n == 0:
         return np.zeros(0, dtype=bool)
-    key = fingerprints(values) ^ (groups.astype(np.uint64) * _M2)
-    key ^= key >> np.uint64(31)
-    s = np.sort(key)
-    repeated = s[1:][s[1:] == s[:-1]]
+    key = pair_keys(groups, values)
+    key.sort()
+    repeated = key[1:][key[1:] == key[:-1]]
     out = np.zeros(n, dtype=bool)
     if not len(repeated):
         return out
-    candidates = np.flatnonzero(np.isin(key, np.unique(repeated)))
-    frame = pd.DataFrame({"g": groups[candidates], "v": np.asarray(values)[candidates]})
+    repeated = np.unique(repeated)
+    candidates = np.flatnonzero(np.isin(pair_keys(groups, values, out=key), repeated))
+    del key
+    strings = as_arrow(values).take(pa.array(candidates))
+    frame = pd.DataFrame({"g": groups[candidates], "v": id_series(strings)})
     out[candidates[frame.duplicated(["g", "v"]).to_numpy()]] = True
     return out
+
+
+def _row_dtype(n: int):
+    return np.int32 if n < 2**31 else np.int64
+
+
+def matching_pairs(lgroups: np.ndarray, lvalues, rgroups: np.ndarray, rvalues
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """Rows ``(i, j)`` with ``lgroups[i] == rgroups[j]`` and ``lvalues[i] == rvalues[j]``.
+
+    Each side must hold every (group, value) pair at most once (validated
+    judgments, validated runs). Both sides' 64-bit keys, each packed with its
+    row number in the low bits, are sorted together in place (one ``np.sort``:
+    no hash table, no argsort); equal key prefixes are candidates, confirmed on
+    the group codes and the strings. Returns the left rows in increasing order
+    and their right partners (a left row that matches nothing is absent).
+    """
+    nl, nr = len(lgroups), len(rgroups)
+    dtype = _row_dtype(max(nl, nr))
+    if nl == 0 or nr == 0:
+        return np.empty(0, dtype=dtype), np.empty(0, dtype=dtype)
+    rb = max(nl, nr).bit_length()  # row bits; one more bit tells the sides apart
+    if rb + 1 > 40:  # too few key bits left for the prefix: slower exact path
+        return _matching_pairs_argsort(lgroups, lvalues, rgroups, rvalues)
+    shift = np.uint64(rb + 1)
+    tag = np.uint64(1 << rb)
+    packed = np.empty(nl + nr, dtype=np.uint64)
+    for offset, groups, values, side in ((0, lgroups, lvalues, tag),
+                                         (nl, rgroups, rvalues, np.uint64(0))):
+        for start, piece in _pieces(values):
+            h = packed[offset + start: offset + start + len(piece)]
+            _fingerprint_into(piece, h)
+            _mix(h, groups[start: start + len(piece)])
+            h >>= shift
+            h <<= shift
+            h |= side
+            h |= np.arange(start, start + len(piece), dtype=np.uint64)
+            del h  # a view: it would keep ``packed`` alive below
+    packed.sort()
+    # same[i]: entries i and i + 1 share a key prefix
+    same = np.empty(len(packed) - 1, dtype=bool)
+    limit = np.uint64(1) << shift
+    for s in range(0, len(same), BLOCK):
+        e = min(s + BLOCK, len(same))
+        np.less(packed[s + 1: e + 1] ^ packed[s:e], limit, out=same[s:e])
+    # groups of exactly two entries are the usual match (right entry first: tag 0)
+    row_mask = np.uint64((1 << rb) - 1)
+    lis, ris = [], []
+    for s in range(0, len(same), BLOCK):
+        e = min(s + BLOCK, len(same))
+        single = same[s:e].copy()
+        if s > 0:
+            single &= ~same[s - 1: e - 1]
+        else:
+            single[1:] &= ~same[: e - 1]
+        single[: e - s - 1] &= ~same[s + 1: e]
+        if e < len(same):
+            single[-1] &= ~same[e]
+        pair = np.flatnonzero(single) + s
+        lo, hi = packed[pair], packed[pair + 1]
+        cross = ((lo & tag) == 0) & ((hi & tag) != 0)
+        lis.append((hi[cross] & row_mask).astype(dtype))
+        ris.append((lo[cross] & row_mask).astype(dtype))
+        del single, pair, lo, hi, cross
+    li, ri = np.concatenate(lis), np.concatenate(ris)
+    del lis, ris
+    extra_l, extra_r = _group_candidates(packed, same, tag, row_mask, dtype)
+    del packed, same
+    li, ri = _confirm(lgroups, lvalues, rgroups, rvalues, *_by_left(li, ri, nl))
+    if extra_l:
+        xl, xr = _confirm(lgroups, lvalues, rgroups, rvalues,
+                          np.asarray(extra_l, dtype=dtype), np.asarray(extra_r, dtype=dtype))
+        li, ri = _by_left(np.r_[li, xl], np.r_[ri, xr], nl)
+    return li, ri
+
+
+def _group_candidates(packed, same, tag, row_mask, dtype) -> tuple[list, list]:
+    """Left-right combinations inside groups of three or more equal prefixes (rare)."""
+    extra_l, extra_r = [], []
+    big = np.flatnonzero(same[1:] & same[:-1])  # entries i, i+1, i+2 share a prefix
+    for s in big:
+        if s > 0 and same[s - 1]:
+            continue  # not the first entry of its group
+        e = s + 1
+        while e < len(same) and same[e]:
+            e += 1
+        members = packed[s: e + 1]
+        is_left = (members & tag) != 0
+        ls = (members[is_left] & row_mask).astype(dtype)
+        rs = (members[~is_left] & row_mask).astype(dtype)
+        extra_l.extend(np.repeat(ls, len(rs)))
+        extra_r.extend(np.tile(rs, len(ls)))
+    return extra_l, extra_r
+
+
+def _by_left(li: np.ndarray, ri: np.ndarray, nl: int) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs reordered by left row (each left row in at most one pair), in O(n)."""
+    partner = np.full(nl, -1, dtype=ri.dtype)
+    partner[li] = ri
+    li = np.flatnonzero(partner >= 0).astype(ri.dtype)
+    return li, partner[li]
+
+
+def _matching_pairs_argsort(lgroups, lvalues, rgroups, rvalues):
+    lk, rk = pair_keys(lgroups, lvalues), pair_keys(rgroups, rvalues)
+    order = np.argsort(rk, kind="stable")
+    srk = rk[order]
+    lo = np.searchsorted(srk, lk, side="left")
+    hi = np.searchsorted(srk, lk, side="right")
+    count = hi - lo
+    li = np.repeat(np.arange(len(lk)), count)
+    offs = np.arange(len(li)) - np.repeat(np.cumsum(count) - count, count)
+    ri = order[np.repeat(lo, count) + offs]
+    return _by_left(*_confirm(lgroups, lvalues, rgroups, rvalues, li, ri), len(lk))
+
+
+def _confirm(lgroups, lvalues, rgroups, rvalues, li, ri):
+    """Keep the candidate pairs whose group codes and strings are equal."""
+    ok = lgroups[li] == rgroups[ri]
+    li, ri = li[ok], ri[ok]
+    if len(li):
+        ok = equal_strings(lvalues, li, rvalues, ri)
+        li, ri = li[ok], ri[ok]
+    return li, ri
