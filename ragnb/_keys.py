@@ -1,7 +1,7 @@
 """Fast, exact key operations on string columns (query ids, passage ids).
 
-Hashing ten million passage ids in a hash table is the slowest way to score a
-big run, so every operation here works on 64-bit *fingerprints* computed with
+Hashing ten million passage ids into a hash table is the slowest way to score
+a big run, so every operation here works on 64-bit *fingerprints* computed with
 numpy straight from arrow's string buffers, sorted with ``np.sort`` (fast on
 integers), and treated as *candidates* only: every candidate is confirmed by
 comparing the actual strings, so a fingerprint collision costs time, never
@@ -12,11 +12,17 @@ correctness.
   block heads only;
 - :func:`duplicated_pairs` finds repeated (group, string) pairs;
 - :func:`matching_pairs` joins two tables on (group, string).
+
+Large columns are processed in pieces of :data:`BLOCK` rows, which bounds the
+temporary memory and lets the pieces run on a small thread pool (numpy and
+arrow release the GIL on this work).
 """
 from __future__ import annotations
 
+import os
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pandas as pd
@@ -27,8 +33,40 @@ _M1 = np.uint64(0x9E3779B97F4A7C15)
 _M2 = np.uint64(0xC2B2AE3D27D4EB4F)
 _M3 = np.uint64(0x165667B19E3779F9)
 _M4 = np.uint64(0xBF58476D1CE4E5B9)
-_M5 = np.uint64(0x94D049BB133111EB)
 _ONE = np.uint64(1)
+
+#: Rows handled at a time by the blockwise loops: bounds their temporary memory.
+BLOCK = 1 << 20
+
+#: The dtype of id columns: arrow ``string`` (4-byte offsets; pandas' own ``str``
+#: dtype would copy them into ``large_string``, 8 bytes per row).
+ID_DTYPE = pd.ArrowDtype(pa.string())
+_LARGE_ID_DTYPE = pd.ArrowDtype(pa.large_string())
+
+# masks keeping the first n bytes of a little-endian word, n = 0..8
+_MASKS = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [2**64 - 1], dtype=np.uint64)
+
+
+# ------------------------------------------------------------ plumbing ----
+
+_POOL: tuple[int, ThreadPoolExecutor] | None = None
+
+
+def _map(fn: Callable, items: Iterable) -> list:
+    """``[fn(x) for x in items]`` on a small thread pool (re-made after a fork)."""
+    global _POOL
+    items = list(items)
+    workers = min(os.cpu_count() or 1, 8)
+    if workers == 1 or len(items) < 2:
+        return [fn(x) for x in items]
+    if _POOL is None or _POOL[0] != os.getpid():
+        _POOL = (os.getpid(), ThreadPoolExecutor(workers, thread_name_prefix="ragnb-keys"))
+    return list(_POOL[1].map(fn, items))
+
+
+def release_memory() -> None:
+    """Return arrow's freed memory to the OS (its allocator keeps it otherwise)."""
+    pa.default_memory_pool().release_unused()
 
 
 def as_arrow(values) -> pa.ChunkedArray:
@@ -54,12 +92,6 @@ def as_arrow(values) -> pa.ChunkedArray:
     return pa.chunked_array([out])
 
 
-#: The dtype of id columns: arrow ``string`` (4-byte offsets; pandas' own ``str``
-#: dtype would copy them into ``large_string``, 8 bytes per row).
-ID_DTYPE = pd.ArrowDtype(pa.string())
-_LARGE_ID_DTYPE = pd.ArrowDtype(pa.large_string())
-
-
 def id_series(values, index=None) -> pd.Series:
     """Strings as an arrow-backed pandas Series in one chunk, sharing arrow's buffers.
 
@@ -74,17 +106,39 @@ def id_series(values, index=None) -> pd.Series:
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):  # beyond 2 GiB
             pass
     if values.num_chunks > 1:
-        values = values.combine_chunks()
-    if isinstance(values, pa.Array):
-        values = pa.chunked_array([values], type=values.type)
+        values = pa.chunked_array([values.combine_chunks()], type=values.type)
     dtype = ID_DTYPE if pa.types.is_string(values.type) else _LARGE_ID_DTYPE
     return pd.Series(pd.arrays.ArrowExtensionArray(values), index=index, dtype=dtype,
                      copy=False)
 
 
-def release_memory() -> None:
-    """Return arrow's freed memory to the OS (its allocator keeps it otherwise)."""
-    pa.default_memory_pool().release_unused()
+def _one_chunk(values: pa.ChunkedArray) -> pa.Array:
+    """The column as one array (combining copies, so only when there are several chunks)."""
+    if values.num_chunks == 1:
+        return values.chunk(0)
+    if values.num_chunks == 0:
+        return pa.array([], type=values.type)
+    return values.combine_chunks()
+
+
+# Derived data of an arrow column, kept while the column lives. Arrow arrays are
+# immutable, so the same (live) object always has the same content.
+_MEMO: dict[tuple[int, str], tuple[weakref.ref, object]] = {}
+
+
+def _memo(arr: pa.ChunkedArray, what: str, compute: Callable):
+    key = (id(arr), what)
+    hit = _MEMO.get(key)
+    if hit is not None and hit[0]() is arr:
+        return hit[1]
+    value = compute()
+
+    def forget(ref, key=key):
+        if _MEMO.get(key, (None,))[0] is ref:
+            del _MEMO[key]
+
+    _MEMO[key] = (weakref.ref(arr, forget), value)
+    return value
 
 
 def _offsets(arr: pa.Array) -> np.ndarray:
@@ -92,44 +146,34 @@ def _offsets(arr: pa.Array) -> np.ndarray:
     return np.frombuffer(arr.buffers()[1], dtype=off_type)[arr.offset: arr.offset + len(arr) + 1]
 
 
-def lengths(values) -> np.ndarray:
-    """Byte length of each string (nulls count as empty)."""
-    chunks = as_arrow(values).chunks
-    if not chunks:
-        return np.empty(0, dtype=np.int64)
-    return np.concatenate([np.diff(_offsets(c)) if len(c) else np.empty(0, np.int64)
-                           for c in chunks])
-
-
-def first_empty(values) -> int:
-    """Row of the first empty (or null) string, -1 when there is none."""
-    start = 0
-    for c in as_arrow(values).chunks:
-        if len(c):
-            bad = np.diff(_offsets(c)) == 0
-            if c.null_count:
-                bad |= np.asarray(c.is_null())
-            if bad.any():
-                return start + int(np.argmax(bad))
-        start += len(c)
-    return -1
-
-
-#: Rows handled at a time by the blockwise loops: bounds their temporary memory.
-BLOCK = 1 << 20
-
-# masks keeping the first n bytes of a little-endian word, n = 0..8
-_MASKS = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [2**64 - 1], dtype=np.uint64)
-
-
 def _pieces(values) -> Iterator[tuple[int, pa.Array]]:
     """``(first row, piece)`` over a string column, pieces of at most :data:`BLOCK` rows."""
     start = 0
     for chunk in as_arrow(values).chunks:
         for s in range(0, len(chunk), BLOCK):
-            piece = chunk.slice(s, BLOCK)
-            yield start + s, piece
+            yield start + s, chunk.slice(s, BLOCK)
         start += len(chunk)
+
+
+# ------------------------------------------------------------ strings -----
+
+def first_empty(values) -> int:
+    """Row of the first empty (or null) string, -1 when there is none (remembered)."""
+    arr = as_arrow(values)
+
+    def find() -> int:
+        start = 0
+        for c in arr.chunks:
+            if len(c):
+                bad = np.diff(_offsets(c)) == 0
+                if c.null_count:
+                    bad |= np.asarray(c.is_null())
+                if bad.any():
+                    return start + int(np.argmax(bad))
+            start += len(c)
+        return -1
+
+    return _memo(arr, "first_empty", find)
 
 
 def _fingerprint_into(arr: pa.Array, out: np.ndarray) -> None:
@@ -149,7 +193,7 @@ def _fingerprint_into(arr: pa.Array, out: np.ndarray) -> None:
     words = np.ndarray(shape=(len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))
     start = offsets[:-1] - (lo - 8)
     length = np.diff(offsets)
-    np.take(words, start, out=out)
+    out[...] = words[start]  # fancy indexing: several times faster than np.take on this view
     if len(length) and int(length.max()) > 8:
         out &= _MASKS[np.minimum(length, 8)]
         out *= _M1
@@ -168,62 +212,69 @@ def fingerprints(values) -> np.ndarray:
     """64-bit fingerprint of each string (equal strings, equal fingerprints)."""
     arr = as_arrow(values)
     out = np.empty(len(arr), dtype=np.uint64)
-    for start, piece in _pieces(arr):
+
+    def job(item):
+        start, piece = item
         _fingerprint_into(piece, out[start: start + len(piece)])
+
+    _map(job, _pieces(arr))
     return out
 
 
 def _mix(h: np.ndarray, groups: np.ndarray) -> None:
-    """``h`` becomes the key of (group, string) in place (splitmix64's finaliser)."""
-    h ^= (groups.astype(np.uint64) + _ONE) * _M1
-    h ^= h >> np.uint64(30)
-    h *= _M4
-    h ^= h >> np.uint64(27)
-    h *= _M5
-    h ^= h >> np.uint64(31)
+    """``h`` (string fingerprints) becomes the key of (group, string), in place."""
+    h ^= (groups.astype(np.uint64) + _ONE) * _M4
+    h *= _M1
+    h ^= h >> np.uint64(32)
 
 
 def pair_keys(groups: np.ndarray, values, out: np.ndarray | None = None) -> np.ndarray:
     """64-bit key of each (group code, string) pair, computed block by block."""
     arr = as_arrow(values)
     out = np.empty(len(arr), dtype=np.uint64) if out is None else out
-    for start, piece in _pieces(arr):
+
+    def job(item):
+        start, piece = item
         h = out[start: start + len(piece)]
         _fingerprint_into(piece, h)
         _mix(h, groups[start: start + len(piece)])
+
+    _map(job, _pieces(arr))
     return out
 
 
-# Derived data of an arrow column, kept while the column lives. Arrow arrays are
-# immutable, so the same (live) object always has the same content.
-_MEMO: dict[tuple[int, str], tuple[weakref.ref, object]] = {}
+def equal_strings(a, ia: np.ndarray, b, ib: np.ndarray) -> np.ndarray:
+    """Exact comparison ``a[ia] == b[ib]`` of two string columns, elementwise."""
+    a, b = as_arrow(a), as_arrow(b)
+    if a.type != b.type:
+        a, b = a.cast(pa.large_string()), b.cast(pa.large_string())
+    a, b = _one_chunk(a), _one_chunk(b)
+    out = np.empty(len(ia), dtype=bool)
+
+    def job(s):
+        left = a.take(pa.array(ia[s: s + BLOCK]))
+        right = b.take(pa.array(ib[s: s + BLOCK]))
+        out[s: s + BLOCK] = pc.equal(left, right).to_numpy(zero_copy_only=False)
+
+    _map(job, range(0, len(ia), BLOCK))
+    return out
 
 
-def _memo(arr: pa.ChunkedArray, what: str, compute):
-    key = (id(arr), what)
-    hit = _MEMO.get(key)
-    if hit is not None and hit[0]() is arr:
-        return hit[1]
-    value = compute()
-
-    def forget(ref, key=key):
-        if _MEMO.get(key, (None,))[0] is ref:
-            del _MEMO[key]
-
-    _MEMO[key] = (weakref.ref(arr, forget), value)
-    return value
-
+# ------------------------------------------------------------ codes -------
 
 def _blocks(arr: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray, pd.Index]:
     """Block heads (rows where the value changes), their codes, and the distinct values."""
     if arr.null_count:
         arr = arr.fill_null("")
-    heads = [np.zeros(1, dtype=np.int64)]
-    for start in range(0, len(arr) - 1, 8 * BLOCK):  # bounded temporaries
-        stop = min(start + 8 * BLOCK, len(arr) - 1)
+    n = len(arr)
+    steps = range(0, n - 1, 4 * BLOCK)
+
+    def job(start):
+        stop = min(start + 4 * BLOCK, n - 1)
         change = pc.not_equal(arr.slice(start + 1, stop - start), arr.slice(start, stop - start))
-        heads.append(np.flatnonzero(change.to_numpy(zero_copy_only=False)) + (start + 1))
-    heads = np.concatenate(heads)
+        return np.flatnonzero(change.to_numpy(zero_copy_only=False)) + (start + 1)
+
+    heads = np.concatenate([np.zeros(1, dtype=np.int64), *_map(job, steps)])
     head_codes, uniques = pd.factorize(id_series(arr.take(pa.array(heads))), sort=False)
     return heads, head_codes, pd.Index(uniques, dtype="str")
 
@@ -259,24 +310,7 @@ def codes_for(values, index: pd.Index) -> np.ndarray:
     return np.repeat(lookup[head_codes], np.diff(np.r_[heads, n]))
 
 
-def _one_chunk(values: pa.ChunkedArray) -> pa.Array:
-    """The column as one array (combining copies, so only when there are several chunks)."""
-    return values.chunk(0) if values.num_chunks == 1 else values.combine_chunks()
-
-
-def equal_strings(a, ia: np.ndarray, b, ib: np.ndarray) -> np.ndarray:
-    """Exact comparison ``a[ia] == b[ib]`` of two string columns, elementwise."""
-    a, b = as_arrow(a), as_arrow(b)
-    if a.type != b.type:
-        a, b = a.cast(pa.large_string()), b.cast(pa.large_string())
-    a, b = _one_chunk(a), _one_chunk(b)
-    out = np.empty(len(ia), dtype=bool)
-    for s in range(0, len(ia), BLOCK):
-        left = a.take(pa.array(ia[s: s + BLOCK]))
-        right = b.take(pa.array(ib[s: s + BLOCK]))
-        out[s: s + BLOCK] = pc.equal(left, right).to_numpy(zero_copy_only=False)
-    return out
-
+# ------------------------------------------------------------ pairs -------
 
 def duplicated_pairs(groups: np.ndarray, values) -> np.ndarray:
     """Boolean mask of rows whose (group, value) pair occurred on an earlier row.
@@ -325,29 +359,36 @@ def matching_pairs(lgroups: np.ndarray, lvalues, rgroups: np.ndarray, rvalues
         return _matching_pairs_argsort(lgroups, lvalues, rgroups, rvalues)
     shift = np.uint64(rb + 1)
     tag = np.uint64(1 << rb)
+    row_mask = np.uint64((1 << rb) - 1)
     packed = np.empty(nl + nr, dtype=np.uint64)
-    for offset, groups, values, side in ((0, lgroups, lvalues, tag),
-                                         (nl, rgroups, rvalues, np.uint64(0))):
-        for start, piece in _pieces(values):
-            h = packed[offset + start: offset + start + len(piece)]
-            _fingerprint_into(piece, h)
-            _mix(h, groups[start: start + len(piece)])
-            h >>= shift
-            h <<= shift
-            h |= side
-            h |= np.arange(start, start + len(piece), dtype=np.uint64)
-            del h  # a view: it would keep ``packed`` alive below
+
+    def pack(item):
+        offset, side, groups, start, piece = item
+        h = packed[offset + start: offset + start + len(piece)]
+        _fingerprint_into(piece, h)
+        _mix(h, groups[start: start + len(piece)])
+        h >>= shift
+        h <<= shift
+        h |= side
+        h |= np.arange(start, start + len(piece), dtype=np.uint64)
+
+    _map(pack, [(offset, side, groups, start, piece)
+                for offset, side, groups, values in ((0, tag, lgroups, lvalues),
+                                                     (nl, np.uint64(0), rgroups, rvalues))
+                for start, piece in _pieces(values)])
     packed.sort()
     # same[i]: entries i and i + 1 share a key prefix
     same = np.empty(len(packed) - 1, dtype=bool)
     limit = np.uint64(1) << shift
-    for s in range(0, len(same), BLOCK):
+
+    def compare(s):
         e = min(s + BLOCK, len(same))
         np.less(packed[s + 1: e + 1] ^ packed[s:e], limit, out=same[s:e])
-    # groups of exactly two entries are the usual match (right entry first: tag 0)
-    row_mask = np.uint64((1 << rb) - 1)
-    lis, ris = [], []
-    for s in range(0, len(same), BLOCK):
+
+    _map(compare, range(0, len(same), BLOCK))
+
+    def pairs(s):
+        """Groups of exactly two entries: the usual match (right entry first: tag 0)."""
         e = min(s + BLOCK, len(same))
         single = same[s:e].copy()
         if s > 0:
@@ -360,22 +401,25 @@ def matching_pairs(lgroups: np.ndarray, lvalues, rgroups: np.ndarray, rvalues
         pair = np.flatnonzero(single) + s
         lo, hi = packed[pair], packed[pair + 1]
         cross = ((lo & tag) == 0) & ((hi & tag) != 0)
-        lis.append((hi[cross] & row_mask).astype(dtype))
-        ris.append((lo[cross] & row_mask).astype(dtype))
-        del single, pair, lo, hi, cross
-    li, ri = np.concatenate(lis), np.concatenate(ris)
-    del lis, ris
+        return (hi[cross] & row_mask).astype(dtype), (lo[cross] & row_mask).astype(dtype)
+
+    found = _map(pairs, range(0, len(same), BLOCK))
+    li = np.concatenate([f[0] for f in found])
+    ri = np.concatenate([f[1] for f in found])
+    del found
     extra_l, extra_r = _group_candidates(packed, same, tag, row_mask, dtype)
     del packed, same
     li, ri = _confirm(lgroups, lvalues, rgroups, rvalues, *_by_left(li, ri, nl))
-    if extra_l:
-        xl, xr = _confirm(lgroups, lvalues, rgroups, rvalues,
-                          np.asarray(extra_l, dtype=dtype), np.asarray(extra_r, dtype=dtype))
-        li, ri = _by_left(np.r_[li, xl], np.r_[ri, xr], nl)
+    if len(extra_l):
+        xl, xr = _confirm(lgroups, lvalues, rgroups, rvalues, extra_l, extra_r)
+        if len(xl):  # each left row is in one prefix group only: no duplicates
+            order = np.argsort(xl)
+            at = np.searchsorted(li, xl[order])
+            li, ri = np.insert(li, at, xl[order]), np.insert(ri, at, xr[order])
     return li, ri
 
 
-def _group_candidates(packed, same, tag, row_mask, dtype) -> tuple[list, list]:
+def _group_candidates(packed, same, tag, row_mask, dtype) -> tuple[np.ndarray, np.ndarray]:
     """Left-right combinations inside groups of three or more equal prefixes (rare)."""
     extra_l, extra_r = [], []
     big = np.flatnonzero(same[1:] & same[:-1])  # entries i, i+1, i+2 share a prefix
@@ -391,7 +435,7 @@ def _group_candidates(packed, same, tag, row_mask, dtype) -> tuple[list, list]:
         rs = (members[~is_left] & row_mask).astype(dtype)
         extra_l.extend(np.repeat(ls, len(rs)))
         extra_r.extend(np.tile(rs, len(ls)))
-    return extra_l, extra_r
+    return np.asarray(extra_l, dtype=dtype), np.asarray(extra_r, dtype=dtype)
 
 
 def _by_left(li: np.ndarray, ri: np.ndarray, nl: int) -> tuple[np.ndarray, np.ndarray]:
@@ -418,8 +462,10 @@ def _matching_pairs_argsort(lgroups, lvalues, rgroups, rvalues):
 def _confirm(lgroups, lvalues, rgroups, rvalues, li, ri):
     """Keep the candidate pairs whose group codes and strings are equal."""
     ok = lgroups[li] == rgroups[ri]
-    li, ri = li[ok], ri[ok]
+    if not ok.all():
+        li, ri = li[ok], ri[ok]
     if len(li):
         ok = equal_strings(lvalues, li, rvalues, ri)
-        li, ri = li[ok], ri[ok]
+        if not ok.all():
+            li, ri = li[ok], ri[ok]
     return li, ri

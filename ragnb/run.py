@@ -130,7 +130,11 @@ def validate_run(raw: pd.DataFrame, source: str | Path, order: Order | None = No
             raise _error_at(_with_raw(df, raw, "score"), bad, source,
                             lambda r: f"score {r['score']!r} is not a finite number")
 
-    perm = _ranking_permutation(df, qcodes, primary, order)
+    starts = _block_starts(qcodes)
+    # the usual case: grouped rankings whose ranks step by exactly 1 are in order
+    ranks_ok = order == "rank" and np.count_nonzero(starts) == int(qcodes.max()) + 1 and bool(
+        ((np.diff(primary) == 1) | starts[1:]).all())
+    perm = None if ranks_ok else _ranking_permutation(df, qcodes, primary, order)
     if perm is not None:
         df = df.take(perm).reset_index(drop=True)
         qcodes = qcodes[perm]
@@ -145,7 +149,9 @@ def validate_run(raw: pd.DataFrame, source: str | Path, order: Order | None = No
             f"{row['query_id']!r} (lines {list(first['line'])})",
             source=source, line=int(row["line"]),
         )
-    if order == "rank":
+    if ranks_ok:
+        _check_rank_starts(df, np.flatnonzero(starts), source)
+    elif order == "rank":
         _check_rank_sequence(df, qcodes, source)
     return Run(name=name or Path(source).name.split(".")[0], table=df, order=order,
                source=source)
@@ -213,11 +219,17 @@ def _check_rank_sequence(df: pd.DataFrame, qcodes: np.ndarray, source) -> None:
             "fix the ranks or rank by score (--order score, order='score': trec_eval's order)",
             source=source, line=int(r["line"]),
         )
-    bad_start = start & (rank != 0) & (rank != 1)
-    if bad_start.any():
-        i = int(np.flatnonzero(bad_start)[0])
+    _check_rank_starts(df, np.flatnonzero(start), source)
+
+
+def _check_rank_starts(df: pd.DataFrame, heads: np.ndarray, source) -> None:
+    """Each ranking starts at rank 1 (or 0)."""
+    first = df["rank"].to_numpy()[heads]
+    bad = (first != 0) & (first != 1)
+    if bad.any():
+        i = int(heads[np.argmax(bad)])
         r = df.iloc[i]
         raise InputError(
-            f"the ranking of query {r['query_id']!r} starts at rank {rank[i]}, not at 1 (or 0)",
-            source=source, line=int(r["line"]),
+            f"the ranking of query {r['query_id']!r} starts at rank {int(r['rank'])}, "
+            "not at 1 (or 0)", source=source, line=int(r["line"]),
         )

@@ -21,6 +21,7 @@ Label policies for unjudged passages
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Literal
 
@@ -159,9 +160,34 @@ class View:
     extra_grade: int
 
     def per_query(self, values: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
-        """Sum ``values`` (one per row, optionally a subset ``rows``) per query."""
-        q = self.q if rows is None else self.q[rows]
-        return np.bincount(q, weights=values, minlength=self.n)
+        """Sum ``values`` (one per row, optionally a subset ``rows``) per query, as float64.
+
+        Rows of a query are contiguous, so the sums are one ``np.add.reduceat``
+        over the query blocks (booleans are counted without a float copy).
+        """
+        if rows is not None:
+            return np.bincount(self.q[rows], weights=np.asarray(values, dtype=np.float64),
+                               minlength=self.n)
+        out = np.zeros(self.n)
+        heads = self._heads
+        if len(heads):
+            out[self.q[heads]] = np.add.reduceat(values, heads, dtype=np.float64)
+        return out
+
+    @functools.cached_property
+    def _heads(self) -> np.ndarray:
+        """First row of each query's block."""
+        if not len(self.q):
+            return np.empty(0, dtype=np.intp)
+        return np.flatnonzero(np.r_[True, self.q[1:] != self.q[:-1]])
+
+    def depth(self) -> np.ndarray:
+        """Ranking length per query (after the policy and the cut), as float64."""
+        out = np.zeros(self.n)
+        heads = self._heads
+        if len(heads):
+            out[self.q[heads]] = np.diff(np.r_[heads, len(self.q)])
+        return out
 
     def ideal_counts(self) -> tuple[np.ndarray, np.ndarray]:
         """The ideal ranking as grade levels (descending) and per-query counts.
