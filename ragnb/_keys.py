@@ -64,9 +64,28 @@ def _map(fn: Callable, items: Iterable) -> list:
     return list(_POOL[1].map(fn, items))
 
 
+def _malloc_trim() -> Callable[[], None]:
+    try:
+        import ctypes
+
+        trim = ctypes.CDLL("libc.so.6").malloc_trim  # glibc only
+    except (OSError, AttributeError):
+        return lambda: None
+    return lambda: trim(0)
+
+
+_TRIM = _malloc_trim()
+
+
 def release_memory() -> None:
-    """Return arrow's freed memory to the OS (its allocator keeps it otherwise)."""
+    """Return freed memory to the OS after a big step.
+
+    Arrow's allocator keeps freed buffers, and glibc keeps the freed blocks of
+    every thread's arena (the thread pool above has several); both give them
+    back here, which keeps the next step's peak down.
+    """
     pa.default_memory_pool().release_unused()
+    _TRIM()
 
 
 def as_arrow(values) -> pa.ChunkedArray:
@@ -93,11 +112,9 @@ def as_arrow(values) -> pa.ChunkedArray:
 
 
 def id_series(values, index=None) -> pd.Series:
-    """Strings as an arrow-backed pandas Series in one chunk, sharing arrow's buffers.
+    """Strings as an arrow-backed pandas Series sharing arrow's buffers (no copy).
 
-    dtype :data:`ID_DTYPE` (``large_string`` only past 2 GiB of text). One chunk
-    makes later ``take`` calls cheap (arrow concatenates a chunked string array
-    on every take); combining costs one copy, done once here.
+    dtype :data:`ID_DTYPE` (``large_string`` only past 2 GiB of text).
     """
     values = as_arrow(values)
     if pa.types.is_large_string(values.type):
@@ -105,20 +122,31 @@ def id_series(values, index=None) -> pd.Series:
             values = values.cast(pa.string())
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):  # beyond 2 GiB
             pass
-    if values.num_chunks > 1:
-        values = pa.chunked_array([values.combine_chunks()], type=values.type)
     dtype = ID_DTYPE if pa.types.is_string(values.type) else _LARGE_ID_DTYPE
     return pd.Series(pd.arrays.ArrowExtensionArray(values), index=index, dtype=dtype,
                      copy=False)
 
 
-def _one_chunk(values: pa.ChunkedArray) -> pa.Array:
-    """The column as one array (combining copies, so only when there are several chunks)."""
+def _chunk_starts(values: pa.ChunkedArray) -> np.ndarray:
+    return np.cumsum([0] + [len(c) for c in values.chunks])
+
+
+def take_sorted(values: pa.ChunkedArray, rows: np.ndarray) -> pa.Array:
+    """``values[rows]`` for increasing ``rows``, chunk by chunk.
+
+    Arrow's ``take`` on a chunked string array first concatenates every chunk
+    (a copy of the whole column); taking from each chunk avoids that.
+    """
     if values.num_chunks == 1:
-        return values.chunk(0)
-    if values.num_chunks == 0:
+        return values.chunk(0).take(pa.array(rows))
+    bounds = np.searchsorted(rows, _chunk_starts(values))
+    starts = _chunk_starts(values)
+    parts = [chunk.take(pa.array(rows[a:b] - start))
+             for chunk, a, b, start in zip(values.chunks, bounds[:-1], bounds[1:], starts)
+             if b > a]
+    if not parts:
         return pa.array([], type=values.type)
-    return values.combine_chunks()
+    return pa.concat_arrays(parts)
 
 
 # Derived data of an arrow column, kept while the column lives. Arrow arrays are
@@ -244,19 +272,31 @@ def pair_keys(groups: np.ndarray, values, out: np.ndarray | None = None) -> np.n
 
 
 def equal_strings(a, ia: np.ndarray, b, ib: np.ndarray) -> np.ndarray:
-    """Exact comparison ``a[ia] == b[ib]`` of two string columns, elementwise."""
+    """Exact comparison ``a[ia] == b[ib]`` of two string columns, elementwise.
+
+    ``ia`` must be increasing (``ib`` may be in any order). Works chunk by chunk
+    of ``b`` and block by block, so no column is ever concatenated whole.
+    """
     a, b = as_arrow(a), as_arrow(b)
     if a.type != b.type:
         a, b = a.cast(pa.large_string()), b.cast(pa.large_string())
-    a, b = _one_chunk(a), _one_chunk(b)
     out = np.empty(len(ia), dtype=bool)
+    if b.num_chunks > 1:
+        which = np.searchsorted(_chunk_starts(b), ib, side="right") - 1
+    jobs = []
+    for c, (chunk, start) in enumerate(zip(b.chunks, _chunk_starts(b))):
+        sel = None if b.num_chunks == 1 else np.flatnonzero(which == c)
+        n_sel = len(ia) if sel is None else len(sel)
+        jobs.extend((chunk, start, sel, s) for s in range(0, n_sel, BLOCK))
 
-    def job(s):
-        left = a.take(pa.array(ia[s: s + BLOCK]))
-        right = b.take(pa.array(ib[s: s + BLOCK]))
-        out[s: s + BLOCK] = pc.equal(left, right).to_numpy(zero_copy_only=False)
+    def job(item):
+        chunk, start, sel, s = item
+        rows = slice(s, s + BLOCK) if sel is None else sel[s: s + BLOCK]
+        left = take_sorted(a, ia[rows])
+        right = chunk.take(pa.array(ib[rows] - start))
+        out[rows] = pc.equal(left, right).to_numpy(zero_copy_only=False)
 
-    _map(job, range(0, len(ia), BLOCK))
+    _map(job, jobs)
     return out
 
 
@@ -275,7 +315,7 @@ def _blocks(arr: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray, pd.Index]:
         return np.flatnonzero(change.to_numpy(zero_copy_only=False)) + (start + 1)
 
     heads = np.concatenate([np.zeros(1, dtype=np.int64), *_map(job, steps)])
-    head_codes, uniques = pd.factorize(id_series(arr.take(pa.array(heads))), sort=False)
+    head_codes, uniques = pd.factorize(id_series(take_sorted(arr, heads)), sort=False)
     return heads, head_codes, pd.Index(uniques, dtype="str")
 
 
@@ -329,7 +369,7 @@ def duplicated_pairs(groups: np.ndarray, values) -> np.ndarray:
     repeated = np.unique(repeated)
     candidates = np.flatnonzero(np.isin(pair_keys(groups, values, out=key), repeated))
     del key
-    strings = as_arrow(values).take(pa.array(candidates))
+    strings = take_sorted(as_arrow(values), candidates)
     frame = pd.DataFrame({"g": groups[candidates], "v": id_series(strings)})
     out[candidates[frame.duplicated(["g", "v"]).to_numpy()]] = True
     return out
@@ -413,9 +453,8 @@ def matching_pairs(lgroups: np.ndarray, lvalues, rgroups: np.ndarray, rvalues
     if len(extra_l):
         xl, xr = _confirm(lgroups, lvalues, rgroups, rvalues, extra_l, extra_r)
         if len(xl):  # each left row is in one prefix group only: no duplicates
-            order = np.argsort(xl)
-            at = np.searchsorted(li, xl[order])
-            li, ri = np.insert(li, at, xl[order]), np.insert(ri, at, xr[order])
+            at = np.searchsorted(li, xl)
+            li, ri = np.insert(li, at, xl), np.insert(ri, at, xr)
     return li, ri
 
 
@@ -460,7 +499,10 @@ def _matching_pairs_argsort(lgroups, lvalues, rgroups, rvalues):
 
 
 def _confirm(lgroups, lvalues, rgroups, rvalues, li, ri):
-    """Keep the candidate pairs whose group codes and strings are equal."""
+    """Keep the candidate pairs whose group codes and strings are equal (sorted by left row)."""
+    if len(li) > 1 and (np.diff(li) < 0).any():
+        order = np.argsort(li, kind="stable")
+        li, ri = li[order], ri[order]
     ok = lgroups[li] == rgroups[ri]
     if not ok.all():
         li, ri = li[ok], ri[ok]

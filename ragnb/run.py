@@ -23,10 +23,9 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 
 from ragnb._columns import id_column, line_numbers
-from ragnb._keys import as_arrow, block_codes, duplicated_pairs
+from ragnb._keys import as_arrow, block_codes, duplicated_pairs, take_sorted
 from ragnb.errors import InputError
 from ragnb.testset import Note
 
@@ -180,8 +179,8 @@ def _ranking_permutation(df, qcodes, primary, order) -> np.ndarray | None:
             if not len(tie):
                 return None
             pid = as_arrow(df["passage_id"])
-            after = pid.take(pa.array(tie + 1)).to_pylist()
-            before = pid.take(pa.array(tie)).to_pylist()
+            after = take_sorted(pid, tie + 1).to_pylist()
+            before = take_sorted(pid, tie).to_pylist()
             if all(a.encode() < b.encode() for a, b in zip(after, before)):
                 return None
     pid_rank = _bytewise_rank(df["passage_id"])

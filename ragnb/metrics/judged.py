@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ragnb._keys import as_arrow, codes_for, matching_pairs, release_memory
+from ragnb._keys import as_arrow, codes_for, matching_pairs, release_memory, take_sorted
 from ragnb.errors import InputError
 from ragnb.run import Run, positions
 from ragnb.testset import Note, TestSet
@@ -281,23 +281,26 @@ def judge_run(run: Run, index: JudgmentIndex, *, extra: str = "error",
 
 def _block_permutation(codes: np.ndarray) -> np.ndarray:
     """Permutation ordering contiguous blocks of equal codes by code, rows kept inside."""
-    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
-    lengths = np.diff(np.r_[starts, len(codes)])
+    dtype = np.int32 if len(codes) < 2**31 else np.int64
+    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]]).astype(dtype)
+    lengths = np.diff(np.r_[starts, len(codes)]).astype(dtype)
     order = np.argsort(codes[starts], kind="stable")
-    new_starts = np.r_[0, np.cumsum(lengths[order])[:-1]]
-    return np.repeat(starts[order] - new_starts, lengths[order]) + np.arange(len(codes))
+    new_starts = np.r_[0, np.cumsum(lengths[order])[:-1]].astype(dtype)
+    perm = np.repeat(starts[order] - new_starts, lengths[order])
+    perm += np.arange(len(codes), dtype=dtype)
+    return perm
 
 
 def _lookup_grades(run: Run, rows: np.ndarray | None, rq: np.ndarray,
                    index: JudgmentIndex) -> np.ndarray:
     """Grade of each kept run row (NaN when unjudged): an exact join on (query, passage)."""
-    grade = np.full(len(rq), np.nan)
     if len(rq) == 0 or len(index.jq) == 0:
-        return grade
+        return np.full(len(rq), np.nan)
     pids = as_arrow(run.table["passage_id"])
     if rows is not None:
-        pids = pids.take(pa.array(rows))
+        pids = take_sorted(pids, rows)
     li, ri = matching_pairs(rq, pids, index.jq, index.passage_id)
+    grade = np.full(len(rq), np.nan)  # allocated after the join's peak
     grade[li] = index.jgrade[ri]
     release_memory()
     return grade
