@@ -281,23 +281,37 @@ def equal_strings(a, ia: np.ndarray, b, ib: np.ndarray) -> np.ndarray:
     if a.type != b.type:
         a, b = a.cast(pa.large_string()), b.cast(pa.large_string())
     out = np.empty(len(ia), dtype=bool)
+    starts = _chunk_starts(b)
+    which = None
     if b.num_chunks > 1:
-        which = np.searchsorted(_chunk_starts(b), ib, side="right") - 1
-    jobs = []
-    for c, (chunk, start) in enumerate(zip(b.chunks, _chunk_starts(b))):
-        sel = None if b.num_chunks == 1 else np.flatnonzero(which == c)
-        n_sel = len(ia) if sel is None else len(sel)
-        jobs.extend((chunk, start, sel, s) for s in range(0, n_sel, BLOCK))
+        which = (np.searchsorted(starts, ib, side="right") - 1).astype(np.int32)
 
-    def job(item):
-        chunk, start, sel, s = item
-        rows = slice(s, s + BLOCK) if sel is None else sel[s: s + BLOCK]
+    def compare(rows, chunk, start):
         left = take_sorted(a, ia[rows])
         right = chunk.take(pa.array(ib[rows] - start))
         out[rows] = pc.equal(left, right).to_numpy(zero_copy_only=False)
 
-    _map(job, jobs)
+    def job(c):
+        chunk, start = b.chunk(c), starts[c]
+        if which is None:
+            for s in range(0, len(ia), BLOCK):
+                compare(slice(s, s + BLOCK), chunk, start)
+            return
+        sel = _nonzero32(which == c)
+        for s in range(0, len(sel), BLOCK):
+            compare(sel[s: s + BLOCK], chunk, start)
+
+    _map(job, range(b.num_chunks))
     return out
+
+
+def _nonzero32(mask: np.ndarray) -> np.ndarray:
+    """``np.flatnonzero(mask)`` as int32 where it fits, block by block (half the memory)."""
+    if len(mask) >= 2**31:
+        return np.flatnonzero(mask)
+    parts = [np.flatnonzero(mask[s: s + 4 * BLOCK]).astype(np.int32) + np.int32(s)
+             for s in range(0, len(mask), 4 * BLOCK)]
+    return np.concatenate(parts) if parts else np.empty(0, dtype=np.int32)
 
 
 # ------------------------------------------------------------ codes -------
@@ -481,7 +495,8 @@ def _by_left(li: np.ndarray, ri: np.ndarray, nl: int) -> tuple[np.ndarray, np.nd
     """Pairs reordered by left row (each left row in at most one pair), in O(n)."""
     partner = np.full(nl, -1, dtype=ri.dtype)
     partner[li] = ri
-    li = np.flatnonzero(partner >= 0).astype(ri.dtype)
+    del li, ri
+    li = _nonzero32(partner >= 0).astype(partner.dtype, copy=False)
     return li, partner[li]
 
 
