@@ -61,10 +61,11 @@ def _block_starts(codes: np.ndarray) -> np.ndarray:
 def positions(codes: np.ndarray) -> np.ndarray:
     """0-based position of each row inside its block of equal consecutive codes (int32 if it fits)."""
     n = len(codes)
-    idx = np.arange(n, dtype=np.int32 if n < 2**31 else np.int64)
-    start = _block_starts(codes)
-    first = np.maximum.accumulate(np.where(start, idx, 0))
-    return idx - first
+    dtype = np.int32 if n < 2**31 else np.int64
+    heads = np.flatnonzero(_block_starts(codes)).astype(dtype)
+    out = np.arange(n, dtype=dtype)
+    out -= np.repeat(heads, np.diff(np.r_[heads, n]))
+    return out
 
 
 def _error_at(df: pd.DataFrame, mask: np.ndarray, source, message) -> InputError:
@@ -116,23 +117,29 @@ def validate_run(raw: pd.DataFrame, source: str | Path, order: Order | None = No
     df = pd.DataFrame(columns, copy=False)
 
     qcodes, _ = block_codes(query)
-    key_name = "rank" if order == "rank" else "score"
-    primary = columns[key_name]
-    if order == "rank":
+    primary = columns["rank" if order == "rank" else "score"]
+    starts = _block_starts(qcodes)
+    # the usual case: grouped rankings whose ranks step by exactly 1 are in order, and
+    # finite; they are integers when each ranking starts at one (checked on the heads)
+    ranks_ok = order == "rank" and np.count_nonzero(starts) == int(qcodes.max()) + 1 and bool(
+        ((np.diff(primary) == 1) | starts[1:]).all())
+    if ranks_ok:
+        heads = np.flatnonzero(starts)
+        bad = primary[heads] != np.floor(primary[heads])
+        if bad.any():
+            raise _error_at(_with_raw(df, raw, "rank"), _rows_mask(n, heads[bad]), source,
+                            lambda r: f"rank {_show(r['rank'])} is not an integer")
+    elif order == "rank":
         bad = ~np.isfinite(primary) | (primary != np.floor(primary))
         if bad.any():
             raise _error_at(_with_raw(df, raw, "rank"), bad, source,
-                            lambda r: f"rank {r['rank']!r} is not an integer")
+                            lambda r: f"rank {_show(r['rank'])} is not an integer")
     else:
         bad = ~np.isfinite(primary)
         if bad.any():
             raise _error_at(_with_raw(df, raw, "score"), bad, source,
-                            lambda r: f"score {r['score']!r} is not a finite number")
+                            lambda r: f"score {_show(r['score'])} is not a finite number")
 
-    starts = _block_starts(qcodes)
-    # the usual case: grouped rankings whose ranks step by exactly 1 are in order
-    ranks_ok = order == "rank" and np.count_nonzero(starts) == int(qcodes.max()) + 1 and bool(
-        ((np.diff(primary) == 1) | starts[1:]).all())
     perm = None if ranks_ok else _ranking_permutation(df, qcodes, primary, order)
     if perm is not None:
         df = df.take(perm).reset_index(drop=True)
@@ -149,11 +156,24 @@ def validate_run(raw: pd.DataFrame, source: str | Path, order: Order | None = No
             source=source, line=int(row["line"]),
         )
     if ranks_ok:
-        _check_rank_starts(df, np.flatnonzero(starts), source)
+        _check_rank_starts(df, heads, source)
     elif order == "rank":
         _check_rank_sequence(df, qcodes, source)
     return Run(name=name or Path(source).name.split(".")[0], table=df, order=order,
                source=source)
+
+
+def _show(value) -> str:
+    """A value for an error message: numbers as written (1.5, inf), text quoted."""
+    if isinstance(value, (float, np.floating)):
+        return repr(float(value))
+    return repr(value)
+
+
+def _rows_mask(n: int, rows: np.ndarray) -> np.ndarray:
+    mask = np.zeros(n, dtype=bool)
+    mask[rows] = True
+    return mask
 
 
 def _with_raw(df: pd.DataFrame, raw: pd.DataFrame, col: str) -> pd.DataFrame:

@@ -259,8 +259,9 @@ def judge_run(run: Run, index: JudgmentIndex, *, extra: str = "error",
     rows = np.flatnonzero(~unknown) if unknown.any() else None
     if rows is not None:
         rq = rq[rows]
+    heads = _heads(rq)
     present = np.zeros(index.n_queries, dtype=bool)
-    present[rq] = True
+    present[rq[heads]] = True
     if not present.all():
         absent = index.query_ids[~present]
         if missing == "error":
@@ -273,22 +274,31 @@ def judge_run(run: Run, index: JudgmentIndex, *, extra: str = "error",
                           f"test-set queries with no ranking in run {run.name!r}, scored as "
                           f"empty rankings, e.g. {list(absent[:3])}"))
     grade = _lookup_grades(run, rows, rq, index)
-    if len(rq) and (np.diff(rq) < 0).any():  # group by test-set query order
-        perm = _block_permutation(rq)
-        rq, grade = rq[perm], grade[perm]
+    if len(heads) > 1 and (np.diff(rq[heads]) < 0).any():  # group by test-set query order
+        perm, rq = _block_permutation(rq, heads)
+        grade = grade[perm]
+        del perm
     return JudgedRun(run.name, index, rq, positions(rq), grade, tuple(notes))
 
 
-def _block_permutation(codes: np.ndarray) -> np.ndarray:
-    """Permutation ordering contiguous blocks of equal codes by code, rows kept inside."""
+def _heads(codes: np.ndarray) -> np.ndarray:
+    """First row of each block of equal consecutive codes."""
+    if not len(codes):
+        return np.empty(0, dtype=np.intp)
+    return np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
+
+
+def _block_permutation(codes: np.ndarray, heads: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Blocks of equal codes ordered by code (stable, rows kept inside): the row
+    permutation and the reordered codes."""
     dtype = np.int32 if len(codes) < 2**31 else np.int64
-    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]]).astype(dtype)
-    lengths = np.diff(np.r_[starts, len(codes)]).astype(dtype)
-    order = np.argsort(codes[starts], kind="stable")
+    lengths = np.diff(np.r_[heads, len(codes)]).astype(dtype)
+    block_codes = codes[heads]
+    order = np.argsort(block_codes, kind="stable")
     new_starts = np.r_[0, np.cumsum(lengths[order])[:-1]].astype(dtype)
-    perm = np.repeat(starts[order] - new_starts, lengths[order])
+    perm = np.repeat(heads[order].astype(dtype) - new_starts, lengths[order])
     perm += np.arange(len(codes), dtype=dtype)
-    return perm
+    return perm, np.repeat(block_codes[order], lengths[order])
 
 
 def _lookup_grades(run: Run, rows: np.ndarray | None, rq: np.ndarray,

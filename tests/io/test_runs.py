@@ -159,3 +159,18 @@ def test_rows_out_of_rank_order_are_sorted(tmp_path):
     t = read_run(write_run(tmp_path / "r.run", " ", rows)).table
     assert t["passage_id"].tolist() == ["a", "b", "x"]
     assert t["line"].tolist() == [3, 1, 2]
+
+
+@pytest.mark.parametrize("content, line, message", [
+    # in order, steps of 1, but not integers: found on the fast path's block heads
+    ("q1 Q0 a 1 3 t\nq2 Q0 b 1.5 2 t\nq2 Q0 c 2.5 1 t\n", 2, "rank 1.5 is not an integer"),
+    ("q1 Q0 a 1 3 t\nq1 Q0 b inf 2 t\n", 2, "rank inf is not an integer"),
+    # a duplicate is reported before a bad start, as on the slow path
+    ("q1 Q0 a 2 3 t\nq1 Q0 a 3 2 t\n", 2, "appears more than once"),
+])
+def test_rank_errors_on_the_fast_path(tmp_path, content, line, message):
+    p = tmp_path / "bad.run"
+    p.write_text(content)
+    with pytest.raises(InputError, match=message) as info:
+        read_run(p)
+    assert info.value.line == line
