@@ -75,7 +75,8 @@ def sniff_format(path: str | Path, data: bytes | None = None) -> str:
 
 
 def read_whitespace_frame(
-    path: str | Path, names: list[str], types: dict[str, pa.DataType]
+    path: str | Path, names: list[str], types: dict[str, pa.DataType],
+    one_chunk: tuple[str, ...] = (),
 ) -> pd.DataFrame | None:
     """Fast path: single-space separated columns parsed by pyarrow, straight from the file.
 
@@ -85,6 +86,8 @@ def read_whitespace_frame(
     Returns ``None`` when the file does not fit the fast path exactly (tabs,
     repeated spaces, blank lines, a value of the wrong type); the caller then
     falls back to :func:`split_lines`, which reports the offending line.
+    Columns in ``one_chunk`` are made contiguous (a copy, once), for columns
+    that are later read at random rows.
     """
     path = Path(path)
     source = pa.input_stream(str(path), compression="gzip") if is_gzip(path) else str(path)
@@ -115,6 +118,8 @@ def read_whitespace_frame(
     for n in types:
         column = table.column(n)
         table = table.drop_columns([n])  # this function holds the only reference
+        if n in one_chunk and column.num_chunks > 1:
+            column = pa.chunked_array([column.combine_chunks()], type=column.type)
         columns[n] = (id_series(column) if pa.types.is_string(column.type)
                       else column.to_numpy())
         del column

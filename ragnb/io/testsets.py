@@ -111,8 +111,10 @@ def _read_jsonl(path: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 def _read_qrels(path: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     names = ["query_id", "iteration", "passage_id", "grade"]
+    # judgments' passage ids are read at random rows by the join: one chunk
     df = read_whitespace_frame(
-        path, names, {"query_id": pa.string(), "passage_id": pa.string(), "grade": pa.int64()})
+        path, names, {"query_id": pa.string(), "passage_id": pa.string(), "grade": pa.int64()},
+        one_chunk=("passage_id",))
     if df is None:  # the slow path: one line at a time, errors name the line
         text = decode_utf8(read_bytes(path), path)
         rows = []
