@@ -42,8 +42,9 @@ POLICIES = ("lower", "condensed", "upper")
 class JudgmentIndex:
     """One test set's judgments as arrays, built once and shared by every run.
 
-    ``jq[i]`` is the query index (into ``query_ids``) of judgment i, ``jgrade``
-    its grade; ``levels`` are the distinct grades in descending order and
+    ``jq[i]`` is the query index (into ``query_ids``; int32) of judgment i,
+    ``jgrade`` its grade (int64); ``passage_id`` shares the judgments table's
+    arrow strings; ``levels`` are the distinct grades in descending order and
     ``counts[q, j]`` the number of judgments of query q with grade ``levels[j]``
     — all an ideal ranking needs.
     """
@@ -98,7 +99,8 @@ class JudgedRun:
     """Retrieved passages with their grades, grouped by query in index order.
 
     ``q`` is non-decreasing; within a query rows are in ranking order; ``pos``
-    is the 0-based rank; ``grade`` is NaN where the passage is unjudged.
+    is the 0-based rank; ``grade`` is NaN where the passage is unjudged. ``q``
+    and ``pos`` are int32 (int64 past 2**31 rows), ``grade`` float64.
     """
 
     config: str
