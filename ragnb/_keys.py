@@ -204,11 +204,16 @@ def first_empty(values) -> int:
     return _memo(arr, "first_empty", find)
 
 
+# length * _M3 for the usual lengths, looked up instead of computed
+_LEN_MIX = np.arange(4097, dtype=np.uint64) * _M3
+
+
 def _fingerprint_into(arr: pa.Array, out: np.ndarray) -> None:
-    """Fingerprints of one piece of strings, written into ``out``.
+    """Raw fingerprints of one piece of strings, written into ``out``.
 
     (First 8 bytes, last 8 bytes, length) determine a string of up to 16 bytes;
-    odd multipliers keep them apart and the final shift mixes high bits down.
+    odd multipliers keep them apart. :func:`_mix` (or :func:`fingerprints`)
+    then spreads the bits.
     """
     if arr.null_count:
         arr = arr.fill_null("")
@@ -222,7 +227,8 @@ def _fingerprint_into(arr: pa.Array, out: np.ndarray) -> None:
     start = offsets[:-1] - (lo - 8)
     length = np.diff(offsets)
     out[...] = words[start]  # fancy indexing: several times faster than np.take on this view
-    if len(length) and int(length.max()) > 8:
+    longest = int(length.max()) if len(length) else 0
+    if longest > 8:
         out &= _MASKS[np.minimum(length, 8)]
         out *= _M1
         last = words[start + length - 8]
@@ -232,8 +238,7 @@ def _fingerprint_into(arr: pa.Array, out: np.ndarray) -> None:
     else:
         out &= _MASKS[length]
         out *= _M1
-    out ^= length.astype(np.uint64) * _M3
-    out ^= out >> np.uint64(29)
+    out ^= _LEN_MIX[length] if longest < len(_LEN_MIX) else length.astype(np.uint64) * _M3
 
 
 def fingerprints(values) -> np.ndarray:
@@ -243,15 +248,26 @@ def fingerprints(values) -> np.ndarray:
 
     def job(item):
         start, piece = item
-        _fingerprint_into(piece, out[start: start + len(piece)])
+        h = out[start: start + len(piece)]
+        _fingerprint_into(piece, h)
+        h ^= h >> np.uint64(29)
 
     _map(job, _pieces(arr))
     return out
 
 
-def _mix(h: np.ndarray, groups: np.ndarray) -> None:
-    """``h`` (string fingerprints) becomes the key of (group, string), in place."""
-    h ^= (groups.astype(np.uint64) + _ONE) * _M4
+def _group_mix(*groups: np.ndarray) -> np.ndarray:
+    """``(g + 1) * _M4`` for every group code g (a lookup table: codes are small)."""
+    present = [g for g in groups if len(g)]
+    if present and min(int(g.min()) for g in present) < 0:
+        raise ValueError("group codes must be non-negative")
+    top = max((int(g.max()) for g in present), default=0) + 1
+    return np.arange(1, top + 1, dtype=np.uint64) * _M4
+
+
+def _mix(h: np.ndarray, groups: np.ndarray, table: np.ndarray) -> None:
+    """``h`` (raw string fingerprints) becomes the key of (group, string), in place."""
+    h ^= table[groups]
     h *= _M1
     h ^= h >> np.uint64(32)
 
@@ -260,12 +276,13 @@ def pair_keys(groups: np.ndarray, values, out: np.ndarray | None = None) -> np.n
     """64-bit key of each (group code, string) pair, computed block by block."""
     arr = as_arrow(values)
     out = np.empty(len(arr), dtype=np.uint64) if out is None else out
+    table = _group_mix(groups)
 
     def job(item):
         start, piece = item
         h = out[start: start + len(piece)]
         _fingerprint_into(piece, h)
-        _mix(h, groups[start: start + len(piece)])
+        _mix(h, groups[start: start + len(piece)], table)
 
     _map(job, _pieces(arr))
     return out
@@ -291,17 +308,17 @@ def equal_strings(a, ia: np.ndarray, b, ib: np.ndarray) -> np.ndarray:
         right = chunk.take(pa.array(ib[rows] - start))
         out[rows] = pc.equal(left, right).to_numpy(zero_copy_only=False)
 
-    def job(c):
+    def job(item):
+        c, s = item
         chunk, start = b.chunk(c), starts[c]
         if which is None:
-            for s in range(0, len(ia), BLOCK):
-                compare(slice(s, s + BLOCK), chunk, start)
-            return
-        sel = _nonzero32(which == c)
-        for s in range(0, len(sel), BLOCK):
-            compare(sel[s: s + BLOCK], chunk, start)
+            compare(slice(s, s + BLOCK), chunk, start)
+        else:
+            sel = _nonzero32(which[s: s + BLOCK] == c) + np.int32(s)
+            if len(sel):
+                compare(sel, chunk, start)
 
-    _map(job, range(b.num_chunks))
+    _map(job, [(c, s) for c in range(b.num_chunks) for s in range(0, len(ia), BLOCK)])
     return out
 
 
@@ -416,19 +433,20 @@ def matching_pairs(lgroups: np.ndarray, lvalues, rgroups: np.ndarray, rvalues
     row_mask = np.uint64((1 << rb) - 1)
     packed = np.empty(nl + nr, dtype=np.uint64)
 
+    high = ~np.uint64((1 << (rb + 1)) - 1)  # the key prefix
+    table = _group_mix(lgroups, rgroups)
+
     def pack(item):
         offset, side, groups, start, piece = item
         h = packed[offset + start: offset + start + len(piece)]
         _fingerprint_into(piece, h)
-        _mix(h, groups[start: start + len(piece)])
-        h >>= shift
-        h <<= shift
-        h |= side
-        h |= np.arange(start, start + len(piece), dtype=np.uint64)
+        _mix(h, groups[start: start + len(piece)], table)
+        h &= high
+        h |= np.arange(start + side, start + side + len(piece), dtype=np.uint64)  # side | row
 
     _map(pack, [(offset, side, groups, start, piece)
-                for offset, side, groups, values in ((0, tag, lgroups, lvalues),
-                                                     (nl, np.uint64(0), rgroups, rvalues))
+                for offset, side, groups, values in ((0, 1 << rb, lgroups, lvalues),
+                                                     (nl, 0, rgroups, rvalues))
                 for start, piece in _pieces(values)])
     packed.sort()
     # same[i]: entries i and i + 1 share a key prefix
