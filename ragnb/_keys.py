@@ -512,9 +512,17 @@ def _group_candidates(packed, same, tag, row_mask, dtype) -> tuple[np.ndarray, n
 def _by_left(li: np.ndarray, ri: np.ndarray, nl: int) -> tuple[np.ndarray, np.ndarray]:
     """Pairs reordered by left row (each left row in at most one pair), in O(n)."""
     partner = np.full(nl, -1, dtype=ri.dtype)
-    partner[li] = ri
-    del li, ri
-    li = _nonzero32(partner >= 0).astype(partner.dtype, copy=False)
+    step = 4 * BLOCK
+
+    def scatter(s):  # left rows are distinct: the blocks write disjoint places
+        partner[li[s: s + step]] = ri[s: s + step]
+
+    _map(scatter, range(0, len(li), step))
+    found = _map(lambda s: _nonzero32(partner[s: s + step] >= 0) + np.int32(s)
+                 if nl < 2**31 else np.flatnonzero(partner[s: s + step] >= 0) + s,
+                 range(0, nl, step))
+    li = np.concatenate(found).astype(partner.dtype, copy=False) if found else li[:0]
+    del found
     return li, partner[li]
 
 

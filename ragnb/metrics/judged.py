@@ -68,9 +68,7 @@ class JudgmentIndex:
             raise InputError(f"judgment for query {row['query_id']!r}, which has no query entry",
                              source=test_set.source, line=int(row["line"]))
         grade = j["grade"].to_numpy(dtype=np.int64)
-        levels, level_of = _grade_levels(grade)
-        counts = np.bincount(jq.astype(np.int64) * len(levels) + level_of,
-                             minlength=len(qids) * len(levels)).reshape(len(qids), len(levels))
+        levels, counts = _grade_counts(jq, grade, len(qids))
         return cls(qids, jq, grade, as_arrow(j["passage_id"]), levels.astype(np.float64),
                    counts, int(grade.max()) if len(grade) else 0, test_set.source)
 
@@ -83,15 +81,18 @@ class JudgmentIndex:
         return self.counts[:, self.levels >= rel].sum(axis=1)
 
 
-def _grade_levels(grade: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct grades in descending order and each judgment's level index."""
-    if len(grade) and grade.min() >= 0 and grade.max() < 1 << 16:  # the usual small scale
-        present = np.flatnonzero(np.bincount(grade))[::-1]
-        level_index = np.zeros(int(present[0]) + 1, dtype=np.int64)
-        level_index[present] = np.arange(len(present))
-        return present.astype(np.int64), level_index[grade]
+def _grade_counts(jq: np.ndarray, grade: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct grades (descending) and the judgments per query and grade, ``(n, levels)``."""
+    if len(grade) and grade.max() < 1 << 8:  # the usual small scale: one bincount
+        width = int(grade.max()) + 1
+        full = np.bincount(jq.astype(np.int64) * width + grade,
+                           minlength=n * width).reshape(n, width)
+        levels = np.flatnonzero(full.sum(axis=0))[::-1]
+        return levels, full[:, levels]
     levels, level_of = np.unique(-grade, return_inverse=True)
-    return -levels, level_of
+    counts = np.bincount(jq.astype(np.int64) * len(levels) + level_of,
+                         minlength=n * len(levels)).reshape(n, len(levels))
+    return -levels, counts
 
 
 @dataclass(frozen=True)
@@ -165,14 +166,21 @@ class View:
         """Sum ``values`` (one per row, optionally a subset ``rows``) per query, as float64.
 
         Rows of a query are contiguous, so the sums are one ``np.add.reduceat``
-        over the query blocks (booleans are counted without a float copy).
+        over the query blocks; booleans are counted from the positions of their
+        true values (no float copy of the whole column).
         """
         if rows is not None:
             return np.bincount(self.q[rows], weights=np.asarray(values, dtype=np.float64),
                                minlength=self.n)
         out = np.zeros(self.n)
         heads = self._heads
-        if len(heads):
+        if not len(heads):
+            return out
+        values = np.asarray(values)
+        if values.dtype == bool:
+            bounds = np.searchsorted(np.flatnonzero(values), np.r_[heads, len(values)])
+            out[self.q[heads]] = np.diff(bounds)
+        else:
             out[self.q[heads]] = np.add.reduceat(values, heads, dtype=np.float64)
         return out
 
@@ -280,7 +288,9 @@ def judge_run(run: Run, index: JudgmentIndex, *, extra: str = "error",
         perm, rq = _block_permutation(rq, heads)
         grade = grade[perm]
         del perm
-    return JudgedRun(run.name, index, rq, positions(rq), grade, tuple(notes))
+    judged = JudgedRun(run.name, index, rq, positions(rq), grade, tuple(notes))
+    release_memory()
+    return judged
 
 
 def _heads(codes: np.ndarray) -> np.ndarray:
@@ -312,7 +322,9 @@ def _lookup_grades(run: Run, rows: np.ndarray | None, rq: np.ndarray,
     if rows is not None:
         pids = take_sorted(pids, rows)
     li, ri = matching_pairs(rq, pids, index.jq, index.passage_id)
-    grade = np.full(len(rq), np.nan)  # allocated after the join's peak
-    grade[li] = index.jgrade[ri]
     release_memory()
+    grade = np.full(len(rq), np.nan)  # allocated after the join's peak
+    step = 1 << 22
+    for s in range(0, len(li), step):  # bounded temporaries
+        grade[li[s: s + step]] = index.jgrade[ri[s: s + step]]
     return grade

@@ -49,3 +49,13 @@ def test_missing_query_is_an_error_by_default():
     ts = make_test_set([("q1", "a", 1), ("q2", "b", 1)], ["q1", "q2"])
     with pytest.raises(InputError, match="no ranking"):
         judge_run(run_of([("q1", ["a"])]), JudgmentIndex.from_test_set(ts))
+
+
+def test_per_query_sums_booleans_and_floats_by_query():
+    ts = make_test_set([("q1", "a", 2), ("q2", "b", 1), ("q3", "c", 1)], ["q1", "q2", "q3"])
+    run = run_of([("q1", ["a", "x", "y"]), ("q3", ["c", "a"])])  # q2: no ranking
+    view = judge_run(run, JudgmentIndex.from_test_set(ts), missing="empty").view("lower")
+    assert view.per_query(view.grade >= 1).tolist() == [1.0, 0.0, 1.0]
+    assert view.per_query(view.grade).tolist() == [2.0, 0.0, 1.0]
+    assert view.per_query(np.ones(5, dtype=bool), rows=np.array([0, 3])).tolist() == [1, 0, 1]
+    assert view.depth().tolist() == [3.0, 0.0, 2.0]
