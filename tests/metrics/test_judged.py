@@ -57,5 +57,5 @@ def test_per_query_sums_booleans_and_floats_by_query():
     view = judge_run(run, JudgmentIndex.from_test_set(ts), missing="empty").view("lower")
     assert view.per_query(view.grade >= 1).tolist() == [1.0, 0.0, 1.0]
     assert view.per_query(view.grade).tolist() == [2.0, 0.0, 1.0]
-    assert view.per_query(np.ones(5, dtype=bool), rows=np.array([0, 3])).tolist() == [1, 0, 1]
+    assert view.per_query(np.ones(2, dtype=bool), rows=np.array([0, 3])).tolist() == [1, 0, 1]
     assert view.depth().tolist() == [3.0, 0.0, 2.0]
