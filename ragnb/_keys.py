@@ -53,7 +53,11 @@ _POOL: tuple[int, ThreadPoolExecutor] | None = None
 
 
 def _map(fn: Callable, items: Iterable) -> list:
-    """``[fn(x) for x in items]`` on a small thread pool (re-made after a fork)."""
+    """``[fn(x) for x in items]`` on a small thread pool (re-made after a fork).
+
+    ``fn`` must not call :func:`_map` itself (a job waiting for jobs of the same
+    pool could wait forever).
+    """
     global _POOL
     items = list(items)
     workers = min(os.cpu_count() or 1, 8)

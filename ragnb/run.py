@@ -45,7 +45,8 @@ class Run:
 
     @property
     def query_ids(self) -> pd.Index:
-        return pd.Index(self.table["query_id"].unique(), name="query_id")
+        """Distinct query ids in order of first appearance (``str`` dtype, as test sets')."""
+        return block_codes(self.table["query_id"])[1].rename("query_id")
 
     def __len__(self) -> int:
         return len(self.table)

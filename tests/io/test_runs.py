@@ -174,3 +174,9 @@ def test_rank_errors_on_the_fast_path(tmp_path, content, line, message):
     with pytest.raises(InputError, match=message) as info:
         read_run(p)
     assert info.value.line == line
+
+
+def test_run_query_ids_in_order_of_appearance(tmp_path):
+    run = read_run(write_run(tmp_path / "a.run", " "))
+    assert list(run.query_ids) == ["q2", "q1", "q3"]
+    assert run.query_ids.name == "query_id" and run.query_ids.dtype == "str"
