@@ -24,7 +24,8 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from ragnb._keys import duplicated_pairs
+from ragnb._columns import id_column, line_numbers
+from ragnb._keys import as_arrow, block_codes, duplicated_pairs, take_sorted
 from ragnb.errors import InputError
 from ragnb.testset import Note
 
@@ -44,7 +45,8 @@ class Run:
 
     @property
     def query_ids(self) -> pd.Index:
-        return pd.Index(self.table["query_id"].unique(), name="query_id")
+        """Distinct query ids in order of first appearance (``str`` dtype, as test sets')."""
+        return block_codes(self.table["query_id"])[1].rename("query_id")
 
     def __len__(self) -> int:
         return len(self.table)
@@ -58,16 +60,18 @@ def _block_starts(codes: np.ndarray) -> np.ndarray:
 
 
 def positions(codes: np.ndarray) -> np.ndarray:
-    """0-based position of each row inside its block of equal consecutive codes."""
+    """0-based position of each row inside its block of equal consecutive codes (int32 if it fits)."""
     n = len(codes)
-    idx = np.arange(n)
-    start = _block_starts(codes)
-    first = np.maximum.accumulate(np.where(start, idx, 0))
-    return idx - first
+    dtype = np.int32 if n < 2**31 else np.int64
+    heads = np.flatnonzero(_block_starts(codes)).astype(dtype)
+    out = np.arange(n, dtype=dtype)
+    out -= np.repeat(heads, np.diff(np.r_[heads, n]))
+    return out
 
 
 def _error_at(df: pd.DataFrame, mask: np.ndarray, source, message) -> InputError:
-    row = df.loc[np.asarray(mask)].iloc[0]
+    i = int(np.argmax(np.asarray(mask)))
+    row = df.iloc[i]
     return InputError(message(row), source=source, line=int(row["line"]))
 
 
@@ -78,13 +82,18 @@ def validate_run(raw: pd.DataFrame, source: str | Path, order: Order | None = No
     Errors (naming file and line): empty run, empty ids, a passage twice in one
     ranking, non-integer or missing ranks (order ``"rank"``), ranks with ties or
     gaps, non-finite scores (order ``"score"``).
+
+    The returned table is new (the input is not modified): ``query_id`` and
+    ``passage_id`` as arrow strings (``string[pyarrow]``, see
+    :data:`ragnb._keys.ID_DTYPE`), ``rank`` and ``score`` as float64 (NaN where
+    the input has none), ``line`` as int32 (int64 past 2**31).
     """
     source = str(source)
-    if not len(raw):
+    n = len(raw)
+    if not n:
         raise InputError("the run has no rows", source=source)
-    df = raw if "line" in raw else raw.assign(line=np.arange(1, len(raw) + 1))
-    has_rank = "rank" in df and not df["rank"].isna().all()
-    has_score = "score" in df and not df["score"].isna().all()
+    has_rank = "rank" in raw and not raw["rank"].isna().all()
+    has_score = "score" in raw and not raw["score"].isna().all()
     if order is None:
         order = "rank" if has_rank else "score"
     if order not in ORDERS:
@@ -93,74 +102,107 @@ def validate_run(raw: pd.DataFrame, source: str | Path, order: Order | None = No
         raise InputError("order 'rank' needs a rank column", source=source)
     if order == "score" and not has_score:
         raise InputError("order 'score' needs a score column", source=source)
-    for col in ("query_id", "passage_id"):
-        if df[col].dtype != "str":
-            df = df.assign(**{col: df[col].astype("str")})
-        empty = (df[col].str.len() == 0).to_numpy()
-        if empty.any():
-            raise _error_at(df, empty, source, lambda r: f"empty {col}")
+    line = line_numbers(raw, n)
+    query = id_column(raw["query_id"], "query_id", line, source)
+    passage = id_column(raw["passage_id"], "passage_id", line, source)
+    columns = {"query_id": query, "passage_id": passage}
+    for col in ("rank", "score"):
+        if col in raw:
+            values = raw[col]
+            if values.dtype != np.float64:
+                values = pd.to_numeric(values, errors="coerce").astype(np.float64)
+            columns[col] = values.to_numpy(dtype=np.float64)
+        else:
+            columns[col] = np.full(n, np.nan)
+    columns["line"] = line
+    df = pd.DataFrame(columns, copy=False)
 
-    qcodes, quniq = pd.factorize(df["query_id"], sort=False)
-    if order == "rank":
-        rank = pd.to_numeric(df["rank"], errors="coerce").to_numpy(dtype="float64")
-        bad = ~np.isfinite(rank) | (rank != np.floor(rank))
+    qcodes, _ = block_codes(query)
+    primary = columns["rank" if order == "rank" else "score"]
+    starts = _block_starts(qcodes)
+    # the usual case: grouped rankings whose ranks step by exactly 1 are in order, and
+    # finite; they are integers when each ranking starts at one (checked on the heads)
+    ranks_ok = order == "rank" and np.count_nonzero(starts) == int(qcodes.max()) + 1 and bool(
+        ((np.diff(primary) == 1) | starts[1:]).all())
+    if ranks_ok:
+        heads = np.flatnonzero(starts)
+        bad = primary[heads] != np.floor(primary[heads])
         if bad.any():
-            raise _error_at(df, bad, source, lambda r: f"rank {r['rank']!r} is not an integer")
-        keys = (rank, qcodes)
+            raise _error_at(_with_raw(df, raw, "rank"), _rows_mask(n, heads[bad]), source,
+                            lambda r: f"rank {_show(r['rank'])} is not an integer")
+    elif order == "rank":
+        bad = ~np.isfinite(primary) | (primary != np.floor(primary))
+        if bad.any():
+            raise _error_at(_with_raw(df, raw, "rank"), bad, source,
+                            lambda r: f"rank {_show(r['rank'])} is not an integer")
     else:
-        score = pd.to_numeric(df["score"], errors="coerce").to_numpy(dtype="float64")
-        bad = ~np.isfinite(score)
+        bad = ~np.isfinite(primary)
         if bad.any():
-            raise _error_at(df, bad, source, lambda r: f"score {r['score']!r} is not a finite number")
-        keys = (score, qcodes)
+            raise _error_at(_with_raw(df, raw, "score"), bad, source,
+                            lambda r: f"score {_show(r['score'])} is not a finite number")
 
-    perm = _ranking_permutation(df, qcodes, keys, order)
+    perm = None if ranks_ok else _ranking_permutation(df, qcodes, primary, order)
     if perm is not None:
-        df = df.iloc[perm].reset_index(drop=True)
+        df = df.take(perm).reset_index(drop=True)
         qcodes = qcodes[perm]
 
     # a passage twice in one ranking
     dup = duplicated_pairs(qcodes, df["passage_id"])
     if dup.any():
-        row = df.loc[dup].iloc[0]
+        row = df.iloc[int(np.argmax(dup))]
         first = df[(df["query_id"] == row["query_id"]) & (df["passage_id"] == row["passage_id"])]
         raise InputError(
             f"passage {row['passage_id']!r} appears more than once in the ranking of query "
             f"{row['query_id']!r} (lines {list(first['line'])})",
             source=source, line=int(row["line"]),
         )
-    if order == "rank":
+    if ranks_ok:
+        _check_rank_starts(df, heads, source)
+    elif order == "rank":
         _check_rank_sequence(df, qcodes, source)
-    cols = ["query_id", "passage_id", "rank", "score", "line"]
-    for col in ("rank", "score"):
-        if col not in df:
-            df[col] = np.nan
-    return Run(name=name or Path(source).name.split(".")[0], table=df[cols], order=order,
+    return Run(name=name or Path(source).name.split(".")[0], table=df, order=order,
                source=source)
 
 
-def _ranking_permutation(df, qcodes, keys, order) -> np.ndarray | None:
+def _show(value) -> str:
+    """A value for an error message: numbers as written (1.5, inf), text quoted."""
+    if isinstance(value, (float, np.floating)):
+        return repr(float(value))
+    return repr(value)
+
+
+def _rows_mask(n: int, rows: np.ndarray) -> np.ndarray:
+    mask = np.zeros(n, dtype=bool)
+    mask[rows] = True
+    return mask
+
+
+def _with_raw(df: pd.DataFrame, raw: pd.DataFrame, col: str) -> pd.DataFrame:
+    """``df`` with column ``col`` as the user wrote it (for error messages)."""
+    return df.assign(**{col: raw[col].to_numpy()})
+
+
+def _ranking_permutation(df, qcodes, primary, order) -> np.ndarray | None:
     """Row permutation into ranking order, or None when rows already are in it."""
-    primary, _ = keys
-    n = len(df)
-    same_q = np.zeros(n, dtype=bool)
-    same_q[1:] = qcodes[1:] == qcodes[:-1]
-    grouped = (np.diff(qcodes) >= 0).all() and (
-        np.count_nonzero(_block_starts(qcodes)) == (qcodes.max() + 1))
+    starts = _block_starts(qcodes)
+    same_q = ~starts[1:]
+    grouped = np.count_nonzero(starts) == int(qcodes.max()) + 1
     if order == "rank":
-        ok = grouped and not (same_q[1:] & (primary[1:] < primary[:-1])).any()
+        ok = grouped and not (same_q & (primary[1:] < primary[:-1])).any()
         if ok:
             return None
         return np.lexsort((primary, qcodes))
     # score descending, then passage id descending (trec_eval)
     if grouped:
-        worse = same_q[1:] & (primary[1:] > primary[:-1])
-        tie = np.flatnonzero(same_q[1:] & (primary[1:] == primary[:-1]))
+        worse = same_q & (primary[1:] > primary[:-1])
+        tie = np.flatnonzero(same_q & (primary[1:] == primary[:-1]))
         if not worse.any():
             if not len(tie):
                 return None
-            pid = df["passage_id"].to_numpy()
-            if all(pid[i + 1].encode() < pid[i].encode() for i in tie):
+            pid = as_arrow(df["passage_id"])
+            after = take_sorted(pid, tie + 1).to_pylist()
+            before = take_sorted(pid, tie).to_pylist()
+            if all(a.encode() < b.encode() for a, b in zip(after, before)):
                 return None
     pid_rank = _bytewise_rank(df["passage_id"])
     return np.lexsort((-pid_rank, -primary, qcodes))
@@ -174,7 +216,7 @@ def _bytewise_rank(values: pd.Series) -> np.ndarray:
 
 
 def _check_rank_sequence(df: pd.DataFrame, qcodes: np.ndarray, source) -> None:
-    rank = pd.to_numeric(df["rank"]).to_numpy(dtype="int64")
+    rank = df["rank"].to_numpy(dtype=np.int64)
     start = _block_starts(qcodes)
     step = np.diff(rank)
     inner = ~start[1:]
@@ -197,11 +239,17 @@ def _check_rank_sequence(df: pd.DataFrame, qcodes: np.ndarray, source) -> None:
             "fix the ranks or rank by score (--order score, order='score': trec_eval's order)",
             source=source, line=int(r["line"]),
         )
-    bad_start = start & (rank != 0) & (rank != 1)
-    if bad_start.any():
-        i = int(np.flatnonzero(bad_start)[0])
+    _check_rank_starts(df, np.flatnonzero(start), source)
+
+
+def _check_rank_starts(df: pd.DataFrame, heads: np.ndarray, source) -> None:
+    """Each ranking starts at rank 1 (or 0)."""
+    first = df["rank"].to_numpy()[heads]
+    bad = (first != 0) & (first != 1)
+    if bad.any():
+        i = int(heads[np.argmax(bad)])
         r = df.iloc[i]
         raise InputError(
-            f"the ranking of query {r['query_id']!r} starts at rank {rank[i]}, not at 1 (or 0)",
-            source=source, line=int(r["line"]),
+            f"the ranking of query {r['query_id']!r} starts at rank {int(r['rank'])}, "
+            "not at 1 (or 0)", source=source, line=int(r["line"]),
         )

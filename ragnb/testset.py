@@ -17,7 +17,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ragnb._keys import duplicated_pairs
+from ragnb._columns import id_column, line_numbers, missing_strings, text_column
+from ragnb._keys import block_codes, duplicated_pairs
 from ragnb.errors import InputError
 
 JUDGMENT_COLUMNS = ("query_id", "passage_id", "grade", "doc_version")
@@ -87,9 +88,33 @@ class TestSet:
                        notes=self.notes + notes)
 
 
-def _first_lines(df: pd.DataFrame, mask, limit: int = 5) -> str:
-    rows = df.loc[mask].head(limit)
-    return ", ".join(str(int(v)) for v in rows["line"])
+def _safe_integers(values: pd.Series) -> bool:
+    """Integer dtype without missing values that converts to int64 exactly."""
+    if not pd.api.types.is_integer_dtype(values.dtype) or values.hasnans:
+        return False
+    if pd.api.types.is_unsigned_integer_dtype(values.dtype) and len(values):
+        return int(values.max()) < 2**63
+    return True
+
+
+def _grades(raw: pd.Series, line: np.ndarray, query, passage, source) -> np.ndarray:
+    """Grades as int64; non-integer or negative grades are errors naming the line."""
+    if _safe_integers(raw):
+        grade = raw.to_numpy(dtype=np.int64)
+    else:
+        num = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+        bad = ~np.isfinite(num) | (num != np.floor(num))
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise InputError(f"grade {raw.iloc[i]!r} is not an integer", source=source,
+                             line=int(line[i]))
+        grade = num.astype(np.int64)
+    if len(grade) and grade.min() < 0:
+        i = int(np.argmax(grade < 0))
+        raise InputError(f"negative grade {int(grade[i])} "
+                         f"(query {query.iloc[i]}, passage {passage.iloc[i]})",
+                         source=source, line=int(line[i]))
+    return grade
 
 
 def validate_judgments(raw: pd.DataFrame, source: str | Path) -> pd.DataFrame:
@@ -100,54 +125,49 @@ def validate_judgments(raw: pd.DataFrame, source: str | Path) -> pd.DataFrame:
     grades is an error listing the lines; an exact repeat is an error too,
     because the reader cannot know which line the labeller meant to keep.
 
-    Returns the table with columns ``query_id, passage_id, grade (int64),
-    doc_version (str, may be missing), line (int64)``.
+    Returns a new table with columns ``query_id, passage_id, grade (int64),
+    doc_version (may be missing), line (int32; int64 past 2**31)``; text columns
+    are arrow strings (``string[pyarrow]``, see :data:`ragnb._keys.ID_DTYPE`).
+    The input is not modified.
     """
-    df = raw.copy()
-    if "line" not in df:
-        df["line"] = np.arange(1, len(df) + 1)
-    missing = [c for c in ("query_id", "passage_id", "grade") if c not in df]
+    missing = [c for c in ("query_id", "passage_id", "grade") if c not in raw]
     if missing:
         raise InputError(f"judgments lack column(s) {missing}; expected {list(JUDGMENT_COLUMNS)}",
                          source=source)
-    for col in ("query_id", "passage_id"):
-        df[col] = df[col].astype("str")
-        empty = df[col].str.len() == 0
-        if empty.any():
-            first = df.loc[empty].iloc[0]
-            raise InputError(f"empty {col}", source=source, line=int(first["line"]))
-    grade = pd.to_numeric(df["grade"], errors="coerce")
-    bad = grade.isna() | (grade != np.floor(grade)) | np.isinf(grade.fillna(0))
-    if bad.any():
-        first = df.loc[bad].iloc[0]
-        raise InputError(f"grade {first['grade']!r} is not an integer", source=source,
-                         line=int(first["line"]))
-    if (grade < 0).any():
-        first = df.loc[grade < 0].iloc[0]
-        raise InputError(f"negative grade {int(grade[grade < 0].iloc[0])} "
-                         f"(query {first['query_id']}, passage {first['passage_id']})",
-                         source=source, line=int(first["line"]))
-    df["grade"] = grade.astype("int64")
-    if "doc_version" not in df:
-        df["doc_version"] = pd.Series(pd.NA, index=df.index, dtype="str")
-    qcodes, _ = pd.factorize(df["query_id"])
-    later = duplicated_pairs(qcodes, df["passage_id"])
+    n = len(raw)
+    line = line_numbers(raw, n)
+    query = id_column(raw["query_id"], "query_id", line, source)
+    passage = id_column(raw["passage_id"], "passage_id", line, source)
+    grade = _grades(raw["grade"], line, query, passage, source)
+    if "doc_version" in raw:
+        doc_version = text_column(raw["doc_version"])
+    else:
+        doc_version = missing_strings(n)
+    df = pd.DataFrame({"query_id": query, "passage_id": passage, "grade": grade,
+                       "doc_version": doc_version,
+                       "line": line}, copy=False)
+    qcodes, _ = block_codes(query)
+    later = duplicated_pairs(qcodes, passage)
     if later.any():
-        repeated = df.loc[later, ["query_id", "passage_id"]].drop_duplicates()
-        dup = df.set_index(["query_id", "passage_id"]).index.isin(
-            repeated.set_index(["query_id", "passage_id"]).index)
-        groups = df.loc[dup].groupby(["query_id", "passage_id"], sort=False)
-        conflicting = groups["grade"].nunique()
-        kind = "conflicting grades" if (conflicting > 1).any() else "repeated judgments"
-        listing = "; ".join(
-            f"({q}, {p}) grades {list(g['grade'])} at lines {list(g['line'])}"
-            for (q, p), g in list(groups)[:5]
-        )
-        raise InputError(
-            f"{kind} for {groups.ngroups} (query, passage) pair(s): {listing}", source=source,
-            line=int(df.loc[dup, "line"].iloc[0]),
-        )
-    return df[["query_id", "passage_id", "grade", "doc_version", "line"]].reset_index(drop=True)
+        _raise_duplicates(df, later, source)
+    return df
+
+
+def _raise_duplicates(df: pd.DataFrame, later: np.ndarray, source) -> None:
+    repeated = df.loc[later, ["query_id", "passage_id"]].drop_duplicates()
+    dup = df.set_index(["query_id", "passage_id"]).index.isin(
+        repeated.set_index(["query_id", "passage_id"]).index)
+    groups = df.loc[dup].groupby(["query_id", "passage_id"], sort=False)
+    conflicting = groups["grade"].nunique()
+    kind = "conflicting grades" if (conflicting > 1).any() else "repeated judgments"
+    listing = "; ".join(
+        f"({q}, {p}) grades {list(g['grade'])} at lines {list(g['line'])}"
+        for (q, p), g in list(groups)[:5]
+    )
+    raise InputError(
+        f"{kind} for {groups.ngroups} (query, passage) pair(s): {listing}", source=source,
+        line=int(df.loc[dup, "line"].iloc[0]),
+    )
 
 
 def validate_queries(raw: pd.DataFrame, source: str | Path) -> pd.DataFrame:

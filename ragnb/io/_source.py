@@ -10,10 +10,11 @@ import gzip
 from collections.abc import Iterator
 from pathlib import Path
 
+import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
+from ragnb._keys import first_empty, id_series, release_memory
 from ragnb.errors import InputError
 
 GZIP_MAGIC = b"\x1f\x8b"
@@ -72,15 +73,20 @@ def sniff_format(path: str | Path, data: bytes | None = None) -> str:
     return "trec"
 
 
-def read_whitespace_table(
-    path: str | Path, names: list[str], types: dict[str, pa.DataType]
-) -> pa.Table | None:
+def read_whitespace_frame(
+    path: str | Path, names: list[str], types: dict[str, pa.DataType],
+    one_chunk: tuple[str, ...] = (),
+) -> pd.DataFrame | None:
     """Fast path: single-space separated columns parsed by pyarrow, straight from the file.
 
-    Only the columns in ``types`` are converted (the others are skipped).
+    Only the columns in ``types`` are converted (the others are skipped); strings
+    become arrow-string columns (:func:`ragnb._keys.id_series`), numbers numpy
+    arrays, and each arrow column is released as soon as it is converted.
     Returns ``None`` when the file does not fit the fast path exactly (tabs,
     repeated spaces, blank lines, a value of the wrong type); the caller then
     falls back to :func:`split_lines`, which reports the offending line.
+    Columns in ``one_chunk`` are made contiguous (a copy, once), for columns
+    that are later read at random rows.
     """
     path = Path(path)
     source = pa.input_stream(str(path), compression="gzip") if is_gzip(path) else str(path)
@@ -104,9 +110,20 @@ def read_whitespace_table(
         column = table.column(n)
         if column.null_count:
             return None  # blank lines or missing fields
-        if pa.types.is_string(column.type) and pc.any(pc.equal(column, "")).as_py():
+        if pa.types.is_string(column.type) and first_empty(column) >= 0:
             return None  # repeated spaces give empty fields
-    return table
+    del column
+    columns = {}
+    for n in types:
+        column = table.column(n)
+        table = table.drop_columns([n])  # this function holds the only reference
+        if n in one_chunk and column.num_chunks > 1:
+            column = pa.chunked_array([column.combine_chunks()], type=column.type)
+        columns[n] = (id_series(column) if pa.types.is_string(column.type)
+                      else column.to_numpy())
+        del column
+    release_memory()  # arrow's allocator keeps the parser's buffers otherwise
+    return pd.DataFrame(columns, copy=False)
 
 
 def split_lines(data: bytes, source: str | Path, ncols: int) -> Iterator[tuple[int, list[str]]]:
@@ -139,8 +156,6 @@ def decode_utf8(data: bytes, source: str | Path) -> str:
 
 def read_table_file(path: str | Path, fmt: str):
     """A CSV/TSV/Parquet long table as a pandas DataFrame (header row required)."""
-    import pandas as pd
-
     path = Path(path)
     try:
         if fmt == "parquet":

@@ -16,12 +16,13 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from ragnb._keys import release_memory
 from ragnb.errors import InputError
 from ragnb.io._source import (
     decode_utf8,
     read_bytes,
     read_table_file,
-    read_whitespace_table,
+    read_whitespace_frame,
     sniff_format,
     split_lines,
 )
@@ -50,17 +51,18 @@ def read_run(path: str | Path, *, name: str | None = None, format: str = "auto",
         raise InputError(f"unknown run format {fmt!r}; choose one of {sorted(_READERS)}",
                          source=path)
     df = reader(path)
-    return validate_run(df, path, order=order, name=name or path.name.split(".")[0])
+    run = validate_run(df, path, order=order, name=name or path.name.split(".")[0])
+    del df
+    release_memory()
+    return run
 
 
 def _read_trec(path: Path) -> pd.DataFrame:
     names = ["query_id", "q0", "passage_id", "rank", "score", "tag"]
-    table = read_whitespace_table(
+    df = read_whitespace_frame(
         path, names, {"query_id": pa.string(), "passage_id": pa.string(),
                       "rank": pa.float64(), "score": pa.float64()})
-    if table is not None:
-        df = table.to_pandas()
-        df["line"] = np.arange(1, len(df) + 1)
+    if df is not None:  # one line per row: validate_run numbers them
         return df
     data = read_bytes(path)
     rows = []

@@ -17,12 +17,13 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from ragnb._keys import block_codes, release_memory
 from ragnb.errors import InputError
 from ragnb.io._source import (
     decode_utf8,
     read_bytes,
     read_table_file,
-    read_whitespace_table,
+    read_whitespace_frame,
     sniff_format,
     split_lines,
 )
@@ -57,6 +58,7 @@ def read_test_set(path: str | Path, *, format: str = "auto", name: str | None = 
     queries, judgments = reader(path)
     split = name or path.name.split(".")[0]
     ts = TestSet(queries=queries, judgments=judgments, name=split, source=str(path))
+    release_memory()
     return ts
 
 
@@ -109,12 +111,11 @@ def _read_jsonl(path: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 def _read_qrels(path: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     names = ["query_id", "iteration", "passage_id", "grade"]
-    table = read_whitespace_table(
-        path, names, {"query_id": pa.string(), "passage_id": pa.string(), "grade": pa.int64()})
-    if table is not None:
-        df = table.to_pandas()
-        df["line"] = np.arange(1, len(df) + 1)
-    else:
+    # judgments' passage ids are read at random rows by the join: one chunk
+    df = read_whitespace_frame(
+        path, names, {"query_id": pa.string(), "passage_id": pa.string(), "grade": pa.int64()},
+        one_chunk=("passage_id",))
+    if df is None:  # the slow path: one line at a time, errors name the line
         text = decode_utf8(read_bytes(path), path)
         rows = []
         for number, (q, _, p, g) in split_lines(text, path, 4):
@@ -126,8 +127,13 @@ def _read_qrels(path: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
             rows.append((q, p, grade, number))
         df = pd.DataFrame(rows, columns=["query_id", "passage_id", "grade", "line"])
     judgments = validate_judgments(df, path)
-    queries = pd.DataFrame({"query_id": judgments["query_id"].unique()})
-    return queries, judgments
+    return _queries_of(judgments), judgments
+
+
+def _queries_of(judgments: pd.DataFrame) -> pd.DataFrame:
+    """The query table of a judgments-only file: ids in order of first appearance."""
+    _, uniques = block_codes(judgments["query_id"])
+    return pd.DataFrame({"query_id": pd.Series(uniques, dtype="str")})
 
 
 def _read_table(path: Path, fmt: str) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -137,8 +143,7 @@ def _read_table(path: Path, fmt: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     first_line = 2 if fmt != "parquet" else 1  # header is line 1 of a CSV
     df = df.assign(line=np.arange(first_line, first_line + len(df)))
     judgments = validate_judgments(df, path)
-    queries = pd.DataFrame({"query_id": judgments["query_id"].unique()})
-    return queries, judgments
+    return _queries_of(judgments), judgments
 
 
 _READERS = {

@@ -21,6 +21,7 @@ Label policies for unjudged passages
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Literal
 
@@ -28,7 +29,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ragnb._keys import as_arrow, codes_for
+from ragnb._keys import as_arrow, codes_for, matching_pairs, release_memory, take_sorted
 from ragnb.errors import InputError
 from ragnb.run import Run, positions
 from ragnb.testset import Note, TestSet
@@ -41,8 +42,9 @@ POLICIES = ("lower", "condensed", "upper")
 class JudgmentIndex:
     """One test set's judgments as arrays, built once and shared by every run.
 
-    ``jq[i]`` is the query index (into ``query_ids``) of judgment i, ``jgrade``
-    its grade; ``levels`` are the distinct grades in descending order and
+    ``jq[i]`` is the query index (into ``query_ids``; int32) of judgment i,
+    ``jgrade`` its grade (int64); ``passage_id`` shares the judgments table's
+    arrow strings; ``levels`` are the distinct grades in descending order and
     ``counts[q, j]`` the number of judgments of query q with grade ``levels[j]``
     — all an ideal ranking needs.
     """
@@ -61,17 +63,14 @@ class JudgmentIndex:
         qids = pd.Index(test_set.queries["query_id"].astype("str"), name="query_id")
         j = test_set.judgments
         jq = codes_for(j["query_id"], qids)
-        if (jq < 0).any():  # judgments for a query the query table lacks
-            row = j.loc[jq < 0].iloc[0]
+        if len(jq) and jq.min() < 0:  # judgments for a query the query table lacks
+            row = j.iloc[int(np.argmax(jq < 0))]
             raise InputError(f"judgment for query {row['query_id']!r}, which has no query entry",
                              source=test_set.source, line=int(row["line"]))
         grade = j["grade"].to_numpy(dtype=np.int64)
-        levels, level_of = np.unique(-grade, return_inverse=True)
-        counts = np.zeros((len(qids), len(levels)), dtype=np.int64)
-        np.add.at(counts, (jq, level_of), 1)
-        return cls(qids, jq.astype(np.int64), grade, as_arrow(j["passage_id"]),
-                   (-levels).astype(np.float64), counts,
-                   int(grade.max()) if len(grade) else 0, test_set.source)
+        levels, counts = _grade_counts(jq, grade, len(qids))
+        return cls(qids, jq, grade, as_arrow(j["passage_id"]), levels.astype(np.float64),
+                   counts, int(grade.max()) if len(grade) else 0, test_set.source)
 
     @property
     def n_queries(self) -> int:
@@ -82,12 +81,27 @@ class JudgmentIndex:
         return self.counts[:, self.levels >= rel].sum(axis=1)
 
 
+def _grade_counts(jq: np.ndarray, grade: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct grades (descending) and the judgments per query and grade, ``(n, levels)``."""
+    if len(grade) and grade.max() < 1 << 8:  # the usual small scale: one bincount
+        width = int(grade.max()) + 1
+        full = np.bincount(jq.astype(np.int64) * width + grade,
+                           minlength=n * width).reshape(n, width)
+        levels = np.flatnonzero(full.sum(axis=0))[::-1]
+        return levels, full[:, levels]
+    levels, level_of = np.unique(-grade, return_inverse=True)
+    counts = np.bincount(jq.astype(np.int64) * len(levels) + level_of,
+                         minlength=n * len(levels)).reshape(n, len(levels))
+    return -levels, counts
+
+
 @dataclass(frozen=True)
 class JudgedRun:
     """Retrieved passages with their grades, grouped by query in index order.
 
     ``q`` is non-decreasing; within a query rows are in ranking order; ``pos``
-    is the 0-based rank; ``grade`` is NaN where the passage is unjudged.
+    is the 0-based rank; ``grade`` is NaN where the passage is unjudged. ``q``
+    and ``pos`` are int32 (int64 past 2**31 rows), ``grade`` float64.
     """
 
     config: str
@@ -116,7 +130,8 @@ class JudgedRun:
             unjudged = np.zeros(len(q), dtype=bool)
         if k is not None:
             cut = pos < k
-            q, pos, grade, unjudged = q[cut], pos[cut], grade[cut], unjudged[cut]
+            if not cut.all():
+                q, pos, grade, unjudged = q[cut], pos[cut], grade[cut], unjudged[cut]
         g_upper = self.index.top_grade if upper_grade is None else int(upper_grade)
         if policy == "upper":
             if g_upper < 1:
@@ -148,9 +163,41 @@ class View:
     extra_grade: int
 
     def per_query(self, values: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
-        """Sum ``values`` (one per row, optionally a subset ``rows``) per query."""
-        q = self.q if rows is None else self.q[rows]
-        return np.bincount(q, weights=values, minlength=self.n)
+        """Sum ``values`` (one per row, optionally a subset ``rows``) per query, as float64.
+
+        Rows of a query are contiguous, so the sums are one ``np.add.reduceat``
+        over the query blocks; booleans are counted from the positions of their
+        true values (no float copy of the whole column).
+        """
+        if rows is not None:
+            return np.bincount(self.q[rows], weights=np.asarray(values, dtype=np.float64),
+                               minlength=self.n)
+        out = np.zeros(self.n)
+        heads = self._heads
+        if not len(heads):
+            return out
+        values = np.asarray(values)
+        if values.dtype == bool:
+            bounds = np.searchsorted(np.flatnonzero(values), np.r_[heads, len(values)])
+            out[self.q[heads]] = np.diff(bounds)
+        else:
+            out[self.q[heads]] = np.add.reduceat(values, heads, dtype=np.float64)
+        return out
+
+    @functools.cached_property
+    def _heads(self) -> np.ndarray:
+        """First row of each query's block."""
+        if not len(self.q):
+            return np.empty(0, dtype=np.intp)
+        return np.flatnonzero(np.r_[True, self.q[1:] != self.q[:-1]])
+
+    def depth(self) -> np.ndarray:
+        """Ranking length per query (after the policy and the cut), as float64."""
+        out = np.zeros(self.n)
+        heads = self._heads
+        if len(heads):
+            out[self.q[heads]] = np.diff(np.r_[heads, len(self.q)])
+        return out
 
     def ideal_counts(self) -> tuple[np.ndarray, np.ndarray]:
         """The ideal ranking as grade levels (descending) and per-query counts.
@@ -222,8 +269,9 @@ def judge_run(run: Run, index: JudgmentIndex, *, extra: str = "error",
     rows = np.flatnonzero(~unknown) if unknown.any() else None
     if rows is not None:
         rq = rq[rows]
+    heads = _heads(rq)
     present = np.zeros(index.n_queries, dtype=bool)
-    present[rq] = True
+    present[rq[heads]] = True
     if not present.all():
         absent = index.query_ids[~present]
         if missing == "error":
@@ -236,47 +284,47 @@ def judge_run(run: Run, index: JudgmentIndex, *, extra: str = "error",
                           f"test-set queries with no ranking in run {run.name!r}, scored as "
                           f"empty rankings, e.g. {list(absent[:3])}"))
     grade = _lookup_grades(run, rows, rq, index)
-    if len(rq) and (np.diff(rq) < 0).any():  # group by test-set query order
-        perm = _block_permutation(rq)
-        rq, grade = rq[perm], grade[perm]
-    return JudgedRun(run.name, index, rq.astype(np.int64), positions(rq), grade, tuple(notes))
+    if len(heads) > 1 and (np.diff(rq[heads]) < 0).any():  # group by test-set query order
+        perm, rq = _block_permutation(rq, heads)
+        grade = grade[perm]
+        del perm
+    judged = JudgedRun(run.name, index, rq, positions(rq), grade, tuple(notes))
+    release_memory()
+    return judged
 
 
-def _block_permutation(codes: np.ndarray) -> np.ndarray:
-    """Permutation ordering contiguous blocks of equal codes by code, rows kept inside."""
-    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
-    lengths = np.diff(np.r_[starts, len(codes)])
-    order = np.argsort(codes[starts], kind="stable")
-    new_starts = np.r_[0, np.cumsum(lengths[order])[:-1]]
-    return np.repeat(starts[order] - new_starts, lengths[order]) + np.arange(len(codes))
+def _heads(codes: np.ndarray) -> np.ndarray:
+    """First row of each block of equal consecutive codes."""
+    if not len(codes):
+        return np.empty(0, dtype=np.intp)
+    return np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
 
 
-def _small_strings(values: pa.ChunkedArray) -> pa.ChunkedArray:
-    if pa.types.is_large_string(values.type):
-        try:
-            return values.cast(pa.string())
-        except pa.ArrowInvalid:  # a chunk beyond 2 GiB of text stays large
-            return values
-    return values
+def _block_permutation(codes: np.ndarray, heads: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Blocks of equal codes ordered by code (stable, rows kept inside): the row
+    permutation and the reordered codes."""
+    dtype = np.int32 if len(codes) < 2**31 else np.int64
+    lengths = np.diff(np.r_[heads, len(codes)]).astype(dtype)
+    block_codes = codes[heads]
+    order = np.argsort(block_codes, kind="stable")
+    new_starts = np.r_[0, np.cumsum(lengths[order])[:-1]].astype(dtype)
+    perm = np.repeat(heads[order].astype(dtype) - new_starts, lengths[order])
+    perm += np.arange(len(codes), dtype=dtype)
+    return perm, np.repeat(block_codes[order], lengths[order])
 
 
 def _lookup_grades(run: Run, rows: np.ndarray | None, rq: np.ndarray,
                    index: JudgmentIndex) -> np.ndarray:
-    """Grade of each kept run row (NaN when unjudged): a hash join on (query, passage)."""
-    n = len(rq)
-    grade = np.full(n, np.nan)
-    if n == 0 or len(index.jq) == 0:
-        return grade
+    """Grade of each kept run row (NaN when unjudged): an exact join on (query, passage)."""
+    if len(rq) == 0 or len(index.jq) == 0:
+        return np.full(len(rq), np.nan)
     pids = as_arrow(run.table["passage_id"])
     if rows is not None:
-        pids = pids.take(pa.array(rows))
-    # arrow's hash join is several times slower on large_string keys than on
-    # string keys (measured: 20 s vs 3.4 s for 10M x 7M rows); casting is ~free.
-    pids, right_pids = _small_strings(pids), _small_strings(index.passage_id)
-    left = pa.table({"q": pa.array(rq, pa.int64()), "passage_id": pids,
-                     "row": pa.array(np.arange(n, dtype=np.int64))})
-    right = pa.table({"q": pa.array(index.jq, pa.int64()), "passage_id": right_pids,
-                      "grade": pa.array(index.jgrade, pa.int64())})
-    joined = left.join(right, keys=["q", "passage_id"], join_type="inner", use_threads=True)
-    grade[joined["row"].to_numpy()] = joined["grade"].to_numpy().astype(np.float64)
+        pids = take_sorted(pids, rows)
+    li, ri = matching_pairs(rq, pids, index.jq, index.passage_id)
+    release_memory()
+    grade = np.full(len(rq), np.nan)  # allocated after the join's peak
+    step = 1 << 22
+    for s in range(0, len(li), step):  # bounded temporaries
+        grade[li[s: s + step]] = index.jgrade[ri[s: s + step]]
     return grade

@@ -78,7 +78,7 @@ def rr(view: View, rel: int = 1) -> np.ndarray:
             "in the top k join both counts); 0 when nothing is relevant",
 )
 def recall(view: View, rel: int = 1) -> np.ndarray:
-    hits = view.per_query((view.grade >= rel).astype(np.float64))
+    hits = view.per_query(view.grade >= rel)
     denom = view.index.relevant_counts(rel).astype(np.float64)
     if view.extra_grade >= rel:
         denom = denom + view.extra
@@ -88,7 +88,7 @@ def recall(view: View, rel: int = 1) -> np.ndarray:
 def _depth(view: View) -> np.ndarray:
     if view.k is not None:
         return np.full(view.n, float(view.k))
-    return np.bincount(view.q, minlength=view.n).astype(np.float64)
+    return view.depth()
 
 
 @register(
@@ -99,7 +99,7 @@ def _depth(view: View) -> np.ndarray:
     formula="P@k = |relevant in top k| / k (k, not the number retrieved, as trec_eval)",
 )
 def precision(view: View, rel: int = 1) -> np.ndarray:
-    hits = view.per_query((view.grade >= rel).astype(np.float64))
+    hits = view.per_query(view.grade >= rel)
     depth = _depth(view)
     return np.divide(hits, depth, out=np.zeros(view.n), where=depth > 0)
 
@@ -114,7 +114,7 @@ def answer_recall(view: View, grade: int = 0) -> np.ndarray:
     top = grade or view.index.top_grade
     if top < 1:
         return np.zeros(view.n)
-    hits = view.per_query((view.grade >= top).astype(np.float64))
+    hits = view.per_query(view.grade >= top)
     return (hits > 0).astype(np.float64)
 
 
@@ -125,7 +125,7 @@ def answer_recall(view: View, grade: int = 0) -> np.ndarray:
     formula="Judged@k = |judged in top k| / k",
 )
 def judged(view: View) -> np.ndarray:
-    n_judged = view.per_query((~view.unjudged).astype(np.float64))
+    n_judged = view.per_query(~view.unjudged)
     depth = _depth(view)
     return np.divide(n_judged, depth, out=np.zeros(view.n), where=depth > 0)
 
@@ -156,7 +156,7 @@ def rbp(view: View, p: float = 0.8, rel: int = 1) -> np.ndarray:
             "(Moffat & Zobel 2008); RBP lies in [RBP(lower), RBP(lower) + residual]",
 )
 def rbp_residual(view: View, p: float = 0.8) -> np.ndarray:
-    depth = np.bincount(view.q, minlength=view.n)
+    depth = view.depth()
     if view.k is not None:
         depth = np.minimum(depth, view.k)
     unjudged = (1.0 - p) * view.per_query(view.unjudged * np.power(p, view.pos))

@@ -123,3 +123,38 @@ def test_invalid_json_names_the_line(tmp_path):
     with pytest.raises(InputError, match="invalid JSON") as info:
         read_test_set(p)
     assert info.value.line == 2
+
+
+def test_fast_and_slow_qrels_paths_agree(tmp_path, monkeypatch):
+    """Single spaces take pyarrow's path; tabs the line-by-line one: same table."""
+    import ragnb.io.testsets
+
+    slow_reads = []
+    split = ragnb.io.testsets.split_lines
+    monkeypatch.setattr(ragnb.io.testsets, "split_lines",
+                        lambda *a: slow_reads.append(1) or split(*a))
+    rows = [("q2", "d1", 1), ("q2", "d10", 0), ("q1", "d7", 3), ("q3", "d1", 2)]
+    (tmp_path / "a.qrels").write_text("".join(f"{q} 0 {p} {g}\n" for q, p, g in rows))
+    (tmp_path / "b.qrels").write_text("".join(f"{q}\t0\t{p}\t{g}\n" for q, p, g in rows))
+    fast = read_test_set(tmp_path / "a.qrels")
+    assert not slow_reads
+    slow = read_test_set(tmp_path / "b.qrels")
+    assert slow_reads
+    assert slow.judgments.dtypes.to_dict() == fast.judgments.dtypes.to_dict()
+    assert slow.judgments.to_dict("list") == fast.judgments.to_dict("list")
+    j = fast.judgments
+    assert j[["query_id", "passage_id", "grade"]].values.tolist() == [list(r) for r in rows]
+    assert j["doc_version"].isna().all()
+    assert j["line"].tolist() == [1, 2, 3, 4]
+    assert list(fast.queries["query_id"]) == ["q2", "q1", "q3"]
+    assert fast.relevant_counts().to_dict() == {"q2": 1, "q1": 1, "q3": 1}
+
+
+def test_repeated_judgment_far_apart_on_the_fast_path(tmp_path):
+    p = tmp_path / "r.qrels"
+    lines = [f"q{i // 3} 0 d{i} 1\n" for i in range(30)] + ["q2 0 d7 0\n"]
+    p.write_text("".join(lines))
+    with pytest.raises(InputError, match=r"conflicting grades .*\(q2, d7\) grades \[1, 0\] "
+                                         r"at lines \[8, 31\]") as info:
+        read_test_set(p)
+    assert info.value.line == 8

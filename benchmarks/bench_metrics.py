@@ -1,0 +1,357 @@
+"""End-to-end scoring benchmark: ragnb against pytrec_eval and ranx.
+
+Usage::
+
+    python benchmarks/bench_metrics.py [--queries 100000 --depth 100 --unjudged 0.3
+                                        --out DIR --repeat 3 --tools ragnb,pytrec_eval,ranx]
+
+What is timed, for each tool, in its own fresh subprocess (so that peak memory,
+the child's ``ru_maxrss``, is measured fairly): read a TREC qrels file and a
+TREC run file from disk, then compute nDCG@10, RR@10, R@100 and P@10 per query
+for every query. Import time is reported apart and not included.
+
+- **ragnb**: ``read_test_set`` + ``read_run`` (all validation included) +
+  ``score(...)`` returning the tidy per-query table. nDCG is ``ndcg_linear@10``
+  (linear gain, trec_eval's ``ndcg_cut``) so the three tools compute the same thing.
+- **pytrec_eval**: ``parse_qrel`` / ``parse_run`` as its users do, then one
+  ``RelevanceEvaluator`` for ``ndcg_cut_10, recall_100, P_10``. trec_eval's
+  ``recip_rank`` has no cut-off, so RR@10 is a second evaluator over the run cut
+  at its top 10 (trec_eval's order); the cut is included in the time.
+- **ranx**: ``Qrels.from_file`` / ``Run.from_file`` (construction included) and
+  ``evaluate(..., ["ndcg@10", "mrr@10", "recall@100", "precision@10"],
+  return_mean=False)``. Numba specialises on the id strings' width, so ranx is
+  first run untimed on a small data set of the same kind, which fills numba's
+  on-disk cache: JIT compilation is not counted against ranx.
+
+The data (seeded ``numpy.random.Generator``) is written once and reused from the
+cache folder: ``--queries`` queries, ``--depth`` passages each with distinct,
+strictly decreasing scores (so every tool ranks the same way), a share
+``--unjudged`` of the retrieved passages without a judgment, grades 0-3 that
+fall with rank, and a few judged passages per query that the run did not retrieve.
+
+After timing, every tool writes its per-query values for a seeded sample of
+queries and its means over all queries; the parent checks they agree (1e-9).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+METRICS = ("ndcg@10", "rr@10", "recall@100", "p@10")
+TOOLS = ("ragnb", "pytrec_eval", "ranx")
+TOLERANCE = 1e-9
+
+
+# ---------------------------------------------------------------- data ----
+
+def generate(folder: Path, queries: int, depth: int, unjudged: float, extra: float,
+             seed: int) -> tuple[Path, Path]:
+    """Write ``bench.qrels`` and ``bench.run`` into ``folder`` (skipped when present)."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    folder.mkdir(parents=True, exist_ok=True)
+    qrels_path, run_path = folder / "bench.qrels", folder / "bench.run"
+    stamp = folder / "params.json"
+    params = {"queries": queries, "depth": depth, "unjudged": unjudged, "extra": extra,
+              "seed": seed, "version": 1}
+    if qrels_path.exists() and run_path.exists() and stamp.exists() \
+            and json.loads(stamp.read_text()) == params:
+        return qrels_path, run_path
+    t0 = time.perf_counter()
+    rng = np.random.default_rng(seed)
+    corpus = 8_841_823  # MS MARCO passage collection size
+    n_extra = rng.poisson(extra, size=queries)
+    width = depth + int(n_extra.max())
+    # distinct passages per query: redraw the few rows that repeat a passage
+    pids = rng.integers(0, corpus, size=(queries, width))
+    while True:
+        s = np.sort(pids, axis=1)
+        bad = np.flatnonzero((s[:, 1:] == s[:, :-1]).any(axis=1))
+        if not len(bad):
+            break
+        pids[bad] = rng.integers(0, corpus, size=(len(bad), width))
+    qnum = rng.choice(10_000_000, size=queries, replace=False)
+    qid = np.char.mod("%d", qnum).astype(object)
+    rank = np.tile(np.arange(1, depth + 1), queries)
+    gaps = rng.uniform(0.01, 0.2, size=(queries, depth))
+    score = np.round(25.0 - np.cumsum(gaps, axis=1), 6).ravel()
+    # judged retrieved passages: grade falls with rank
+    judged = rng.random((queries, depth)) >= unjudged
+    judged[:, 0] |= ~judged.any(axis=1)  # every query has a judgment (ranx needs its key)
+    p_rel = 0.05 + 0.55 * np.exp(-np.arange(depth) / 15.0)
+    relevant = rng.random((queries, depth)) < p_rel
+    level = rng.choice([1, 2, 3], p=[0.6, 0.3, 0.1], size=(queries, depth))
+    grade = np.where(relevant, level, 0)
+    run_q = np.repeat(np.arange(queries), depth)
+    run_p = pids[:, :depth].ravel()
+    # judged but not retrieved (missed relevant passages, mostly)
+    ex_mask = np.arange(width - depth)[None, :] < n_extra[:, None]
+    ex_q = np.repeat(np.arange(queries), width - depth).reshape(queries, -1)[ex_mask]
+    ex_p = pids[:, depth:][ex_mask]
+    ex_g = rng.choice([0, 1, 2, 3], p=[0.3, 0.4, 0.2, 0.1], size=len(ex_q))
+    jm = judged.ravel()
+    qr_q = np.r_[run_q[jm], ex_q]
+    qr_p = np.r_[run_p[jm], ex_p]
+    qr_g = np.r_[grade.ravel()[jm], ex_g]
+    # qrels sorted by query id (as distributed), judgments shuffled within a query;
+    # the run lists queries in generation order, ranks within a query ascending
+    shuffle = rng.permutation(len(qr_q))
+    order = shuffle[np.argsort(qid[qr_q[shuffle]].astype(str), kind="stable")]
+    pid_str = lambda a: pa.array(np.char.mod("%d", a))  # noqa: E731
+    qrels = pa.table({"q": pa.array(qid[qr_q[order]].astype(str)),
+                      "it": pa.array(np.zeros(len(order), dtype=np.int8)),
+                      "p": pid_str(qr_p[order]), "g": pa.array(qr_g[order])})
+    run = pa.table({"q": pa.array(qid[run_q].astype(str)), "q0": pa.array(["Q0"] * len(run_q)),
+                    "p": pid_str(run_p), "r": pa.array(rank), "s": pa.array(score),
+                    "tag": pa.array(["bench"] * len(run_q))})
+    opts = pacsv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none")
+    pacsv.write_csv(qrels, str(qrels_path), write_options=opts)
+    pacsv.write_csv(run, str(run_path), write_options=opts)
+    stamp.write_text(json.dumps(params))
+    print(f"generated {len(qr_q):,} judgments and {len(run_q):,} run lines in "
+          f"{time.perf_counter() - t0:.1f} s into {folder}", file=sys.stderr)
+    return qrels_path, run_path
+
+
+def sample_queries(qrels_path: Path, n: int, seed: int) -> list[str]:
+    """A seeded sample of query ids (read from the qrels, outside any timing)."""
+    import pyarrow.csv as pacsv
+
+    t = pacsv.read_csv(str(qrels_path), read_options=pacsv.ReadOptions(column_names=list("qipg")),
+                       parse_options=pacsv.ParseOptions(delimiter=" "),
+                       convert_options=pacsv.ConvertOptions(include_columns=["q"],
+                                                            column_types={"q": "string"}))
+    qids = np.unique(t["q"].to_numpy(zero_copy_only=False).astype(str))
+    rng = np.random.default_rng(seed + 1)
+    return sorted(rng.choice(qids, size=min(n, len(qids)), replace=False).tolist())
+
+
+# ---------------------------------------------------------------- tools ---
+
+def run_ragnb(qrels: str, run: str) -> dict[str, dict[str, float]]:
+    from ragnb.io import read_run, read_test_set
+    from ragnb.score import score
+
+    names = {"ndcg_linear@10": "ndcg@10", "rr@10": "rr@10", "recall@100": "recall@100",
+             "p@10": "p@10"}
+    test_set = read_test_set(qrels)
+    scores = score(test_set, read_run(run), list(names))
+    return _Deferred(lambda: {
+        names[m]: dict(zip(g["query_id"].astype(str), g["value"].to_numpy()))
+        for m, g in scores.table.groupby("metric", sort=False)})
+
+
+def run_pytrec_eval(qrels: str, run: str):
+    import pytrec_eval
+
+    with open(qrels) as fh:
+        qrel = pytrec_eval.parse_qrel(fh)
+    with open(run) as fh:
+        ranking = pytrec_eval.parse_run(fh)
+    main = pytrec_eval.RelevanceEvaluator(qrel, {"ndcg_cut_10", "recall_100", "P_10"})
+    values = main.evaluate(ranking)
+    # recip_rank has no cut-off: evaluate the run cut at its top 10 (score, then docno desc)
+    top10 = {q: dict(sorted(d.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)[:10])
+             for q, d in ranking.items()}
+    rr = pytrec_eval.RelevanceEvaluator(qrel, {"recip_rank"}).evaluate(top10)
+    return _Deferred(lambda: {
+        "ndcg@10": {q: v["ndcg_cut_10"] for q, v in values.items()},
+        "rr@10": {q: v["recip_rank"] for q, v in rr.items()},
+        "recall@100": {q: v["recall_100"] for q, v in values.items()},
+        "p@10": {q: v["P_10"] for q, v in values.items()}})
+
+
+def run_ranx(qrels: str, run: str):
+    from ranx import Qrels, Run, evaluate
+
+    q = Qrels.from_file(qrels, kind="trec")
+    r = Run.from_file(run, kind="trec")
+    names = {"ndcg@10": "ndcg@10", "mrr@10": "rr@10", "recall@100": "recall@100",
+             "precision@10": "p@10"}
+    out = evaluate(q, r, list(names), return_mean=False)
+    return _Deferred(lambda: {
+        names[m]: dict(zip(r.get_query_ids(), np.asarray(v, dtype=float)))
+        for m, v in out.items()})
+
+
+class _Deferred:
+    """Conversion to plain dicts, done after the clock stops."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+
+RUNNERS = {"ragnb": run_ragnb, "pytrec_eval": run_pytrec_eval, "ranx": run_ranx}
+IMPORTS = {"ragnb": "ragnb.score", "pytrec_eval": "pytrec_eval", "ranx": "ranx"}
+
+
+def child(tool: str, qrels: str, run: str, sample_file: str, result_file: str) -> None:
+    import importlib
+    import resource
+
+    t0 = time.perf_counter()
+    importlib.import_module(IMPORTS[tool])
+    if tool == "ragnb":
+        importlib.import_module("ragnb.io")
+    imported = time.perf_counter() - t0
+    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    t1 = time.perf_counter()
+    deferred = RUNNERS[tool](qrels, run)
+    seconds = time.perf_counter() - t1
+    peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    values = deferred.fn()
+    sample = json.loads(Path(sample_file).read_text())
+    out = {
+        "tool": tool, "seconds": seconds, "import_seconds": imported,
+        "peak_mb": peak_kb / 1024, "after_import_mb": rss_before / 1024,
+        "n_queries": {m: len(v) for m, v in values.items()},
+        "means": {m: float(np.mean(list(v.values()))) for m, v in values.items()},
+        "sample": {m: {q: float(v[q]) if q in v else None for q in sample}
+                   for m, v in values.items()},
+    }
+    Path(result_file).write_text(json.dumps(out))
+
+
+# ---------------------------------------------------------------- parent --
+
+def measure(tool: str, qrels: Path, run: Path, folder: Path, sample_file: Path) -> dict:
+    result = folder / f"result_{tool}.json"
+    result.unlink(missing_ok=True)
+    env = dict(os.environ)
+    repo = str(Path(__file__).resolve().parents[1])
+    env["PYTHONPATH"] = repo + os.pathsep + env.get("PYTHONPATH", "")
+    cmd = [sys.executable, __file__, "--child", tool, "--child-args", str(qrels), str(run),
+           str(sample_file), str(result)]
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise SystemExit(f"{tool} failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
+    return json.loads(result.read_text())
+
+
+def agreement(results: dict[str, list[dict]], sample: list[str]) -> list[str]:
+    lines = []
+    tools = list(results)
+    ref = results[tools[0]][0]
+    for tool in tools[1:]:
+        other = results[tool][0]
+        worst, checked, missing = 0.0, 0, 0
+        for m in METRICS:
+            for q in sample:
+                a, b = ref["sample"][m].get(q), other["sample"][m].get(q)
+                if a is None or b is None:
+                    missing += 1
+                    continue
+                worst = max(worst, abs(a - b))
+                checked += 1
+        mean_diff = max(abs(ref["means"][m] - other["means"][m]) for m in METRICS)
+        ok = worst <= TOLERANCE and missing == 0 and mean_diff <= TOLERANCE
+        lines.append(f"  {tools[0]} vs {tool}: {'AGREE' if ok else 'DISAGREE'} on {checked} "
+                     f"sampled (query, metric) values, max |diff| {worst:.2e}; means over all "
+                     f"queries max |diff| {mean_diff:.2e}"
+                     + (f"; {missing} values missing" if missing else ""))
+    return lines
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--queries", type=int, default=100_000)
+    p.add_argument("--depth", type=int, default=100)
+    p.add_argument("--unjudged", type=float, default=0.3,
+                   help="share of retrieved passages without a judgment")
+    p.add_argument("--extra", type=float, default=5.0,
+                   help="mean number of judged passages per query that the run misses")
+    p.add_argument("--seed", type=int, default=20240)
+    p.add_argument("--out", type=Path, default=None,
+                   help="data and result folder (default: a cache folder in the temp dir)")
+    p.add_argument("--repeat", type=int, default=1, help="timings per tool (median reported)")
+    p.add_argument("--tools", default=",".join(TOOLS))
+    p.add_argument("--sample", type=int, default=2000, help="queries checked for agreement")
+    p.add_argument("--child", choices=TOOLS, help=argparse.SUPPRESS)
+    p.add_argument("--child-args", nargs=4, help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.child:
+        child(args.child, *args.child_args)
+        return 0
+
+    tools = [t.strip() for t in args.tools.split(",") if t.strip()]
+    unknown = set(tools) - set(TOOLS)
+    if unknown:
+        p.error(f"unknown tools {sorted(unknown)}; choose from {TOOLS}")
+    folder = args.out or Path(tempfile.gettempdir()) / (
+        f"ragnb-bench-{args.queries}x{args.depth}-u{args.unjudged}-s{args.seed}")
+    qrels, run = generate(folder, args.queries, args.depth, args.unjudged, args.extra, args.seed)
+    sample = sample_queries(qrels, args.sample, args.seed)
+    sample_file = folder / "sample.json"
+    sample_file.write_text(json.dumps(sample))
+
+    if "ranx" in tools:  # fill numba's cache for these id widths (untimed)
+        warm = folder / "warm"
+        wq, wr = generate(warm, 200, args.depth, args.unjudged, args.extra, args.seed)
+        measure("ranx", wq, wr, warm, sample_file)
+
+    results: dict[str, list[dict]] = {t: [] for t in tools}
+    for i in range(args.repeat):  # interleaved, so background load hits every tool alike
+        for tool in tools:
+            r = measure(tool, qrels, run, folder, sample_file)
+            results[tool].append(r)
+            print(f"  [{i + 1}/{args.repeat}] {tool:12s} {r['seconds']:7.2f} s  "
+                  f"peak {r['peak_mb']:7.0f} MB", file=sys.stderr, flush=True)
+
+    size = lambda f: f.stat().st_size / 2**20  # noqa: E731
+    print(f"\n{args.queries:,} queries x depth {args.depth}, {args.unjudged:.0%} of retrieved "
+          f"passages unjudged; qrels {size(qrels):.0f} MB, run {size(run):.0f} MB "
+          f"({os.cpu_count()} cores, median of {args.repeat})")
+    print("end-to-end: read TREC qrels + run, nDCG@10, RR@10, R@100, P@10 per query\n")
+    med = {t: {k: statistics.median(r[k] for r in results[t])
+               for k in ("seconds", "peak_mb", "import_seconds")} for t in tools}
+    head = f"{'tool':12s} {'seconds':>9s} {'peak MB':>9s} {'import s':>9s}"
+    if "ragnb" in tools:
+        head += f" {'ragnb faster':>13s} {'ragnb memory':>13s}"
+    print(head)
+    for t in tools:
+        line = (f"{t:12s} {med[t]['seconds']:9.2f} {med[t]['peak_mb']:9.0f} "
+                f"{med[t]['import_seconds']:9.2f}")
+        if "ragnb" in tools:
+            speed = med[t]["seconds"] / med["ragnb"]["seconds"]
+            mem = med["ragnb"]["peak_mb"] / med[t]["peak_mb"]
+            line += f" {speed:12.1f}x {mem:12.2f}x"
+        print(line)
+    if "ragnb" in tools:
+        print("\n('ragnb faster' = tool seconds / ragnb seconds; 'ragnb memory' = ragnb peak / "
+              "tool peak)")
+        targets = []
+        if "pytrec_eval" in tools:
+            s = med["pytrec_eval"]["seconds"] / med["ragnb"]["seconds"]
+            m = med["ragnb"]["peak_mb"] / med["pytrec_eval"]["peak_mb"]
+            targets.append(f"vs pytrec_eval: {s:.1f}x faster (target >= 5x: "
+                           f"{'met' if s >= 5 else 'NOT met'}), memory {m:.2f}x "
+                           f"(target <= 0.5x: {'met' if m <= 0.5 else 'NOT met'})")
+        if "ranx" in tools:
+            s = med["ranx"]["seconds"] / med["ragnb"]["seconds"]
+            targets.append(f"vs ranx: {s:.1f}x faster (target >= 10x: "
+                           f"{'met' if s >= 10 else 'NOT met'})")
+        for line in targets:
+            print(line)
+    if "pytrec_eval" in tools:
+        print("pytrec_eval's recip_rank has no cut-off: RR@10 is a second evaluator on the run "
+              "cut at its top 10 (included in its time).")
+    if len(tools) > 1:
+        print(f"\nper-query agreement ({len(sample)} sampled queries, tolerance {TOLERANCE:g}):")
+        for line in agreement(results, sample):
+            print(line)
+    print(f"\ncommand: {' '.join([Path(sys.executable).name, *sys.argv])}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,61 @@
+"""judge_run: grades attached to the right rows, queries in test-set order.
+
+Expected arrays are written out by hand from the tiny example in each test.
+"""
+import numpy as np
+import pandas as pd
+import pytest
+
+from ragnb.metrics import JudgmentIndex, judge_run
+from ragnb.run import validate_run
+from ragnb.testset import TestSet, validate_judgments
+
+
+def make_test_set(rows, queries):
+    j = validate_judgments(pd.DataFrame(rows, columns=["query_id", "passage_id", "grade"]), "j")
+    return TestSet(pd.DataFrame({"query_id": queries}), j, name="t", source="j")
+
+
+def run_of(rankings):
+    rows = [(q, p, r) for q, ps in rankings for r, p in enumerate(ps, start=1)]
+    return validate_run(pd.DataFrame(rows, columns=["query_id", "passage_id", "rank"]), "r")
+
+
+def test_rows_follow_test_set_query_order_and_keep_ranking_order():
+    ts = make_test_set([("q1", "a", 2), ("q1", "b", 0), ("q3", "a", 1), ("q3", "z", 3)],
+                  ["q1", "q2", "q3"])
+    # the run lists q3 before q1; "a" is judged for both queries with different grades
+    run = run_of([("q3", ["u", "a", "z"]), ("q1", ["b", "a", "u"])])
+    judged = judge_run(run, JudgmentIndex.from_test_set(ts), missing="empty")
+    assert judged.q.tolist() == [0, 0, 0, 2, 2, 2]          # q1 rows, then q3 rows
+    assert judged.pos.tolist() == [0, 1, 2, 0, 1, 2]
+    assert np.array_equal(judged.grade, [0, 2, np.nan, np.nan, 1, 3], equal_nan=True)
+    assert [n.kind for n in judged.notes] == ["empty_rankings"]  # q2
+
+
+def test_extra_queries_are_dropped_and_counted():
+    ts = make_test_set([("q1", "a", 1)], ["q1"])
+    run = run_of([("x9", ["a"]), ("q1", ["c", "a"]), ("x8", ["a", "b"])])
+    judged = judge_run(run, JudgmentIndex.from_test_set(ts), extra="drop")
+    assert judged.q.tolist() == [0, 0]
+    assert np.array_equal(judged.grade, [np.nan, 1], equal_nan=True)
+    note = judged.notes[0]
+    assert note.kind == "dropped_run_queries" and note.count == 2
+
+
+def test_missing_query_is_an_error_by_default():
+    from ragnb.errors import InputError
+
+    ts = make_test_set([("q1", "a", 1), ("q2", "b", 1)], ["q1", "q2"])
+    with pytest.raises(InputError, match="no ranking"):
+        judge_run(run_of([("q1", ["a"])]), JudgmentIndex.from_test_set(ts))
+
+
+def test_per_query_sums_booleans_and_floats_by_query():
+    ts = make_test_set([("q1", "a", 2), ("q2", "b", 1), ("q3", "c", 1)], ["q1", "q2", "q3"])
+    run = run_of([("q1", ["a", "x", "y"]), ("q3", ["c", "a"])])  # q2: no ranking
+    view = judge_run(run, JudgmentIndex.from_test_set(ts), missing="empty").view("lower")
+    assert view.per_query(view.grade >= 1).tolist() == [1.0, 0.0, 1.0]
+    assert view.per_query(view.grade).tolist() == [2.0, 0.0, 1.0]
+    assert view.per_query(np.ones(2, dtype=bool), rows=np.array([0, 3])).tolist() == [1, 0, 1]
+    assert view.depth().tolist() == [3.0, 0.0, 2.0]
