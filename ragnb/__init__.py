@@ -27,8 +27,6 @@ _EXPORTS = {
     "read_test_set": "ragnb.io",
     "read_run": "ragnb.io",
     "read_strata": "ragnb.io",
-    "score": "ragnb.score",
-    "Scores": "ragnb.score",
     "parse_metric": "ragnb.metrics",
     "metric_help": "ragnb.metrics",
     "paired_bootstrap": "ragnb.stats",
@@ -42,14 +40,19 @@ _EXPORTS = {
     "selection_inflation": "ragnb.stats",
     "reconcile_pooled": "ragnb.stats",
     "four_cell": "ragnb.fit",
-    "trajectory": "ragnb.trajectory",
     "label_bounds": "ragnb.labelbias",
     "three_way": "ragnb.labelbias",
     "Ledger": "ragnb.ledger",
 }
 _RENAMED = {"compare_configs": "compare"}  # ranx also exports a `compare`
 
-__all__ = ["InputError", "PolicyError", "RagnbError", "__version__", *_EXPORTS]
+# `score` and `trajectory` are also submodule names: importing the submodule would
+# replace a lazily bound function with the module, so these two are bound eagerly.
+from ragnb.score import Scores, score  # noqa: E402
+from ragnb.trajectory import trajectory  # noqa: E402
+
+__all__ = ["InputError", "PolicyError", "RagnbError", "Scores", "__version__", "score",
+           "trajectory", *_EXPORTS]
 
 
 def __getattr__(name: str):
