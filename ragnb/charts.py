@@ -69,3 +69,54 @@ def trajectory_chart(tr) -> alt.LayerChart:
             x="round:Q", y=alt.value(0), text="label:N"))
     return alt.layer(*layers).properties(width=560, height=300,
                                           title="Champions rescored on both splits")
+
+
+STRATUM_KINDS = alt.Scale(domain=["stratum", "pooled", "macro"],
+                          range=["#3465a4", "#cc0000", "#c17d11"])
+
+
+def strata_chart(bd, scale: float = 100.0) -> alt.LayerChart:
+    """Per-stratum deltas with intervals, the pooled row marked, sizes visible (a Breakdown).
+
+    One row per stratum (labelled with its size; dot area proportional to it),
+    then the pooled row (red diamond: the size-weighted average) and the
+    equal-weight average (orange), a rule at zero. Excluded strata are named in
+    the subtitle, not drawn.
+    """
+    t = bd.table[bd.table["kind"] != "excluded"].copy()
+    for col in ("delta", "ci_low", "ci_high"):
+        t[col] = t[col] * scale
+    t["row"] = [f"{s}  (n={n})" if k == "stratum" else
+                (f"pooled, size-weighted (n={n})" if k == "pooled" else "equal-weight average")
+                for s, k, n in zip(t["stratum"], t["kind"], t["n"])]
+    order = list(t["row"])
+    y = alt.Y("row:N", sort=order, title=None, axis=alt.Axis(labelLimit=320))
+    color = alt.Color("kind:N", scale=STRATUM_KINDS, title=None,
+                      legend=alt.Legend(orient="bottom", labelExpr=(
+                          "datum.label == 'macro' ? 'equal-weight average' : datum.label")))
+    tooltip = ["stratum:N", "n:Q", alt.Tooltip("delta:Q", format="+.2f", title="Δ (points)"),
+               alt.Tooltip("ci_low:Q", format="+.2f"), alt.Tooltip("ci_high:Q", format="+.2f")]
+    base = alt.Chart(t)
+    bars = base.mark_rule(strokeWidth=2).encode(
+        y=y, x=alt.X("ci_low:Q", title=f"Δ {bd.metric} (points), {bd.ci:.0%} interval"),
+        x2="ci_high:Q", color=color)
+    shape = alt.Shape("kind:N", scale=alt.Scale(domain=["stratum", "pooled", "macro"],
+                                                range=["circle", "diamond", "square"]),
+                      legend=None)
+    dots = base.transform_filter(alt.datum.kind == "stratum").mark_point(
+        filled=True, opacity=1).encode(
+        y=y, x="delta:Q", color=color, tooltip=tooltip, shape=shape,
+        size=alt.Size("n:Q", scale=alt.Scale(range=[30, 400]), legend=None))
+    summary = base.transform_filter(alt.datum.kind != "stratum").mark_point(
+        filled=True, opacity=1, size=160).encode(y=y, x="delta:Q", color=color,
+                                                 tooltip=tooltip, shape=shape)
+    zero = alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(color="#888888",
+                                                            strokeDash=[4, 3]).encode(x="x:Q")
+    excluded = bd.table[bd.table["kind"] == "excluded"]
+    subtitle = [f"{bd.challenger} − {bd.baseline}, strata of {bd.spec.column!r}"]
+    if len(excluded):
+        subtitle.append("excluded: " + ", ".join(
+            f"{s} (n={n})" for s, n in zip(excluded["stratum"], excluded["n"])))
+    return alt.layer(zero, bars, dots, summary).properties(
+        width=420, height=max(120, 28 * len(t)),
+        title=alt.TitleParams("Δ per stratum", subtitle=subtitle))
