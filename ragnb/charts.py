@@ -80,43 +80,51 @@ def strata_chart(bd, scale: float = 100.0) -> alt.LayerChart:
 
     One row per stratum (labelled with its size; dot area proportional to it),
     then the pooled row (red diamond: the size-weighted average) and the
-    equal-weight average (orange), a rule at zero. Excluded strata are named in
-    the subtitle, not drawn.
+    equal-weight average (orange square), a dashed rule at zero. Excluded
+    strata are named in the subtitle, not drawn. Channels are given as objects,
+    not shorthand strings, which keeps building the chart cheap enough for the
+    what-if widget to redraw it on every change.
     """
-    t = bd.table[bd.table["kind"] != "excluded"].copy()
+    t = bd.table.loc[bd.table["kind"] != "excluded", ["stratum", "kind", "n", "delta", "ci_low",
+                                                      "ci_high"]].copy()
     for col in ("delta", "ci_low", "ci_high"):
         t[col] = t[col] * scale
+    t["stratum"] = t["stratum"].astype(str)
     t["row"] = [f"{s}  (n={n})" if k == "stratum" else
                 (f"pooled, size-weighted (n={n})" if k == "pooled" else "equal-weight average")
                 for s, k, n in zip(t["stratum"], t["kind"], t["n"])]
-    order = list(t["row"])
-    y = alt.Y("row:N", sort=order, title=None, axis=alt.Axis(labelLimit=320))
-    color = alt.Color("kind:N", scale=STRATUM_KINDS, title=None,
+    t["zero"] = 0.0
+    y = alt.Y("row", type="nominal", sort=list(t["row"]), title=None,
+              axis=alt.Axis(labelLimit=320))
+    color = alt.Color("kind", type="nominal", scale=STRATUM_KINDS, title=None,
                       legend=alt.Legend(orient="bottom", labelExpr=(
                           "datum.label == 'macro' ? 'equal-weight average' : datum.label")))
-    tooltip = ["stratum:N", "n:Q", alt.Tooltip("delta:Q", format="+.2f", title="Δ (points)"),
-               alt.Tooltip("ci_low:Q", format="+.2f"), alt.Tooltip("ci_high:Q", format="+.2f")]
-    base = alt.Chart(t)
+    shape = alt.Shape("kind", type="nominal", legend=None, scale=alt.Scale(
+        domain=["stratum", "pooled", "macro"], range=["circle", "diamond", "square"]))
+    x_title = f"Δ {bd.metric} (points), {bd.ci:.0%} interval"
+    x = alt.X("delta", type="quantitative", title=x_title)
+    tooltip = [alt.Tooltip("stratum", type="nominal"), alt.Tooltip("n", type="quantitative"),
+               alt.Tooltip("delta", type="quantitative", format="+.2f", title="Δ (points)"),
+               alt.Tooltip("ci_low", type="quantitative", format="+.2f"),
+               alt.Tooltip("ci_high", type="quantitative", format="+.2f")]
+    base = alt.Chart()
+    zero = base.mark_rule(color="#888888", strokeDash=[4, 3]).encode(
+        x=alt.X("zero", type="quantitative"))
     bars = base.mark_rule(strokeWidth=2).encode(
-        y=y, x=alt.X("ci_low:Q", title=f"Δ {bd.metric} (points), {bd.ci:.0%} interval"),
-        x2="ci_high:Q", color=color)
-    shape = alt.Shape("kind:N", scale=alt.Scale(domain=["stratum", "pooled", "macro"],
-                                                range=["circle", "diamond", "square"]),
-                      legend=None)
-    dots = base.transform_filter(alt.datum.kind == "stratum").mark_point(
+        y=y, x=alt.X("ci_low", type="quantitative", title=x_title), x2=alt.X2("ci_high"),
+        color=color)
+    dots = base.transform_filter("datum.kind == 'stratum'").mark_point(
         filled=True, opacity=1).encode(
-        y=y, x="delta:Q", color=color, tooltip=tooltip, shape=shape,
-        size=alt.Size("n:Q", scale=alt.Scale(range=[30, 400]), legend=None))
-    summary = base.transform_filter(alt.datum.kind != "stratum").mark_point(
-        filled=True, opacity=1, size=160).encode(y=y, x="delta:Q", color=color,
-                                                 tooltip=tooltip, shape=shape)
-    zero = alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(color="#888888",
-                                                            strokeDash=[4, 3]).encode(x="x:Q")
+        y=y, x=x, color=color, tooltip=tooltip, shape=shape,
+        size=alt.Size("n", type="quantitative", scale=alt.Scale(range=[30, 400]), legend=None))
+    summary = base.transform_filter("datum.kind != 'stratum'").mark_point(
+        filled=True, opacity=1, size=160).encode(y=y, x=x, color=color, tooltip=tooltip,
+                                                 shape=shape)
     excluded = bd.table[bd.table["kind"] == "excluded"]
     subtitle = [f"{bd.challenger} − {bd.baseline}, strata of {bd.spec.column!r}"]
     if len(excluded):
         subtitle.append("excluded: " + ", ".join(
             f"{s} (n={n})" for s, n in zip(excluded["stratum"], excluded["n"])))
-    return alt.layer(zero, bars, dots, summary).properties(
+    return alt.layer(zero, bars, dots, summary, data=t).properties(
         width=420, height=max(120, 28 * len(t)),
         title=alt.TitleParams("Δ per stratum", subtitle=subtitle))
