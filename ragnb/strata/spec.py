@@ -328,7 +328,7 @@ def apply_spec(strata: pd.DataFrame | pd.Series, spec: StrataSpec | str,
             raise InputError(f"column {spec.column!r} is not in the strata table (columns: "
                              f"{', '.join(map(str, available))})", source=where, key="column")
         table_ids = pd.Index(strata["query_id"].astype("str"))
-        series = pd.Series(strata[spec.column].to_numpy(), index=table_ids)
+        series = pd.Series(strata[spec.column].array, index=table_ids)
     elif isinstance(strata, pd.Series):
         series = strata.copy()
         series.index = series.index.astype("str")

@@ -108,12 +108,12 @@ class SpecTiming:
                     "chosen in the notebook's parameters; nothing records that they were fixed "
                     f"before the scores (latest score input: {latest}).")
         gap = _span(self.seconds_before_scores)
-        who = f"by {self.spec.written_by} " if self.spec.written_by else ""
+        who = f" by {self.spec.written_by}" if self.spec.written_by else ""
         if self.verdict == "before":
-            text = (f"Spec written {who}at {_when(self.spec.written_at)}: written before the "
+            text = (f"Spec written at {_when(self.spec.written_at)}{who}: written before the "
                     f"scores, {gap} before the latest score input, {latest}.")
         else:
-            text = (f"Spec written {who}at {_when(self.spec.written_at)}: written AFTER the "
+            text = (f"Spec written at {_when(self.spec.written_at)}{who}: written AFTER the "
                     f"scores could be seen ({gap} after the latest score input, {latest}), so "
                     "this is an exploratory stratification, not a pre-registered one.")
         if self.spec.origin == "what-if":
