@@ -38,6 +38,7 @@ from pathlib import Path
 import pandas as pd
 
 from ragnb.errors import InputError, RagnbError
+from ragnb.io.strata import UNCLASSIFIED
 from ragnb.metrics import POLICIES, REGISTRY, JudgmentIndex, parse_metric
 from ragnb.report.display import table_html
 from ragnb.run import Run
@@ -271,9 +272,15 @@ class WhatIf:
     def _rebuild_strata(self) -> None:
         import ipywidgets as w
 
-        counts = self._labels().astype(str).value_counts(sort=False)
+        labels = self._labels()
+        counts = labels.astype(str).value_counts(sort=False)
+        if isinstance(labels.dtype, pd.CategoricalDtype):  # the column's own order
+            order = [str(c) for c in labels.cat.categories if str(c) in counts.index]
+        else:  # as the breakdown lists them: by size, unclassified last
+            order = sorted(counts.index, key=lambda c: (c == UNCLASSIFIED, -counts[c], c))
         boxes = {}
-        for label, n in counts.items():
+        for label in order:
+            n = counts[label]
             members = self.merges.get(label)
             text = f"{label} ({n})" + (f" = {' + '.join(members)}" if members else "")
             box = w.Checkbox(value=label not in self.excluded, description=text, indent=False,
