@@ -54,6 +54,9 @@ WARNING = ("A filter chosen after seeing per-stratum scores is not a pre-registe
            "is the fitting procedure again. Export the log as a spec to make the result "
            "reproducible; its report will say it was written after the scores.")
 CUTOFFS = (1, 3, 5, 10, 20, 50, 100)
+#: HTML widgets inherit the controls' line height (one row = one control); text and
+#: tables inside them read better with the normal one.
+_BLOCK_STYLE = "line-height: 1.4; white-space: normal"
 #: The report notebook an exported spec is meant for.
 REPORT_NOTEBOOK = "03-strata"
 
@@ -168,8 +171,10 @@ class WhatIf:
         cutoffs = sorted(set(CUTOFFS) | ({parsed.k} if parsed.k else set()))
         self.k_w = w.Dropdown(options=cutoffs, value=parsed.k or 10, description="k",
                               disabled=not parsed.spec.cutoff,
-                              layout=w.Layout(width="120px"))
+                              layout=w.Layout(width="160px"), style={"description_width": "20px"})
         self._metric_params = dict(parsed.params)
+        #: the reported figure is for the starting metric and policy only
+        self._reported_for = (str(parsed), policy)
         self.policy_w = w.ToggleButtons(options=list(POLICIES), value=policy,
                                         description="unjudged", style=style)
         self.strata_box = w.VBox()
@@ -243,6 +248,10 @@ class WhatIf:
         """The stratification now shown (no claim of timing; see :meth:`export_spec`)."""
         return StrataSpec(column=self.column, merge=dict(self.merges),
                           exclude=tuple(sorted(self.excluded)))
+
+    def _reported(self):
+        """The reported figure, when it is for the metric and policy shown."""
+        return self.reported_points if (self.metric, self.policy) == self._reported_for else None
 
     def scores(self) -> Scores:
         """Per-query scores of the two runs for the current metric and policy (cached)."""
@@ -378,7 +387,7 @@ class WhatIf:
             t1 = time.perf_counter()
             bd = breakdown(sc, self.table, self.spec, baseline=self.baseline,
                            challenger=self.challenger, metric=self.metric,
-                           reported_points=self.reported_points, resamples=self.resamples,
+                           reported_points=self._reported(), resamples=self.resamples,
                            seed=self.seed, min_stratum=self.min_stratum)
         except RagnbError as exc:
             self.error = str(exc)
@@ -391,7 +400,8 @@ class WhatIf:
         self.breakdown = bd
         pooled = bd.pooled
         self.table_html.value = (
-            f'<div class="ragnb-whatif-table" data-pooled-n="{int(pooled["n"])}" '
+            f'<div class="ragnb-whatif-table" style="{_BLOCK_STYLE}" '
+            f'data-pooled-n="{int(pooled["n"])}" '
             f'data-pooled-delta="{pooled["delta"]:.10f}" data-metric="{html.escape(bd.metric)}">'
             + table_html(bd.display(), index=False,
                          caption=f"{bd.metric}, {bd.challenger} − {bd.baseline}, points")
@@ -419,18 +429,24 @@ class WhatIf:
         lines = [bd.completeness]
         if bd.reconciliation_line:
             lines.append(bd.reconciliation_line)
+        elif self.reported_points not in (None, ""):
+            metric, policy = self._reported_for
+            lines.append(f"The reported figure ({self.reported_points} points) is for {metric} "
+                         f"under the {policy} policy: not reconciled with {self.metric} "
+                         f"({self.policy}).")
         bad = bd.checks[~bd.checks["ok"]]
         lines += [f"⚠ {c}: {d}" for c, d in zip(bad["check"], bad["detail"])
                   if c not in ("completeness", "reconciles with reported pooled")]
         lines.append(f"{bd.describe()}. Updated in {t4 - t0:.2f} s.")
-        self.status_html.value = "".join(f"<p>{html.escape(x)}</p>" for x in lines)
+        self.status_html.value = (f'<div style="{_BLOCK_STYLE}">'
+                                  + "".join(f"<p>{html.escape(x)}</p>" for x in lines) + "</div>")
         self._render_log()
 
     def _render_log(self) -> None:
         entries = "".join(f"<li>{e.at:%H:%M:%S} {html.escape(e.text)}</li>" for e in self.log)
         weight = "bold" if self.log else "normal"
         self.log_html.value = (
-            '<div class="ragnb-whatif-log">'
+            f'<div class="ragnb-whatif-log" style="{_BLOCK_STYLE}">'
             f'<p style="color:#b00020; font-weight:{weight}">⚠ {html.escape(WARNING)}</p>'
             f"<p>Starting stratification: {html.escape(self.initial_spec.describe())} "
             f"({html.escape(self.initial_spec.origin)}"

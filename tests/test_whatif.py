@@ -141,6 +141,17 @@ def test_metric_k_and_policy_switches_recompute(comparison):
     assert w.breakdown.metric == "judged@5"
 
 
+def test_the_reported_figure_is_only_reconciled_for_its_metric(comparison):
+    w = make(comparison, reported_points="+1.1")
+    assert w.breakdown.reconciliation is not None and not w.breakdown.reconciliation.flagged
+    w.metric_w.value = "rr"
+    assert w.breakdown.reconciliation is None
+    assert "The reported figure (+1.1 points) is for ndcg@10 under the lower policy: not " \
+           "reconciled with rr@10 (lower)." in w.status_html.value
+    w.metric_w.value = "ndcg"
+    assert w.breakdown.reconciliation is not None
+
+
 def test_p_at_5_whose_strata_cancel_exactly_still_computes(comparison):
     w = make(comparison, spec="intent")
     w.metric_w.value = "p"

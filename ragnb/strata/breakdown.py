@@ -158,7 +158,7 @@ class Breakdown:
                 "baseline": f(r["baseline_mean"], False) if shown else "—",
                 "challenger": f(r["challenger_mean"], False) if shown else "—",
                 "Δ (points)": f(r["delta"]) if shown else "—",
-                f"{self.ci:.0%} interval": (f"[{f(r['ci_low'])}, {f(r['ci_high'])}]"
+                f"{self.ci:.0%} interval": (f"[{f(r['ci_low'])},\u00a0{f(r['ci_high'])}]"
                                             if shown else "—"),
                 "p": "—" if pd.isna(r["p_value"]) else f"{r['p_value']:.3g}",
                 "p (Holm)": "—" if pd.isna(r["p_holm"]) else f"{r['p_holm']:.3g}",
