@@ -18,14 +18,14 @@ import subprocess
 import sys
 import time
 
+import browser
 import pytest
 
-import browser
-from conftest import REQUIRE_BROWSER_ENV
 from ragnb.paths import DEMO_DIR, NOTEBOOKS_DIR, PROJ_ROOT
 from ragnb.report.kernel import REPORT_ENV
 from ragnb.score import score
 from ragnb.strata import load_comparison
+from tests.conftest import REQUIRE_BROWSER_ENV
 
 pytestmark = pytest.mark.slow
 

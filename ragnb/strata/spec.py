@@ -339,7 +339,7 @@ def apply_spec(strata: pd.DataFrame | pd.Series, spec: StrataSpec | str,
     series = _integral(series)
     order = _natural_order(series)
     ids = table_ids if query_ids is None else pd.Index(list(query_ids), dtype="str")
-    elsewhere = int(len(table_ids.difference(ids)))
+    elsewhere = len(table_ids.difference(ids))
     original, _ = assign_strata(series, ids.union(table_ids, sort=False), spec.column,
                                 source=where)
     original = original.reindex(ids)

@@ -8,7 +8,7 @@ import pytest
 
 from ragnb.errors import InputError
 from ragnb.paths import DEMO_DIR
-from ragnb.strata import codec_domains, load_comparison, strata_table, stratum_columns, turn_depth
+from ragnb.strata import codec_domains, load_comparison, stratum_columns, turn_depth
 from ragnb.strata.data import join_strata
 
 
