@@ -183,8 +183,8 @@ class WhatIf:
         self.merge_name_w = w.Text(placeholder="name of the merged stratum")
         self.merge_btn = w.Button(description="merge selected", icon="compress")
         self.reset_btn = w.Button(description="reset to the spec", icon="undo")
-        self.export_path_w = w.Text(value="strata-whatif.toml", description="export to",
-                                    style=style)
+        self.export_path_w = w.Text(value="", description="export to", style=style,
+                                    placeholder="strata-whatif-<date-time>.toml")
         self.written_by_w = w.Text(placeholder="your name", description="written by",
                                    style=style)
         self.export_btn = w.Button(description="export spec", icon="download")
@@ -478,8 +478,10 @@ class WhatIf:
         return f"ragnb report {REPORT_NOTEBOOK} {args}"
 
     def _on_export(self) -> None:
+        name = self.export_path_w.value.strip() or \
+            f"strata-whatif-{datetime.now(UTC):%Y%m%d-%H%M%S}.toml"
         try:
-            path = self.export_spec(self.export_path_w.value, self.written_by_w.value)
+            path = self.export_spec(name, self.written_by_w.value)
         except RagnbError as exc:
             self.export_html.value = f'<p style="color:#b00020">{html.escape(str(exc))}</p>'
             return

@@ -232,6 +232,15 @@ def test_export_button_needs_a_name_and_writes_the_command(comparison, tmp_path)
     assert w.log[-1].text == f"exported the spec to {tmp_path / 'x.toml'}"
 
 
+def test_export_without_a_file_name_writes_a_dated_one(comparison, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    w = make(comparison)
+    w.written_by_w.value = "me"
+    w.export_btn.click()
+    (written,) = tmp_path.glob("strata-whatif-*.toml")
+    assert read_spec(written).origin == "what-if"
+
+
 def test_a_bad_spec_fails_at_construction_naming_file_and_key(comparison, tmp_path):
     path = tmp_path / "bad.toml"
     path.write_text('column = "query_type"\nwritten_at = 2026-01-01T00:00:00Z\n'
