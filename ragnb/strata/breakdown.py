@@ -118,7 +118,8 @@ class Breakdown:
     def describe(self) -> str:
         """How the intervals and p-values were made, in one line."""
         h = len(self.strata)
-        return (f"{self.metric} ({self.policy or 'given'} policy), {self.challenger} − "
+        policy = f" ({self.policy} policy)" if self.policy else ""
+        return (f"{self.metric}{policy}, {self.challenger} − "
                 f"{self.baseline}: {self.ci:.0%} {self.method} bootstrap intervals, "
                 f"{self.resamples:,} resamples within each of {h} strata (sizes fixed), seed "
                 f"{self.seed} (one derived seed per stratum, column seed); p: two-sided shift "

@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 import tomllib
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from os import PathLike
 from pathlib import Path
@@ -84,6 +84,12 @@ class StrataSpec:
     source: str = ""
 
     def __post_init__(self) -> None:
+        # normalise containers (lists given in code become tuples) before checking
+        object.__setattr__(self, "merge", {new: tuple(old) if isinstance(old, (list, tuple))
+                                           else old for new, old in dict(self.merge).items()})
+        object.__setattr__(self, "exclude", tuple(self.exclude) if isinstance(
+            self.exclude, (list, tuple)) else self.exclude)
+        object.__setattr__(self, "log", tuple(self.log))
         _check(self, self.source or "stratification spec")
 
     @classmethod
@@ -155,9 +161,13 @@ def _check(spec: StrataSpec, source: str) -> None:
     if spec.written_at is not None and spec.written_at.tzinfo is None:
         raise InputError("`written_at` needs a time zone (e.g. 2026-07-03T09:00:00Z)",
                          source=source, key="written_at")
+    if not isinstance(spec.exclude, tuple):
+        raise InputError("`exclude` must be a list of labels", source=source, key="exclude")
     seen: dict[str, str] = {}
     for new, old in spec.merge.items():
         key = f"merge.{new}"
+        if not isinstance(old, tuple):
+            raise InputError("a merge lists labels", source=source, key=key)
         if not isinstance(new, str) or not new or new == RESERVED:
             raise InputError(f"a merged stratum needs a name other than {RESERVED!r}",
                              source=source, key=key)
@@ -408,8 +418,3 @@ def _integral(series: pd.Series) -> pd.Series:
         if len(values) and (values == values.round()).all():
             return series.astype("Int64").astype(object).where(series.notna(), None)
     return series
-
-
-def with_changes(spec: StrataSpec, **changes) -> StrataSpec:
-    """A copy of ``spec`` with fields replaced (checked again)."""
-    return replace(spec, **changes)

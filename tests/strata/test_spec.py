@@ -195,3 +195,13 @@ def test_a_stratum_named_pooled_is_refused():
     t = pd.DataFrame({"query_id": ["a", "b"], "kind": ["pooled", "x"]})
     with pytest.raises(InputError, match="may not be called 'pooled'"):
         apply_spec(t, "kind")
+
+
+def test_specs_built_in_code_are_checked_the_same_way():
+    assert StrataSpec("k", merge={"a": ["x", "y"]}, exclude=["z"]).merge == {"a": ("x", "y")}
+    with pytest.raises(InputError, match="`exclude` must be a list of labels"):
+        StrataSpec("k", exclude="abc")
+    with pytest.raises(InputError, match="a merge lists labels"):
+        StrataSpec("k", merge={"a": "xy"})
+    with pytest.raises(InputError, match="states written_at and written_by"):
+        StrataSpec("k", origin="pre-registered")
