@@ -1,0 +1,430 @@
+"""The stratified breakdown: one paired comparison, stratum by stratum (seed 000).
+
+:func:`breakdown` is a pure function from per-query scores, a strata table and
+a stratification spec to a tidy table with one row per stratum, then the
+pooled row and the equal-weight (macro) row, and the lines a reader needs
+before the headline:
+
+completeness
+    the stratum sizes add up to the queries scored; queries with no stratum
+    are the ``unclassified`` stratum, shown; queries a spec excludes are
+    counted, not dropped silently.
+zero-width strata
+    an interval of exactly zero width means every per-query difference in
+    the stratum is the same (out-of-scope queries with nothing to retrieve
+    score 0 under both configurations); the row says so.
+pooled = size-weighted
+    ``delta = sum_h (n_h / N) delta_h`` exactly, checked on the point
+    estimate and on every stratified replicate
+    (:func:`ragnb.stats.stratified_bootstrap`). Strata that cannot move
+    dilute the pooled figure by their share.
+macro (equal-weight) average
+    ``delta_macro = (1/H) sum_h delta_h`` shown apart from the pooled figure:
+    when the two disagree in sign, the pooled sign is set by the stratum sizes
+    (Simpson's paradox), which is flagged. Its interval is the normal
+    approximation ``delta_macro +- z sqrt(sum_h se_h^2) / H`` (strata are
+    resampled independently, so their replicate variances add).
+reconciliation
+    a pooled figure reported elsewhere, against the size-weighted stratum
+    deltas: a residual beyond half a unit of its last printed digit is more
+    than rounding and is flagged (seed 000: +0.93 against +1.1 points).
+
+Per stratum: n, both means, delta with its percentile interval, the
+shift-method p-value, the Holm-adjusted p over the strata shown (Holm 1979;
+the pooled and macro rows are summaries of the same queries, not further
+tests), the minimum detectable effect ``2.80 x SE`` and the queries needed to
+resolve the observed delta at 80% power (Bloom 1995; Sakai 2016).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+from scipy import special
+
+from ragnb.errors import InputError
+from ragnb.io.strata import UNCLASSIFIED
+from ragnb.metrics import parse_metric
+from ragnb.score import Scores
+from ragnb.stats import holm, stratified_bootstrap
+from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, method_label
+from ragnb.stats.stratified import POOLED, Reconciliation, printed_decimals
+from ragnb.strata.spec import Applied, StrataSpec, apply_spec
+
+MACRO = "equal-weight"
+EXCLUDED = "excluded"
+#: Columns of :attr:`Breakdown.table`.
+COLUMNS = [
+    "stratum", "kind", "n", "share", "baseline_mean", "challenger_mean", "delta", "ci_low",
+    "ci_high", "p_value", "p_holm", "se", "mde", "queries_needed", "small", "note", "seed",
+]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Breakdown:
+    """A stratified comparison with its checks; see the module docstring.
+
+    Attributes
+    ----------
+    table : DataFrame
+        Tidy, one row per stratum (``kind="stratum"``), then ``pooled``, then
+        the equal-weight average (``kind="macro"``) when there are two strata
+        or more, then one row per excluded stratum (``kind="excluded"``, size
+        only). Deltas and means in metric units (0-1).
+    checks : DataFrame
+        ``check, ok, detail``: the statistics' checks plus completeness,
+        pooled vs equal-weight sign and the reconciliation.
+    completeness : str
+    reconciliation : Reconciliation or None
+        In points (x100), like the reported figure.
+    applied : Applied
+        The strata after the spec (merges, exclusions), with its steps.
+    """
+
+    table: pd.DataFrame
+    checks: pd.DataFrame
+    completeness: str
+    reconciliation: Reconciliation | None
+    applied: Applied
+    metric: str
+    baseline: str
+    challenger: str
+    policy: str | None
+    method: str
+    resamples: int
+    seed: int
+    ci: float
+
+    @property
+    def spec(self) -> StrataSpec:
+        return self.applied.spec
+
+    @property
+    def strata(self) -> pd.DataFrame:
+        return self.table[self.table["kind"] == "stratum"]
+
+    @property
+    def pooled(self) -> pd.Series:
+        return self.table.set_index("stratum").loc[POOLED]
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.checks["ok"].all())
+
+    def describe(self) -> str:
+        """How the intervals and p-values were made, in one line."""
+        h = len(self.strata)
+        policy = f" ({self.policy} policy)" if self.policy else ""
+        return (f"{self.metric}{policy}, {self.challenger} − "
+                f"{self.baseline}: {self.ci:.0%} {self.method} bootstrap intervals, "
+                f"{self.resamples:,} resamples within each of {h} strata (sizes fixed), seed "
+                f"{self.seed} (one derived seed per stratum, column seed); p: two-sided shift "
+                f"test; Holm over the {int(self.strata['p_value'].notna().sum())} strata shown; "
+                f"MDE at 80% power, alpha 0.05")
+
+    @property
+    def reconciliation_line(self) -> str:
+        """The reported-figure line in points ("" when no figure was given)."""
+        r = self.reconciliation
+        if r is None:
+            return ""
+        verdict = ("FLAGGED: more than rounding explains; the two figures were probably not "
+                   "produced by the same scoring pass" if r.flagged else "within rounding")
+        text = (f"Reconciliation: the size-weighted stratum deltas give {r.weighted:+.2f} points "
+                f"over {r.n} queries against a reported {r.reported:+g}; residual "
+                f"{r.residual:+.2f} points, where rounding of the reported figure explains at "
+                f"most ±{r.tolerance:.2g}: {verdict}.")
+        n_out = len(self.applied.excluded)
+        if n_out:
+            text += (f" {n_out} excluded queries are not in the weighted figure; a figure "
+                     "reported over all queries includes them.")
+        return text
+
+    def display(self, scale: float = 100.0, digits: int = 2) -> pd.DataFrame:
+        """The table as shown: deltas, intervals and MDE in points (x ``scale``)."""
+        t = self.table
+        f = lambda v, signed=True: "—" if pd.isna(v) else (
+            f"{v * scale:+.{digits}f}" if signed else f"{v * scale:.{digits}f}")
+        rows = []
+        for r in t.to_dict("records"):
+            shown = r["kind"] != EXCLUDED
+            rows.append({
+                "stratum": r["stratum"],
+                "n": r["n"],
+                "share": f"{r['share']:.0%}",
+                "baseline": f(r["baseline_mean"], False) if shown else "—",
+                "challenger": f(r["challenger_mean"], False) if shown else "—",
+                "Δ (points)": f(r["delta"]) if shown else "—",
+                f"{self.ci:.0%} interval": (f"[{f(r['ci_low'])},\u00a0{f(r['ci_high'])}]"
+                                            if shown else "—"),
+                "p": "—" if pd.isna(r["p_value"]) else f"{r['p_value']:.3g}",
+                "p (Holm)": "—" if pd.isna(r["p_holm"]) else f"{r['p_holm']:.3g}",
+                "MDE": f(r["mde"], False) if shown else "—",
+                "queries needed": _needed(r["queries_needed"]),
+                "note": r["note"],
+            })
+        return pd.DataFrame(rows)
+
+
+def _needed(v) -> str:
+    if pd.isna(v):
+        return "—"
+    if math.isinf(v):
+        return "∞ (Δ = 0)"
+    return f"{int(v):,}"
+
+
+def _per_query(scores, config: str, metric: str | None) -> tuple[pd.Series, str, str | None]:
+    if isinstance(scores, Scores):
+        metric = metric or (scores.metrics[0] if len(scores.metrics) == 1 else None)
+        if metric is None:
+            raise InputError(f"several metrics scored ({scores.metrics}); choose one",
+                             key="metric")
+        return scores.values(config, metric), str(parse_metric(metric)), scores.policy
+    if not isinstance(scores, pd.DataFrame) or not {"config", "query_id", "value"} <= set(scores):
+        raise InputError("scores must be a Scores or a table with config, query_id, value",
+                         source="scores")
+    t = scores
+    if "metric" in t:
+        metrics = list(pd.unique(t["metric"]))
+        if metric is None:
+            if len(metrics) != 1:
+                raise InputError(f"several metrics in the table ({metrics}); choose one",
+                                 key="metric")
+            metric = str(metrics[0])
+        if metric not in metrics:
+            raise InputError(f"metric {metric!r} is not in the table ({metrics})", key="metric")
+        t = t[t["metric"] == metric]
+    sel = t[t["config"] == config]
+    if sel.empty:
+        raise InputError(f"no scores for config {config!r} (configs: "
+                         f"{list(pd.unique(t['config']))})", source="scores", key=config)
+    return (pd.Series(sel["value"].to_numpy(), index=sel["query_id"].astype("str").to_numpy()),
+            metric or "value", None)
+
+
+def _reported_units(reported) -> str:
+    """A figure in points as printed, re-expressed in metric units with its precision."""
+    try:
+        return str(Decimal(str(reported).strip().lstrip("+")).scaleb(-2))
+    except InvalidOperation:
+        raise InputError(f"not a number: {reported!r}", key="reported") from None
+
+
+def breakdown(
+    scores,
+    strata: pd.DataFrame | pd.Series,
+    spec: StrataSpec | str,
+    *,
+    baseline: str,
+    challenger: str,
+    metric: str | None = None,
+    reported_points=None,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    ci: float = 0.95,
+    method: Literal["percentile", "bca"] = "percentile",
+    min_stratum: int = 10,
+) -> Breakdown:
+    """Per-stratum paired bootstrap of ``challenger - baseline`` under a stratification spec.
+
+    Parameters
+    ----------
+    scores : Scores or DataFrame
+        Per-query scores (:func:`ragnb.score.score`, or a tidy table with
+        ``config, query_id, value`` and optionally ``metric``).
+    strata : DataFrame or Series
+        Strata table (``query_id`` + columns) or ``query_id -> label``.
+    spec : StrataSpec or str
+        The stratification (or a column name: its values as they are).
+    baseline, challenger : str
+        Config names.
+    metric : str, optional
+        Needed when the scores hold several metrics.
+    reported_points : float or str, optional
+        A pooled delta reported elsewhere, in points as printed (``"+1.1"``);
+        its precision is read from the text (pass a string to keep trailing
+        zeros) and sets the rounding tolerance.
+    resamples, seed, ci, method, min_stratum
+        As for :func:`ragnb.stats.stratified_bootstrap`.
+
+    Returns
+    -------
+    Breakdown
+    """
+    base, metric_name, policy = _per_query(scores, baseline, metric)
+    chal, _, _ = _per_query(scores, challenger, metric_name)
+    scored = base.index.union(chal.index, sort=False)
+    applied = apply_spec(strata, spec, scored)
+    keep = applied.labels.index
+    labels = applied.labels
+    reported_units = None if reported_points is None or str(reported_points).strip() == "" \
+        else _reported_units(reported_points)
+    b_in, c_in, snapped = _exact_zeros(base.reindex(keep), chal.reindex(keep), labels)
+    sb = stratified_bootstrap(b_in, c_in, labels,
+                              resamples=resamples, seed=seed, ci=ci, method=method,
+                              reported_pooled=reported_units, min_stratum=min_stratum)
+    big_n = len(scored)
+    t = sb.table.copy()
+    if snapped:  # the bootstrap saw differences only: put the configs' own means back
+        means = pd.DataFrame({"b": base.reindex(keep), "c": chal.reindex(keep),
+                              "s": labels.astype(str)})
+        by = means.groupby("s")[["b", "c"]].mean()
+        for col, src in (("baseline_mean", "b"), ("challenger_mean", "c")):
+            t[col] = [means[src].mean() if s == POOLED else by.loc[str(s), src]
+                      for s in t["stratum"]]
+    strata_rows = t["stratum"] != POOLED
+    t["kind"] = np.where(strata_rows, "stratum", "pooled")
+    t["share"] = t["n"] / big_n
+    t["p_holm"] = np.nan
+    t.loc[strata_rows, "p_holm"] = holm(t.loc[strata_rows, "p_value"].to_numpy())
+    notes = []
+    for r in t.to_dict("records"):
+        parts = []
+        if r["kind"] == "pooled":
+            parts.append("size-weighted average of the strata above")
+        if r["zero_width"]:
+            parts.append(f"zero-width interval: {r['zero_width']}")
+        if r["stratum"] == UNCLASSIFIED and r["kind"] == "stratum":
+            parts.append("queries with no stratum value")
+        if r["kind"] == "stratum" and r["small"]:
+            parts.append(f"small stratum (n < {min_stratum}): its interval is too narrow by "
+                         f"about (n-1)/n")
+        if r["stratum"] in snapped:
+            parts.append("mean difference was rounding error of exact ties, set to 0")
+        notes.append("; ".join(parts))
+    t["note"] = notes
+    rows = [t]
+
+    h_rows = t[strata_rows]
+    h = len(h_rows)
+    macro = None
+    if h >= 2:
+        macro_delta = float(h_rows["delta"].mean())
+        macro_se = float(np.sqrt((h_rows["se"] ** 2).sum()) / h)
+        z = float(special.ndtri(0.5 + ci / 2))
+        macro = {
+            "stratum": MACRO, "kind": "macro", "n": int(h_rows["n"].sum()),
+            "share": h_rows["n"].sum() / big_n,
+            "baseline_mean": float(h_rows["baseline_mean"].mean()),
+            "challenger_mean": float(h_rows["challenger_mean"].mean()),
+            "delta": macro_delta, "ci_low": macro_delta - z * macro_se,
+            "ci_high": macro_delta + z * macro_se, "p_value": np.nan, "p_holm": np.nan,
+            "se": macro_se, "mde": np.nan, "queries_needed": np.nan, "small": False,
+            "note": f"each of the {h} strata counts equally; normal-approximation interval "
+                    "from the stratum SEs", "seed": np.nan,
+        }  # fmt: skip
+        rows.append(pd.DataFrame([macro]))
+    out_counts = applied.excluded.astype(str).value_counts(sort=False)
+    if len(out_counts):
+        rows.append(pd.DataFrame([{
+            "stratum": label, "kind": EXCLUDED, "n": int(n), "share": n / big_n,
+            "note": "excluded by the spec: not in any row above", "small": False,
+        } for label, n in out_counts.items()]))
+    table = pd.concat(rows, ignore_index=True)[COLUMNS]
+
+    checks = sb.checks.copy()
+    completeness, adds_up = _completeness(applied, h_rows, big_n)
+    extra_checks = [("completeness", adds_up, completeness)]
+    if macro is not None:
+        pooled_delta = float(t.loc[~strata_rows, "delta"].iloc[0])
+        disagree = pooled_delta * macro["delta"] < 0
+        extra_checks.append((
+            "pooled and equal-weight averages agree in sign", not disagree,
+            f"pooled {pooled_delta * 100:+.2f} points, equal-weight {macro['delta'] * 100:+.2f}"
+            + ("; their signs differ: the pooled sign is set by the stratum sizes "
+               "(Simpson's paradox)" if disagree else "")))
+    checks = pd.concat([pd.DataFrame(extra_checks, columns=checks.columns), checks],
+                       ignore_index=True)
+    reconciliation = None
+    if sb.reconciliation is not None:
+        r = sb.reconciliation
+        reported = float(str(reported_points).strip().lstrip("+"))
+        reconciliation = Reconciliation(
+            weighted=r.weighted * 100, reported=reported, n=r.n,
+            tolerance=0.5 * 10.0 ** -printed_decimals(str(reported_points).strip()))
+    return Breakdown(table=table, checks=checks, completeness=completeness,
+                     reconciliation=reconciliation, applied=applied, metric=metric_name,
+                     baseline=baseline, challenger=challenger, policy=policy,
+                     method=method_label(method), resamples=sb.resamples, seed=sb.seed, ci=ci)
+
+
+#: A mean difference within this share of max|d| of zero is rounding error (as the
+#: bootstrap's tie tolerance, :func:`ragnb.stats._resample.tie_tolerance`).
+ZERO_TOLERANCE = 1e-12
+
+
+def _exact_zeros(base: pd.Series, chal: pd.Series, labels: pd.Series
+                 ) -> tuple[pd.Series, pd.Series, list[str]]:
+    """Make mean differences that are zero up to rounding exactly zero.
+
+    Differences such as p@5's +-0.2 cancel exactly on paper but their float
+    mean is ~1e-18; the queries needed to "resolve" that overflows, and
+    :func:`ragnb.stats.power.queries_needed` raises a TypeError for it (to be
+    fixed there: a delta within the tie tolerance should count as zero). When
+    a stratum's, or the pooled, sum of differences is within
+    ``ZERO_TOLERANCE * n * max|d|`` of zero but not zero, every difference is
+    rounded to a binary grid fine enough (``2^(ceil(log2(N max|d|)) - 52)``)
+    that every sum is exact, and the residual of such a sum, a few grid units,
+    is taken off its largest difference; the bootstrap then gets
+    ``(0, d)`` pairs. Values move by less than ``N max|d| 2^-52``. Returns the
+    inputs unchanged when nothing is near zero, and the strata made zero.
+    """
+    d = (chal - base).to_numpy(dtype=float)
+    if d.size == 0 or np.isnan(d).any():
+        return base, chal, []  # the bootstrap's own checks name the problem
+    lab = labels.astype(str).to_numpy()
+    groups = {s: np.flatnonzero(lab == s) for s in pd.unique(lab)}
+
+    def near_zero(idx) -> bool:
+        x = d[idx]
+        top = float(np.max(np.abs(x))) if x.size else 0.0
+        total = math.fsum(x)
+        return top > 0 and abs(total) <= ZERO_TOLERANCE * x.size * top
+
+    flagged = [s for s, idx in groups.items() if near_zero(idx)]
+    pooled = near_zero(np.arange(d.size))
+    if not flagged and not pooled:
+        return base, chal, []
+    top = float(np.max(np.abs(d)))
+    grid = 2.0 ** (math.ceil(math.log2(d.size * top)) - 52)
+    q = np.round(d / grid) * grid
+    for s in flagged:
+        idx = groups[s]
+        j = idx[np.argmax(np.abs(q[idx]))]
+        q[j] -= float(np.sum(q[idx]))
+    if pooled:
+        rest = [s for s in groups if s not in flagged and np.any(q[groups[s]] != 0)]
+        if rest:
+            idx = groups[max(rest, key=lambda s: groups[s].size)]
+            j = idx[np.argmax(np.abs(q[idx]))]
+            q[j] -= float(np.sum(q))
+            flagged.append(POOLED)
+    return (pd.Series(0.0, index=base.index), pd.Series(q, index=base.index), flagged)
+
+
+def _completeness(applied: Applied, h_rows: pd.DataFrame, big_n: int) -> tuple[str, bool]:
+    parts = [f"{s}: {n}" for s, n in zip(h_rows["stratum"], h_rows["n"])]
+    compared = int(h_rows["n"].sum())
+    out = applied.excluded.astype(str).value_counts(sort=False)
+    total = compared + int(out.sum())
+    text = f"Completeness: {big_n} queries scored = " + " + ".join(parts)
+    if len(out):
+        text += (f" compared ({compared} in {len(h_rows)} strata) + "
+                 + " + ".join(f"{s}: {n}" for s, n in out.items()) + " excluded by the spec")
+    else:
+        text += f" in {len(h_rows)} strata"
+    text += f" ({total} in all). "
+    n_unc = int((applied.original == UNCLASSIFIED).sum())
+    text += (f"{n_unc} queries have no {applied.spec.column!r} value and are the "
+             f"{UNCLASSIFIED!r} stratum, shown. " if n_unc else "No query is unclassified. ")
+    if applied.labelled_elsewhere:
+        text += (f"{applied.labelled_elsewhere} rows of the strata table are for queries that "
+                 "were not scored (not counted). ")
+    adds_up = total == big_n
+    text += "The sizes add up." if adds_up else f"The sizes do NOT add up to {big_n}."
+    return text, adds_up

@@ -1,0 +1,45 @@
+"""The breakdown report built with a spec: header hash and timing, what-if specs flagged (slow)."""
+from __future__ import annotations
+
+import hashlib
+from datetime import UTC, datetime
+
+import pytest
+
+from ragnb.paths import DATA_DIR, DEMO_DIR
+from ragnb.report.runner import build_reports
+from ragnb.strata import load_comparison
+from ragnb.whatif import WhatIf
+
+pytestmark = pytest.mark.slow
+SPEC = DATA_DIR / "specs" / "production_query_type.toml"
+
+
+def build(out, spec):
+    (result,) = build_reports(["03-strata"], {"resamples": 200, "strata_spec": str(spec)},
+                              out_dir=out)
+    assert result.ok, result.message
+    return result.html_path.read_text()
+
+
+def test_pre_registered_spec_in_the_header(tmp_path):
+    page = build(tmp_path, SPEC)
+    assert hashlib.sha256(SPEC.read_bytes()).hexdigest() in page   # the runner's spec table
+    assert "written before the scores" in page                      # our contributed fact
+    assert "Pre-registered." in page and "2026-07-03 09:00 UTC" in page
+    assert "in_scope_single_turn: 118 + follow_up: 41 + out_of_scope: 27 + malformed: 14" in page
+
+
+def test_a_what_if_export_builds_a_report_that_says_so(tmp_path):
+    comp = load_comparison("demo", DEMO_DIR, ["round-00", "round-40"])
+    w = WhatIf.from_comparison(comp, baseline="round-00", challenger="round-40",
+                               spec="query_type", resamples=200, chart=None)
+    w.checkbox("malformed").value = False
+    spec = w.export_spec(tmp_path / "whatif.toml", written_by="analyst")
+    page = build(tmp_path / "out", spec)
+    assert hashlib.sha256(spec.read_bytes()).hexdigest() in page
+    assert "written AFTER the scores" in page and "Not pre-registered." in page
+    assert "exported from the what-if widget" in page
+    assert "malformed: 14 excluded by the spec" in page
+    assert "spec: excluded 'malformed' (14 queries)" in page   # the applied step
+    assert datetime.now(UTC).strftime("%Y-%m-%d") in page
