@@ -231,11 +231,13 @@ def paired_bootstrap(
             f"a paired bootstrap needs at least 2 shared queries, got {n}", source="paired scores"
         )
     d = pair.challenger - pair.baseline
+    tol = tie_tolerance(d)
     delta = float(d.mean())
+    if abs(delta) <= tol:  # differences that cancel on paper leave ~1e-18 of float noise
+        delta = 0.0
     rng = np.random.default_rng(seed)
     sums, used, n_distinct = resample_sums(d, resamples, rng, path)
     reps = sums / n
-    tol = tie_tolerance(d)
     accel = jackknife_acceleration((d - delta) / (n - 1)) if method == "bca" else 0.0
     low, high = interval(reps, delta, ci=ci, method=method, accel=accel, tol=tol)
     se = float(reps.std(ddof=1)) if resamples > 1 else 0.0

@@ -56,6 +56,10 @@ def mde(se: float, alpha: float = 0.05, power: float = 0.8) -> float:
     return float((special.ndtri(1 - alpha / 2) + special.ndtri(power)) * se)
 
 
+#: Beyond this many queries a target is treated as unresolvable (``inf``).
+MAX_QUERIES = 1e15
+
+
 def queries_needed(
     sd_diff: float,
     target_delta: float,
@@ -70,7 +74,8 @@ def queries_needed(
     ``n0 = ((z_{1-alpha/2} + z_{power}) * sd_diff / target_delta) ** 2`` and
     iterates ``n <- ((t_{1-alpha/2, n-1} + t_{power, n-1}) * sd_diff / delta) ** 2``
     to its fixed point, rounding up (Sakai 2016 sec. 3 uses the same t
-    approximation). Returns ``inf`` for a zero target and ``2`` at least.
+    approximation). Returns ``inf`` for a zero target (or one needing more than
+    :data:`MAX_QUERIES`) and ``2`` at least.
 
     Parameters
     ----------
@@ -95,7 +100,10 @@ def queries_needed(
     if sd_diff == 0:
         return 2
     ratio = sd_diff / delta
-    n = max(2, math.ceil(((special.ndtri(1 - alpha / 2) + special.ndtri(power)) * ratio) ** 2))
+    n0 = ((special.ndtri(1 - alpha / 2) + special.ndtri(power)) * ratio) ** 2
+    if not math.isfinite(n0) or n0 > MAX_QUERIES:
+        return math.inf  # a target indistinguishable from zero (e.g. float noise of a tie)
+    n = max(2, math.ceil(n0))
     for _ in range(max_iter):
         df = n - 1
         t = stats.t.ppf(1 - alpha / 2, df) + stats.t.ppf(power, df)

@@ -264,19 +264,11 @@ def breakdown(
     labels = applied.labels
     reported_units = None if reported_points is None or str(reported_points).strip() == "" \
         else _reported_units(reported_points)
-    b_in, c_in, snapped = _exact_zeros(base.reindex(keep), chal.reindex(keep), labels)
-    sb = stratified_bootstrap(b_in, c_in, labels,
+    sb = stratified_bootstrap(base.reindex(keep), chal.reindex(keep), labels,
                               resamples=resamples, seed=seed, ci=ci, method=method,
                               reported_pooled=reported_units, min_stratum=min_stratum)
     big_n = len(scored)
     t = sb.table.copy()
-    if snapped:  # the bootstrap saw differences only: put the configs' own means back
-        means = pd.DataFrame({"b": base.reindex(keep), "c": chal.reindex(keep),
-                              "s": labels.astype(str)})
-        by = means.groupby("s")[["b", "c"]].mean()
-        for col, src in (("baseline_mean", "b"), ("challenger_mean", "c")):
-            t[col] = [means[src].mean() if s == POOLED else by.loc[str(s), src]
-                      for s in t["stratum"]]
     strata_rows = t["stratum"] != POOLED
     t["kind"] = np.where(strata_rows, "stratum", "pooled")
     t["share"] = t["n"] / big_n
@@ -294,8 +286,6 @@ def breakdown(
         if r["kind"] == "stratum" and r["small"]:
             parts.append(f"small stratum (n < {min_stratum}): its interval is too narrow by "
                          f"about (n-1)/n")
-        if r["stratum"] in snapped:
-            parts.append("mean difference was rounding error of exact ties, set to 0")
         notes.append("; ".join(parts))
     t["note"] = notes
     rows = [t]
@@ -355,58 +345,6 @@ def breakdown(
 
 #: A mean difference within this share of max|d| of zero is rounding error (as the
 #: bootstrap's tie tolerance, :func:`ragnb.stats._resample.tie_tolerance`).
-ZERO_TOLERANCE = 1e-12
-
-
-def _exact_zeros(base: pd.Series, chal: pd.Series, labels: pd.Series
-                 ) -> tuple[pd.Series, pd.Series, list[str]]:
-    """Make mean differences that are zero up to rounding exactly zero.
-
-    Differences such as p@5's +-0.2 cancel exactly on paper but their float
-    mean is ~1e-18; the queries needed to "resolve" that overflows, and
-    :func:`ragnb.stats.power.queries_needed` raises a TypeError for it (to be
-    fixed there: a delta within the tie tolerance should count as zero). When
-    a stratum's, or the pooled, sum of differences is within
-    ``ZERO_TOLERANCE * n * max|d|`` of zero but not zero, every difference is
-    rounded to a binary grid fine enough (``2^(ceil(log2(N max|d|)) - 52)``)
-    that every sum is exact, and the residual of such a sum, a few grid units,
-    is taken off its largest difference; the bootstrap then gets
-    ``(0, d)`` pairs. Values move by less than ``N max|d| 2^-52``. Returns the
-    inputs unchanged when nothing is near zero, and the strata made zero.
-    """
-    d = (chal - base).to_numpy(dtype=float)
-    if d.size == 0 or np.isnan(d).any():
-        return base, chal, []  # the bootstrap's own checks name the problem
-    lab = labels.astype(str).to_numpy()
-    groups = {s: np.flatnonzero(lab == s) for s in pd.unique(lab)}
-
-    def near_zero(idx) -> bool:
-        x = d[idx]
-        top = float(np.max(np.abs(x))) if x.size else 0.0
-        total = math.fsum(x)
-        return top > 0 and abs(total) <= ZERO_TOLERANCE * x.size * top
-
-    flagged = [s for s, idx in groups.items() if near_zero(idx)]
-    pooled = near_zero(np.arange(d.size))
-    if not flagged and not pooled:
-        return base, chal, []
-    top = float(np.max(np.abs(d)))
-    grid = 2.0 ** (math.ceil(math.log2(d.size * top)) - 52)
-    q = np.round(d / grid) * grid
-    for s in flagged:
-        idx = groups[s]
-        j = idx[np.argmax(np.abs(q[idx]))]
-        q[j] -= float(np.sum(q[idx]))
-    if pooled:
-        rest = [s for s in groups if s not in flagged and np.any(q[groups[s]] != 0)]
-        if rest:
-            idx = groups[max(rest, key=lambda s: groups[s].size)]
-            j = idx[np.argmax(np.abs(q[idx]))]
-            q[j] -= float(np.sum(q))
-            flagged.append(POOLED)
-    return (pd.Series(0.0, index=base.index), pd.Series(q, index=base.index), flagged)
-
-
 def _completeness(applied: Applied, h_rows: pd.DataFrame, big_n: int) -> tuple[str, bool]:
     parts = [f"{s}: {n}" for s, n in zip(h_rows["stratum"], h_rows["n"])]
     compared = int(h_rows["n"].sum())

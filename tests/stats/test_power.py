@@ -58,3 +58,24 @@ def test_seed000_118_queries_cannot_resolve_a_gain_of_1_4_points():
     assert 398 <= n <= 405
     assert n > 3 * 118
     assert paired_t_power(118, 1.4, sd) < 0.4  # what 118 queries actually buy
+
+
+def test_a_target_indistinguishable_from_zero_needs_infinitely_many_queries():
+    # float noise of exact ties (p@5's +-0.2 cancelling) must not overflow
+    assert queries_needed(0.1, 1e-17) == float("inf")
+    assert queries_needed(0.1, 1e-18) == float("inf")
+
+
+def test_differences_that_cancel_on_paper_have_a_zero_delta():
+    import numpy as np
+    import pandas as pd
+
+    from ragnb.stats import paired_bootstrap, stratified_bootstrap
+
+    base = pd.Series([0.4, 0.8] * 3, index=[f"q{i}" for i in range(6)])
+    chal = pd.Series([0.6, 0.6] * 3, index=base.index)
+    assert (chal - base).mean() != 0                 # float noise, not zero
+    r = paired_bootstrap(base, chal, resamples=500)
+    assert r.delta == 0.0 and r.queries_needed(r.delta) == float("inf")
+    s = stratified_bootstrap(base, chal, pd.Series("a", index=base.index), resamples=500)
+    assert (s.table["delta"] == 0.0).all() and np.isinf(s.table["queries_needed"]).all()
