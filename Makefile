@@ -26,6 +26,8 @@ demo: $(BIN)/.installed
 
 bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/bench_metrics.py
+	$(BIN)/python benchmarks/bench_stats.py
+	$(BIN)/python benchmarks/bench_whatif.py
 
 clean:
 	rm -rf $(VENV) reports/*.html reports/*.ipynb
