@@ -60,7 +60,8 @@ def _size(n: int) -> str:
     return f"{n} B"  # pragma: no cover
 
 
-def _span(seconds: float) -> str:
+def span_text(seconds: float) -> str:
+    """A duration in words: "2 d 3 h", "5 min", "42 s" (two largest units)."""
     seconds = abs(seconds)
     parts = []
     for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
@@ -99,8 +100,8 @@ def _spec_timing(spec: SpecFact) -> str:
     if spec.seconds_before_run is None:
         return '<span class="warn">missing</span>'
     if spec.seconds_before_run < 0:
-        return f'<span class="warn">modified {_span(spec.seconds_before_run)} after the run started</span>'
-    return f"{_span(spec.seconds_before_run)} before the run"
+        return f'<span class="warn">modified {span_text(spec.seconds_before_run)} after the run started</span>'
+    return f"{span_text(spec.seconds_before_run)} before the run"
 
 
 def _git_text(prov: Provenance) -> str:

@@ -25,6 +25,7 @@ from os import PathLike
 from pathlib import Path
 
 from ragnb.errors import InputError
+from ragnb.report.header import span_text
 from ragnb.report.provenance import spec_fact
 from ragnb.strata.spec import StrataSpec
 
@@ -43,18 +44,6 @@ class FileTime:
 
 def _when(ts: datetime) -> str:
     return ts.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
-
-
-def _span(seconds: float) -> str:
-    seconds = abs(seconds)
-    parts = []
-    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
-        if seconds >= size:
-            parts.append(f"{int(seconds // size)} {unit}")
-            seconds %= size
-        if len(parts) == 2:
-            break
-    return " ".join(parts) or f"{seconds:.0f} s"
 
 
 def file_time(path: str | PathLike[str]) -> FileTime:
@@ -107,7 +96,7 @@ class SpecTiming:
             return (f"No stratification spec: the strata are the values of {self.spec.column!r} "
                     "chosen in the notebook's parameters; nothing records that they were fixed "
                     f"before the scores (latest score input: {latest}).")
-        gap = _span(self.seconds_before_scores)
+        gap = span_text(self.seconds_before_scores)
         who = f" by {self.spec.written_by}" if self.spec.written_by else ""
         if self.verdict == "before":
             text = (f"Spec written at {_when(self.spec.written_at)}{who}: written before the "
