@@ -6,7 +6,7 @@ Usage::
                                         --out DIR --repeat 3 --tools ragnb,pytrec_eval,ranx]
 
 What is timed, for each tool, in its own fresh subprocess (so that peak memory,
-the child's ``ru_maxrss``, is measured fairly): read a TREC qrels file and a
+the child's own ``VmHWM``, is measured fairly): read a TREC qrels file and a
 TREC run file from disk, then compute nDCG@10, RR@10, R@100 and P@10 per query
 for every query. Import time is reported apart and not included.
 
@@ -195,20 +195,38 @@ RUNNERS = {"ragnb": run_ragnb, "pytrec_eval": run_pytrec_eval, "ranx": run_ranx}
 IMPORTS = {"ragnb": "ragnb.score", "pytrec_eval": "pytrec_eval", "ranx": "ranx"}
 
 
+def peak_rss_kb() -> float:
+    """This process's own peak resident memory in KiB.
+
+    ``VmHWM`` from ``/proc/self/status`` where available: ``ru_maxrss`` of a child
+    started by fork/vfork + exec starts from the *parent's* high-water mark on
+    Linux (it is carried in the signal struct across exec), so a fat parent
+    would inflate every child's figure alike.
+    """
+    import resource
+
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return float(line.split()[1])
+    except OSError:
+        pass
+    return float(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+
+
 def child(tool: str, qrels: str, run: str, sample_file: str, result_file: str) -> None:
     import importlib
-    import resource
 
     t0 = time.perf_counter()
     importlib.import_module(IMPORTS[tool])
     if tool == "ragnb":
         importlib.import_module("ragnb.io")
     imported = time.perf_counter() - t0
-    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    rss_before = peak_rss_kb()
     t1 = time.perf_counter()
     deferred = RUNNERS[tool](qrels, run)
     seconds = time.perf_counter() - t1
-    peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    peak_kb = peak_rss_kb()
     values = deferred.fn()
     sample = json.loads(Path(sample_file).read_text())
     out = {
