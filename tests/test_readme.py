@@ -1,0 +1,40 @@
+"""The README's command-line examples run as written (so they cannot drift)."""
+import io
+import os
+import re
+import shlex
+from contextlib import redirect_stderr, redirect_stdout
+
+import pytest
+
+from ragnb.cli import main
+from ragnb.paths import PROJ_ROOT
+
+README = (PROJ_ROOT / "README.md").read_text()
+SKIP = ("report", "demo")   # they write files; tests/report and tests/demo cover them
+
+
+def commands() -> list[str]:
+    block = README.split("## Command line", 1)[1].split("```bash", 1)[1].split("```", 1)[0]
+    joined = re.sub(r"\\\n\s*", " ", block)
+    out = []
+    for line in joined.splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line.startswith("ragnb ") and line.split()[1] not in SKIP:
+            out.append(line)
+    return out
+
+
+def test_the_readme_has_examples():
+    assert len(commands()) >= 4
+
+
+@pytest.mark.parametrize("command", commands())
+def test_readme_example_runs(command, monkeypatch):
+    monkeypatch.chdir(PROJ_ROOT)
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = main(shlex.split(command)[1:])
+    assert code == 0, err.getvalue()
+    assert out.getvalue().strip()
+    assert os.getcwd() == str(PROJ_ROOT)
