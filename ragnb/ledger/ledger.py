@@ -335,8 +335,14 @@ def summarise(e: Event) -> str:
     """One line describing an event, for ``history`` and the CLI."""
     p = e.payload
     if e.event == "registered":
-        return (f"registered {p['split_id'][:40]}... as {p['role']} ({p['n_queries']} queries, "
+        text = (f"registered {p['split_id'][:40]}... as {p['role']} ({p['n_queries']} queries, "
                 f"{p['n_judgments']} judgments, budget {p['budget']})")
+        inherits = p.get("inherits")
+        if inherits:
+            text += (f"; same queries as {inherits['split_id'][:40]}...: carries over its "
+                     f"{inherits['selections_against']} selections"
+                     + (", retired" if inherits.get("retired_for_selection_at") else ""))
+        return text
     if e.event == "selection":
         s = f"selection #{p['selections_against']}: {p['winner']} from {p['candidates']}"
         if p.get("demotion"):

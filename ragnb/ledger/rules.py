@@ -113,11 +113,32 @@ def check_register(states: Mapping[str, SplitState], content: SplitContent, role
                 f"this content is already registered as {other.name!r} (selections_against "
                 f"{other.selections_against}); registering it under another name would start "
                 "it again at 0 selections")
+    payload["inherits"] = _inheritance(states, content)
     return payload
+
+
+def _inheritance(states: Mapping[str, SplitState], content: SplitContent) -> dict | None:
+    """What a new version of an existing query set carries over (``None``: nothing).
+
+    How often a split has been used to choose is a property of its queries, not
+    of its labels: re-judging the same queries (pooled labelling, a label fix)
+    makes new content and a new split id, but the queries have been selected
+    against as often as before. So a split whose query set equals an existing
+    split's starts with that split's ``selections_against`` (the largest, if
+    several), and a version of a retired split is retired too.
+    """
+    same = [o for o in states.values() if o.queries_sha256 == content.queries_sha256]
+    if not same:
+        return None
+    src = max(same, key=lambda o: (o.selections_against, o.registered_at))
+    return {"split_id": src.split_id, "selections_against": src.selections_against,
+            "retired_for_selection_at": src.retired_for_selection_at}
 
 
 def _same_registration(old: dict, new: dict) -> bool:
     old, new = dict(old), dict(new)
+    old.pop("inherits", None)  # decided once, at the first registration
+    new.pop("inherits", None)
     if old.get("reusable_holdout") and new.get("reusable_holdout"):
         old["reusable_holdout"] = {k: v for k, v in old["reusable_holdout"].items() if k != "seed"}
         new["reusable_holdout"] = {k: v for k, v in new["reusable_holdout"].items() if k != "seed"}

@@ -90,6 +90,13 @@ def _registered(e: Event) -> SplitState:
         sealed=p["role"] == "confirmation")
     if s.role == "regression_guard":
         s.retired_for_selection_at = e.ts[:10]
+    inherits = p.get("inherits")
+    if inherits:  # a new label version of a query set keeps its selection history
+        s.selections_against = int(inherits["selections_against"])
+        if inherits.get("retired_for_selection_at"):
+            s._retire(inherits["retired_for_selection_at"])
+        elif s.budget is not None and s.selections_against >= s.budget:
+            s._retire(e.ts[:10])
     return s
 
 

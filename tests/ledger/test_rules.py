@@ -275,3 +275,34 @@ def test_manifests_table_shows_the_implied_inflation(ledger, qrels):
     assert t.loc[0, "inflation"] == pytest.approx(2.16 * 0.0069, abs=1e-4)
     assert t["inflation"].isna().tolist() == [False, True]
     assert ledger.manifests(se=0.01).loc[1, "inflation"] == 0.0  # never selected against
+
+
+def test_a_new_label_version_of_the_same_queries_keeps_their_selection_count(ledger, qrels):
+    ledger.register("golden", qrels, budget=10)
+    for i in range(3):
+        ledger.record_selection("golden", [f"c{i}", f"c{i + 1}"], winner=f"c{i + 1}")
+    relabelled = qrels.assign(grade=[2, 1, 1, 2])        # one passage re-judged
+    v2 = ledger.register("golden-v2", relabelled)
+    assert v2.split_id != ledger.manifest("golden").split_id
+    assert v2.selections_against == 3                     # the queries were used 3 times
+    ledger.record_selection("golden-v2", ["a", "b"], winner="b")
+    assert ledger.manifest("golden-v2").selections_against == 4
+    assert "carries over its 3 selections" in ledger.history("golden-v2")["summary"].iloc[0]
+
+
+def test_a_new_label_version_of_a_spent_split_is_retired_too(tmp_path, qrels):
+    led = Ledger(tmp_path / "l", clock=StepClock())
+    led.register("golden", qrels, budget=2)
+    led.record_selection("golden", ["a", "b"], winner="b")
+    spent = led.record_selection("golden", ["b", "c"], winner="c")
+    assert spent.role == "regression_guard"
+    v2 = led.register("golden-v2", qrels.assign(grade=[1, 0, 1, 2]), budget=40)
+    assert v2.role == "regression_guard" and v2.selections_against == 2
+    assert v2.retired_for_selection_at == spent.retired_for_selection_at
+
+
+def test_other_queries_start_fresh(ledger, qrels):
+    ledger.register("golden", qrels)
+    ledger.record_selection("golden", ["a", "b"], winner="b")
+    fresh = ledger.register("other", qrels.assign(query_id=["x1", "x1", "x2", "x3"]))
+    assert fresh.selections_against == 0
