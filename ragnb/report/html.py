@@ -54,6 +54,8 @@ parameters cells are dropped.
 from __future__ import annotations
 
 import copy
+import html
+import re
 from typing import Any
 
 import nbformat
@@ -102,6 +104,16 @@ def _needs_javascript(output: dict[str, Any]) -> bool:
     return "vegaEmbed" in html or "vega-embed" in html
 
 
+_TITLE = re.compile(r"aria-label=\"Title text '(.*?)'\"")
+
+
+def chart_alt(svg: str | list) -> str:
+    """Alternative text for a chart image: its title(s) as Vega wrote them, else "chart"."""
+    text = "".join(svg) if isinstance(svg, list) else svg
+    titles = [html.unescape(t) for t in _TITLE.findall(text)]
+    return "Chart: " + "; ".join(titles) if titles else "Chart"
+
+
 def prepare(nb: nbformat.NotebookNode, *, name: str) -> nbformat.NotebookNode:
     """A copy of an executed notebook ready for the page (see the module docstring).
 
@@ -127,6 +139,9 @@ def prepare(nb: nbformat.NotebookNode, *, name: str) -> nbformat.NotebookNode:
                     "`ragnb.report.setup_notebook()` in the first cell",
                     source=name,
                 )
+            if "image/svg+xml" in output.get("data", {}):
+                output.setdefault("metadata", {})["ragnb_alt"] = chart_alt(
+                    output["data"]["image/svg+xml"])
             if WIDGET_VIEW_MIMETYPE in output.get("data", {}):
                 output = nbformat.v4.new_output(
                     "display_data", data={"text/html": WIDGET_NOTE, "text/plain": "widget"}

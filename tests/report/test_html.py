@@ -166,3 +166,20 @@ def test_images_linked_from_markdown_are_embedded(tmp_path):
     page = render_page(nb, name="01-demo", header_html="", base_dir=str(tmp_path))
     assert f"data:image/png;base64,{base64.b64encode(png).decode()}" in page
     assert 'src="figure.png"' not in page
+
+
+def test_chart_images_carry_their_titles_as_alternative_text(page):
+    import re
+
+    images = [tag for tag in re.findall(r"<img [^>]*>", page) if "data:image/svg+xml" in tag]
+    alts = [re.search(r'alt="([^"]*)"', tag) for tag in images]
+    assert images and all(a and a.group(1).startswith("Chart") for a in alts)
+    assert "No description has been provided" not in page
+
+
+def test_chart_alt_reads_the_vega_title():
+    from ragnb.report.html import chart_alt
+
+    svg = ('<svg><text aria-label="Title text \'Delta &amp; friends\'">x</text></svg>')
+    assert chart_alt(svg) == "Chart: Delta & friends"
+    assert chart_alt("<svg></svg>") == "Chart"
