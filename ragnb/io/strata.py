@@ -21,23 +21,17 @@ UNCLASSIFIED = "unclassified"
 
 
 def read_strata(path: str | Path, *, format: str = "auto") -> pd.DataFrame:
-    """Query metadata as a DataFrame with a unique ``query_id`` column (all values str)."""
+    """Query metadata as a DataFrame with a unique ``query_id`` column.
+
+    CSV/TSV/Parquet tables and JSON Lines need a ``query_id`` column; a JSON
+    object mapping query ids to their fields (CODEC's ``topics.json``) works too.
+    """
     path = Path(path)
     fmt = sniff_format(path) if format == "auto" else format
     if fmt == "jsonl":
         text = decode_utf8(read_bytes(path), path)
-        rows = []
-        for number, raw in enumerate(text.splitlines(), start=1):
-            if not raw.strip():
-                continue
-            try:
-                obj = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"invalid JSON ({exc.msg})", source=path, line=number) from None
-            if not isinstance(obj, dict):
-                raise InputError("expected one JSON object per line", source=path, line=number)
-            rows.append({**obj, "line": number})
-        df = pd.DataFrame(rows)
+        rows = _keyed_object(text, path)
+        df = pd.DataFrame(rows if rows is not None else _json_lines(text, path))
     elif fmt in ("csv", "tsv", "parquet"):
         df = read_table_file(path, fmt)
         first = 2 if fmt != "parquet" else 1
@@ -56,6 +50,37 @@ def read_strata(path: str | Path, *, format: str = "auto") -> pd.DataFrame:
                          source=path, line=int(row["line"]))
     df.attrs["source"] = str(path)
     return df
+
+
+def _json_lines(text: str, path: Path) -> list[dict]:
+    rows = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"invalid JSON ({exc.msg})", source=path, line=number) from None
+        if not isinstance(obj, dict):
+            raise InputError("expected one JSON object per line", source=path, line=number)
+        rows.append({**obj, "line": number})
+    return rows
+
+
+def _keyed_object(text: str, path: Path) -> list[dict] | None:
+    """Rows of a JSON object keyed by query id (``{"q1": {"domain": ...}, ...}``,
+    e.g. CODEC's topics.json), or None when the file is JSON Lines."""
+    stripped = text.strip()
+    if not stripped.startswith("{") or "\n" not in stripped:
+        return None
+    try:
+        whole = json.loads(stripped)
+    except json.JSONDecodeError:
+        return None  # JSON Lines: one object per line
+    if not isinstance(whole, dict) or not all(isinstance(v, dict) for v in whole.values()):
+        raise InputError("a JSON strata file is either one object per line with a query_id, or "
+                         "one object mapping each query id to its fields", source=path)
+    return [{**fields, "query_id": str(qid), "line": 1} for qid, fields in whole.items()]
 
 
 def assign_strata(
