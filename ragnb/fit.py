@@ -181,9 +181,13 @@ def _read(rg, rp, difficulty, carry, base_g, base_p, golden, production) -> tupl
                               f"gain there is partly difficulty; {gains}. Reading: difficulty — "
                               f"look at coverage before methodology.")
     if alike and collapsed:
-        return "fit", (f"{base}: no difference beyond the noise, so the two sets are equally hard for a fixed pipeline. Yet {gains}: "
-                       f"the gain collapsed on queries nobody selected against. Reading: fit to "
-                       f"the {golden} set.")
+        bound = max(abs(difficulty.ci_low), abs(difficulty.ci_high)) * 100
+        return "fit", (f"{base}: no difference beyond the noise, so for a fixed pipeline the "
+                       f"two sets are equally hard as far as this sample can tell (it cannot rule "
+                       f"out a level difference of up to {bound:.1f} points, but a level "
+                       f"difference moves both configurations alike). Yet {gains}: the gain "
+                       f"collapsed on queries nobody selected against. Reading: fit to the "
+                       f"{golden} set.")
     if held and rp.ci_low > 0:
         return "carried over", (f"{base}; {gains}: the gain holds on the fresh sample within the "
                                 f"noise. Reading: carried over.")
