@@ -9,7 +9,6 @@ import warnings
 from dataclasses import asdict
 from pathlib import Path
 
-
 from ragnb.errors import InputError
 
 NAME = "ledger"

@@ -41,11 +41,11 @@ import csv
 import io
 import json
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-
 
 SEED = 20260702
 ROUNDS = 40
@@ -228,6 +228,12 @@ def _nudge(split: _Split, top: np.ndarray, target: float, mask=None,
     return top
 
 
+def _offset_mean(split: _Split, base: np.ndarray, mult: np.ndarray, jitter: np.ndarray,
+                 offset: float) -> float:
+    """Mean nDCG@10 when every query's quality moves by ``offset * mult``."""
+    return _mean_ndcg(split, _rank(split, base + offset * mult, jitter))
+
+
 def _calibrate(f, target: float, lo: float = -6.0, hi: float = 6.0, tol: float = 2e-4) -> float:
     """Bisection for a monotone-in-expectation step function ``f(x) ~ target``."""
     best, best_err = lo, np.inf
@@ -282,8 +288,7 @@ def generate(out_dir: str | Path, seed: int = SEED) -> list[Path]:
                                            prod_types)
             else:
                 mult = split.mult if rnd else np.ones(n)
-                off = _calibrate(lambda x: _mean_ndcg(split, _rank(
-                    split, base + x * mult, jitter)), target[rnd])
+                off = _calibrate(partial(_offset_mean, split, base, mult, jitter), target[rnd])
                 top = _nudge(split, _rank(split, base + off * mult, jitter), target[rnd])
                 if rnd == 0:
                     split.u0 = split.u0 + off  # later offsets are relative to January
