@@ -40,7 +40,7 @@ import pandas as pd
 
 from ragnb.errors import InputError
 from ragnb.stats import _inputs
-from ragnb.stats._resample import child_seed, resample_sums, tie_tolerance
+from ragnb.stats._resample import child_seed, seeded_sums, tie_tolerance
 from ragnb.stats.bootstrap import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
@@ -280,7 +280,7 @@ def stratified_bootstrap(
         tol = tie_tolerance(d)
         delta_h = _snap(float(d.mean()), tol)
         s_seed = child_seed(seed, label)
-        sums, used, _ = resample_sums(d, resamples, np.random.default_rng(s_seed), path)
+        sums, used, _ = seeded_sums(d, resamples, s_seed, path)
         reps = sums / n_h
         pooled_sums += sums
         weighted_reps += (n_h / big_n) * reps

@@ -103,3 +103,18 @@ def test_auto_chooses_counts_only_when_distinct_values_are_few():
     assert choose_path(200, 121) == "index"
     assert choose_path(200, 5) == "counts"  # zero-heavy stratum
     assert choose_path(200, 200) == "index"
+
+
+def test_seeded_sums_are_memoised_and_equal_a_fresh_draw():
+    import numpy as np
+
+    from ragnb.stats._resample import resample_sums, seeded_sums
+
+    d = np.random.default_rng(3).normal(size=500)
+    first, path, k = seeded_sums(d, 2000, 11)
+    again, _, _ = seeded_sums(d.copy(), 2000, 11)
+    assert again is first and not first.flags.writeable          # reused, read-only
+    fresh, _, _ = resample_sums(d, 2000, np.random.default_rng(11), path)
+    assert np.array_equal(first, fresh)                            # same draw as uncached
+    other, _, _ = seeded_sums(d, 2000, 12)
+    assert not np.array_equal(first, other)
