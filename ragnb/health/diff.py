@@ -113,6 +113,39 @@ class VersionDiff:
         c = self.changes["change"].value_counts()
         return {k: int(c.get(k, 0)) for k in CHANGES}
 
+    def summary(self) -> pd.DataFrame:
+        """The per-config table in a few columns, intervals as text (``[low, high]``)."""
+        t = self.table
+
+        def span(low, high):
+            return [f"[{a:+.4f}, {b:+.4f}]" if pd.notna(a) else "—" for a, b in zip(low, high)]
+
+        return pd.DataFrame({
+            "config": t["config"], f"old ({self.old_name})": t["old"],
+            f"new ({self.new_name})": t["new"], "difference": t["difference"],
+            "re-judging (common queries)": t["rejudging"],
+            "re-judging CI": span(t["rejudging_low"], t["rejudging_high"]),
+            "added minus common": t["harder_by"],
+            "added minus common CI": span(t["harder_low"], t["harder_high"]),
+            "added harder": t["harder"].map({True: "yes", False: "no"}).fillna("—"),
+        })
+
+    def reading(self, config: str) -> str:
+        """What moved one config's score between the versions, in one sentence."""
+        r = self.table.set_index("config").loc[config]
+        text = (f"{config}: {r['old']:.4f} on {self.old_name} ({r['n_old']} queries) → "
+                f"{r['new']:.4f} on {self.new_name} ({r['n_new']}), {r['difference'] * 100:+.1f} "
+                f"points; on the {r['n_common']} common queries re-judging moved it "
+                f"{r['rejudging'] * 100:+.1f} points")
+        if r["n_added"] >= 2:
+            text += (f"; the {r['n_added']} added queries score {r['harder_by'] * 100:+.1f} points "
+                     f"against the common ones [{r['harder_low'] * 100:+.1f}, "
+                     f"{r['harder_high'] * 100:+.1f}]")
+            if r["added_no_relevant"]:
+                text += (f" ({r['added_no_relevant']} of them have no relevant passage, which "
+                         "every ranking scores alike: score refusal apart)")
+        return text + "."
+
 
 def version_diff(old: TestSet, new: TestSet, runs: Run | Iterable[Run], metric: str, *,
                  policy: str = "lower", missing: str = "error", ci: float = 0.95,
@@ -124,7 +157,8 @@ def version_diff(old: TestSet, new: TestSet, runs: Run | Iterable[Run], metric: 
     VersionDiff
         ``table`` columns: ``config, old, n_old, new, n_new, difference`` (new -
         old), ``n_common, rejudging, rejudging_low, rejudging_high`` (paired, on
-        common queries), ``n_added, added, common_new, harder_by, harder_low,
+        common queries), ``n_added, added_no_relevant`` (added queries with no
+        relevant passage), ``added, common_new, harder_by, harder_low,
         harder_high`` (added minus common on the new version; NaN when fewer than
         two queries were added), ``harder`` (the interval lies below zero; None
         when not computed).
@@ -154,7 +188,9 @@ def version_diff(old: TestSet, new: TestSet, runs: Run | Iterable[Run], metric: 
             row |= {"rejudging": p.delta, "rejudging_low": p.ci_low, "rejudging_high": p.ci_high}
         else:
             row |= {"rejudging": math.nan, "rejudging_low": math.nan, "rejudging_high": math.nan}
-        row |= {"n_added": len(added), "added": float(vn.loc[added].mean()) if len(added)
+        row |= {"n_added": len(added),
+                "added_no_relevant": int(added.isin(s_new.no_relevant.astype("str")).sum()),
+                "added": float(vn.loc[added].mean()) if len(added)
                 else math.nan, "common_new": float(vn.loc[common].mean()) if len(common)
                 else math.nan}
         if len(added) >= 2 and len(common) >= 2:

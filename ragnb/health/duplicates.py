@@ -101,6 +101,14 @@ class DuplicateGroups:
     def n_groups(self) -> int:
         return int(self.members["group"].nunique()) if len(self.members) else 0
 
+    def groups(self) -> pd.DataFrame:
+        """One row per group: ``group, size, min_similarity`` and the query suggested to keep."""
+        m = self.members
+        kept = m[m["keep"]].set_index("group")
+        first = m.groupby("group", sort=True)[["size", "min_similarity"]].first()
+        return first.assign(keep_query_id=kept["query_id"], keep_query=kept["query"]
+                            ).reset_index()
+
     def summary(self) -> pd.DataFrame:
         """Queries, groups, queries in groups and how many the suggestion drops."""
         m = self.members

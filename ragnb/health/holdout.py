@@ -37,7 +37,8 @@ import pandas as pd
 from ragnb.errors import InputError
 from ragnb.score import Scores
 from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
-from ragnb.stats.unpaired import UnpairedBootstrap, unpaired_bootstrap
+from ragnb.stats._resample import child_seed
+from ragnb.stats.unpaired import MeanInterval, UnpairedBootstrap, bootstrap_mean, unpaired_bootstrap
 
 DEFAULT_SHARE = 0.2
 DEFAULT_SALT = "ragnb-holdout"
@@ -104,14 +105,27 @@ def holdout_split(query_ids: Iterable[str], *, share: float = DEFAULT_SHARE,
 
 @dataclass(frozen=True)
 class HoldoutCheck:
-    """A config's score on tuning vs held-back queries (held back minus tuning)."""
+    """A config's score on tuning vs held-back queries (held back minus tuning).
+
+    ``tuning`` and ``held_back`` are each side's mean with its own percentile
+    bootstrap interval (seeds derived from the check's seed); ``result`` is the
+    difference held back minus tuning.
+    """
 
     config: str
     metric: str
     baseline: str | None
-    tuning_mean: float
-    held_back_mean: float
+    tuning: MeanInterval
+    held_back: MeanInterval
     result: UnpairedBootstrap
+
+    @property
+    def tuning_mean(self) -> float:
+        return self.tuning.mean
+
+    @property
+    def held_back_mean(self) -> float:
+        return self.held_back.mean
 
     @property
     def diverged(self) -> bool:
@@ -131,6 +145,17 @@ class HoldoutCheck:
             "held_back": self.held_back_mean, "n_held_back": r.n_b,
             "difference": r.delta, "ci_low": r.ci_low, "ci_high": r.ci_high,
             "diverged": self.diverged}])
+
+    def sides(self) -> pd.DataFrame:
+        """``side, n, mean, ci_low, ci_high``: each side's mean with its interval."""
+        return pd.DataFrame([{"side": name, "n": m.n, "mean": m.mean, "ci_low": m.ci_low,
+                              "ci_high": m.ci_high}
+                             for name, m in (("tuning", self.tuning),
+                                             ("held back", self.held_back))])
+
+    def describe(self) -> str:
+        return (f"{self.quantity}, {self.metric}: " + self.result.describe()
+                + "; each side's mean: percentile bootstrap of the mean")
 
     def reading(self) -> str:
         r = self.result
@@ -168,5 +193,6 @@ def holdout_check(scores: Scores, split: HoldoutSplit, *, config: str, metric: s
     tuning = values[where == "tuning"]
     held = values[where == "held back"]
     r = unpaired_bootstrap(tuning, held, resamples=resamples, seed=seed, ci=ci)
-    return HoldoutCheck(config, str(metric), baseline, float(tuning.mean()), float(held.mean()),
-                        r)
+    sides = [bootstrap_mean(v, resamples=resamples, seed=child_seed(seed, name), ci=ci)
+             for name, v in (("tuning", tuning), ("held back", held))]
+    return HoldoutCheck(config, str(metric), baseline, sides[0], sides[1], r)
