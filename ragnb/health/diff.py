@@ -35,7 +35,7 @@ from ragnb.errors import InputError
 from ragnb.run import Run
 from ragnb.score import score
 from ragnb.stats import paired_bootstrap
-from ragnb.stats._resample import child_seed
+from ragnb.stats._resample import child_seed, tie_tolerance
 from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ragnb.stats.unpaired import unpaired_bootstrap
 from ragnb.testset import Note, TestSet
@@ -196,8 +196,9 @@ def version_diff(old: TestSet, new: TestSet, runs: Run | Iterable[Run], metric: 
         if len(added) >= 2 and len(common) >= 2:
             u = unpaired_bootstrap(vn.loc[common], vn.loc[added], resamples=resamples,
                                    seed=child_seed(seed, (run.name, "added")), ci=ci)
+            tol = tie_tolerance(vn.to_numpy(dtype=float))  # float noise is not a difference
             row |= {"harder_by": u.delta, "harder_low": u.ci_low, "harder_high": u.ci_high,
-                    "harder": bool(u.ci_high < 0)}
+                    "harder": bool(u.ci_high < -tol)}
         else:
             row |= {"harder_by": math.nan, "harder_low": math.nan, "harder_high": math.nan,
                     "harder": None}

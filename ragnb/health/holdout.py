@@ -37,7 +37,7 @@ import pandas as pd
 from ragnb.errors import InputError
 from ragnb.score import Scores
 from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
-from ragnb.stats._resample import child_seed
+from ragnb.stats._resample import child_seed, tie_tolerance
 from ragnb.stats.unpaired import MeanInterval, UnpairedBootstrap, bootstrap_mean, unpaired_bootstrap
 
 DEFAULT_SHARE = 0.2
@@ -118,6 +118,7 @@ class HoldoutCheck:
     tuning: MeanInterval
     held_back: MeanInterval
     result: UnpairedBootstrap
+    tol: float = 0.0
 
     @property
     def tuning_mean(self) -> float:
@@ -129,8 +130,8 @@ class HoldoutCheck:
 
     @property
     def diverged(self) -> bool:
-        """The interval of the difference excludes zero."""
-        return not self.result.ci_low <= 0 <= self.result.ci_high
+        """The interval of the difference excludes zero (by more than float noise, ``tol``)."""
+        return not (self.result.ci_low <= self.tol and self.result.ci_high >= -self.tol)
 
     @property
     def quantity(self) -> str:
@@ -195,4 +196,6 @@ def holdout_check(scores: Scores, split: HoldoutSplit, *, config: str, metric: s
     r = unpaired_bootstrap(tuning, held, resamples=resamples, seed=seed, ci=ci)
     sides = [bootstrap_mean(v, resamples=resamples, seed=child_seed(seed, name), ci=ci)
              for name, v in (("tuning", tuning), ("held back", held))]
-    return HoldoutCheck(config, str(metric), baseline, sides[0], sides[1], r)
+    # means summed in different orders differ in the last bits: equal gains are not divergence
+    tol = tie_tolerance(values.to_numpy(dtype=float))
+    return HoldoutCheck(config, str(metric), baseline, sides[0], sides[1], r, tol)
