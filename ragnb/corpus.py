@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -77,7 +77,7 @@ def _parse_date(version: str) -> datetime | None:
     except ValueError:
         return None
     if value.tzinfo is not None:  # compare aware times in UTC, naive ones as written
-        value = value.astimezone(timezone.utc).replace(tzinfo=None)
+        value = value.astimezone(UTC).replace(tzinfo=None)
     return value
 
 

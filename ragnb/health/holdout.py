@@ -36,8 +36,8 @@ import pandas as pd
 
 from ragnb.errors import InputError
 from ragnb.score import Scores
-from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ragnb.stats._resample import child_seed, tie_tolerance
+from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ragnb.stats.unpaired import MeanInterval, UnpairedBootstrap, bootstrap_mean, unpaired_bootstrap
 
 DEFAULT_SHARE = 0.2
@@ -52,7 +52,7 @@ def holdout_position(query_id: str, salt: str = DEFAULT_SALT) -> float:
     >>> holdout_position("q1") == holdout_position("q1")
     True
     """
-    digest = hashlib.sha256(f"{salt}\x00{query_id}".encode("utf-8")).digest()
+    digest = hashlib.sha256(f"{salt}\x00{query_id}".encode()).digest()
     return int.from_bytes(digest[:8], "big") / 2**64
 
 

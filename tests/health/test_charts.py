@@ -2,10 +2,23 @@
 import numpy as np
 import pandas as pd
 
-from ragnb.health import (bucket_scores, coverage, holdout_check, source_mix, staleness,
-                          unanswerable_share, version_diff)
-from ragnb.health.charts import (bucket_chart, coverage_chart, holdout_chart, shares_chart,
-                                 staleness_chart, version_chart)
+from ragnb.health import (
+    bucket_scores,
+    coverage,
+    holdout_check,
+    source_mix,
+    staleness,
+    unanswerable_share,
+    version_diff,
+)
+from ragnb.health.charts import (
+    bucket_chart,
+    coverage_chart,
+    holdout_chart,
+    shares_chart,
+    staleness_chart,
+    version_chart,
+)
 from ragnb.health.holdout import HoldoutSplit
 from ragnb.run import validate_run
 from ragnb.score import Scores

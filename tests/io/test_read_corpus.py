@@ -27,8 +27,8 @@ def test_formats_read_alike(tmp_path):
     ("b.csv", "passage_id,doc_version\np1,v1\np2,v2\np1,v3\n", "appears more than once", 4),
     ("b.csv", "passage_id,doc_version\np1,v1\np2,\n", "has no doc_version", 3),
     ("b.jsonl", '{"passage_id": "p1", "doc_version": "v1"}\n{"passage_id": \n', "invalid JSON", 2),
-    ("b.jsonl", '{"passage_id": "p1", "doc_version": "v1"}\n{"passage_id": "p2", '
-                '"doc_version": "2026-01-01"}\n', "number versions", 2),
+    ("b.jsonl", ('{"passage_id": "p1", "doc_version": "v1"}\n{"passage_id": "p2", '
+                '"doc_version": "2026-01-01"}\n'), "number versions", 2),
 ])
 def test_errors_name_file_and_line(tmp_path, name, content, message, line):
     (tmp_path / name).write_text(content)
