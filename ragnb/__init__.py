@@ -27,6 +27,7 @@ _EXPORTS = {
     "read_test_set": "ragnb.io",
     "read_run": "ragnb.io",
     "read_strata": "ragnb.io",
+    "read_corpus": "ragnb.io",
     "parse_metric": "ragnb.metrics",
     "metric_help": "ragnb.metrics",
     "paired_bootstrap": "ragnb.stats",

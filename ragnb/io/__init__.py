@@ -1,6 +1,7 @@
 """Readers for every input, each ending in the one validator of its kind."""
+from ragnb.io.corpus import read_corpus
 from ragnb.io.runs import read_run
 from ragnb.io.strata import read_strata
 from ragnb.io.testsets import read_test_set
 
-__all__ = ["read_run", "read_strata", "read_test_set"]
+__all__ = ["read_corpus", "read_run", "read_strata", "read_test_set"]

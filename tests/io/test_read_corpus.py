@@ -1,0 +1,51 @@
+"""Reading corpus builds: CSV, TSV, JSONL and Parquet alike; errors name file and line."""
+import gzip
+
+import pandas as pd
+import pytest
+
+from ragnb.errors import InputError
+from ragnb.io import read_corpus
+
+
+def test_formats_read_alike(tmp_path):
+    (tmp_path / "b.csv").write_text("passage_id,doc_version\np1,2026-01-01\np2,2026-02-01\n")
+    (tmp_path / "b.tsv").write_text("passage_id\tdoc_version\np1\t2026-01-01\np2\t2026-02-01\n")
+    (tmp_path / "b.jsonl").write_text('{"passage_id": "p1", "doc_version": "2026-01-01"}\n'
+                                      '{"passage_id": "p2", "doc_version": "2026-02-01"}\n')
+    pd.DataFrame({"passage_id": ["p1", "p2"], "doc_version": ["2026-01-01", "2026-02-01"]}
+                 ).to_parquet(tmp_path / "b.parquet")
+    with gzip.open(tmp_path / "c.csv.gz", "wt") as fh:
+        fh.write("passage_id,doc_version\np1,2026-01-01\np2,2026-02-01\n")
+    for name in ("b.csv", "b.tsv", "b.jsonl", "b.parquet", "c.csv.gz"):
+        build = read_corpus(tmp_path / name)
+        assert dict(zip(build.passages["passage_id"], build.passages["doc_version"])) == {
+            "p1": "2026-01-01", "p2": "2026-02-01"}, name
+
+
+@pytest.mark.parametrize("name, content, message, line", [
+    ("b.csv", "passage_id,doc_version\np1,v1\np2,v2\np1,v3\n", "appears more than once", 4),
+    ("b.csv", "passage_id,doc_version\np1,v1\np2,\n", "has no doc_version", 3),
+    ("b.jsonl", '{"passage_id": "p1", "doc_version": "v1"}\n{"passage_id": \n', "invalid JSON", 2),
+    ("b.jsonl", ('{"passage_id": "p1", "doc_version": "v1"}\n{"passage_id": "p2", '
+                '"doc_version": "2026-01-01"}\n'), "number versions", 2),
+])
+def test_errors_name_file_and_line(tmp_path, name, content, message, line):
+    (tmp_path / name).write_text(content)
+    with pytest.raises(InputError, match=message) as err:
+        read_corpus(tmp_path / name)
+    assert err.value.line == line and err.value.source == str(tmp_path / name)
+
+
+def test_empty_missing_and_wrong_files(tmp_path):
+    (tmp_path / "e.csv").write_text("")
+    with pytest.raises(InputError, match="empty"):
+        read_corpus(tmp_path / "e.csv")
+    with pytest.raises(InputError, match="not found"):
+        read_corpus(tmp_path / "nope.csv")
+    (tmp_path / "h.csv").write_text("passage,version\np1,v1\n")
+    with pytest.raises(InputError, match=r"lacks column\(s\)"):
+        read_corpus(tmp_path / "h.csv")
+    (tmp_path / "r.trec").write_text("p1 v1\n")
+    with pytest.raises(InputError, match="must be CSV, TSV, Parquet or JSONL"):
+        read_corpus(tmp_path / "r.trec")
