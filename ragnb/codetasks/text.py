@@ -131,7 +131,8 @@ def strip_leaks(text: str, symbols: Iterable[str], files: Iterable[str]) -> str:
     text = re.sub(r"[ \t]+([,.;:!?)])", r"\1", text)
     text = re.sub(r"\(\s+", "(", text)
     text = re.sub(r"[ \t]{2,}", " ", text)
-    return "\n".join(ln.strip() for ln in text.splitlines()).strip()
+    return "\n".join(re.sub(r"^[:;,.]+\s*", "", ln.strip())
+                     for ln in text.splitlines()).strip()
 
 
 def task_text(message: str, symbols: Iterable[str], files: Iterable[str],

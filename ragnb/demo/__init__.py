@@ -3,8 +3,9 @@
 ``generate_all(out_dir)`` writes ``data/demo/`` (see ``data/README.md``):
 the fit story of seed 000 (:mod:`ragnb.demo.fit`) and its split ledger
 (:mod:`ragnb.demo.ledger`), and the label-bias story of seed 003
-(:mod:`ragnb.demo.labelbias`, under ``labelbias/``). Regenerating gives
-byte-identical files.
+(:mod:`ragnb.demo.labelbias`, under ``labelbias/``), and the code-task story
+of seed 002 (:mod:`ragnb.demo.codetasks`, under ``codetasks/``; needs ``git``).
+Regenerating gives byte-identical files.
 """
 from __future__ import annotations
 
@@ -15,10 +16,11 @@ from ragnb.paths import DEMO_DIR
 
 def generate_all(out_dir: str | Path = DEMO_DIR) -> list[Path]:
     """Regenerate every demo file under ``out_dir``; returns the files written."""
-    from ragnb.demo import fit, labelbias, ledger
+    from ragnb.demo import codetasks, fit, labelbias, ledger
 
     out_dir = Path(out_dir)
     files = fit.generate(out_dir)
     files += ledger.generate(out_dir)
     files += labelbias.generate(out_dir / "labelbias")
+    files += codetasks.generate(out_dir / "codetasks")
     return files
