@@ -6,8 +6,10 @@ recall at least 0.90 — ``"all_files>=0.80,caller>=0.90"``. Stating it first is
 what keeps the analysis from becoming a rationalisation.
 
 Each clause ``metric op threshold`` (``op`` one of ``>=``, ``>``, ``<=``,
-``<``; metrics of :data:`ragnb.codetasks.recall.METRICS`) is read against the
-metric's bootstrap interval [lo, hi]:
+``<``, or ``≥``, ``≤`` — a notebook's parameters cell cannot hold a second
+``=`` on a line, papermill refuses it; metrics of
+:data:`ragnb.codetasks.recall.METRICS`) is read against the metric's bootstrap
+interval [lo, hi]:
 
 ``met``
     the whole interval is on the condition's side (``>= t``: lo >= t);
@@ -37,7 +39,9 @@ from ragnb.errors import InputError
 SEED_002_KEEP = "all_files>=0.80,caller>=0.90"
 KEEP, REPLACE, INCONCLUSIVE = "keep", "replace", "inconclusive"
 _OPS = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt}
-_CLAUSE = re.compile(r"^\s*(?P<metric>[A-Za-z_][\w-]*)\s*(?P<op>>=|<=|>|<|==|=)?\s*(?P<value>.*?)\s*$")
+_CLAUSE = re.compile(r"^\s*(?P<metric>[A-Za-z_][\w-]*)\s*(?P<op>>=|<=|>|<|==|=|≥|≤)?\s*"
+                     r"(?P<value>.*?)\s*$")
+_ALIASES = {"≥": ">=", "≤": "<="}
 CLAUSE_COLUMNS = ["metric", "condition", "mean", "ci_low", "ci_high", "n", "status", "reason"]
 
 
@@ -65,7 +69,7 @@ def parse_keep(text: str, source: str = "keep") -> tuple[Clause, ...]:
 
     Examples
     --------
-    >>> [str(c) for c in parse_keep("all_files>=0.80, caller >= 0.9")]
+    >>> [str(c) for c in parse_keep("all_files>=0.80, caller ≥ 0.9")]
     ['all_files >= 0.8', 'caller >= 0.9']
     """
     if not isinstance(text, str) or not text.strip():
@@ -77,7 +81,7 @@ def parse_keep(text: str, source: str = "keep") -> tuple[Clause, ...]:
         if not part.strip() or m is None:
             raise InputError(f"cannot read the clause {part.strip()!r}; write metric>=value",
                              source=source, key=part.strip() or "(empty)")
-        metric, op, value = m["metric"], m["op"], m["value"]
+        metric, op, value = m["metric"], _ALIASES.get(m["op"], m["op"]), m["value"]
         if metric not in METRICS:
             raise InputError(f"unknown metric {metric!r}; choose one of {', '.join(METRICS)}",
                              source=source, key=metric)

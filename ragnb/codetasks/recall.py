@@ -274,3 +274,24 @@ def all_files_check(recall: TaskRecall) -> pd.DataFrame:
          "value": expected_all_files(p, sizes)},
         {"all_files": "observed", "value": observed},
     ])
+
+
+def caller_table(tasks: pd.DataFrame, recall: TaskRecall) -> pd.DataFrame:
+    """One row per task changing a signature: what changed, its callers, how many were found.
+
+    Columns ``task_id, functions, edit_files, callers, callers_in_edit_set,
+    callers_found`` (``callers_found`` at the recall's k).
+    """
+    found = recall.table[recall.table["metric"] == "caller"].set_index("task_id")["found"]
+    rows = []
+    for t in tasks.itertuples(index=False):
+        if not t.signature_changes:
+            continue
+        names = ", ".join(f"{c['qualname']}({c['before']}) -> ({c['after']})"
+                          for c in t.signature_changes)
+        rows.append({"task_id": t.task_id, "functions": names, "edit_files": len(t.edit_set),
+                     "callers": len(t.callers),
+                     "callers_in_edit_set": len(set(t.callers) & set(t.edit_set)),
+                     "callers_found": int(found.get(t.task_id, 0))})
+    return pd.DataFrame(rows, columns=["task_id", "functions", "edit_files", "callers",
+                                       "callers_in_edit_set", "callers_found"])
