@@ -475,7 +475,7 @@ def synthetic_run(repo: Repo, tasks, seed: int = SEED) -> dict[str, list[str]]:
         tree = [p for p in repo.files(parent) if p.endswith((".py", ".md"))]
         callers = set(task.callers)
         roles = {f: ("caller" if f in callers else "edit") for f in task.edit_set}
-        roles.update({f: "caller" for f in callers if f not in roles})
+        roles.update({f: "caller" for f in task.callers if f not in roles})
         roles.update({f: "read" for f in task.read_set if f not in roles})
         others = [f for f in tree if f not in roles]
         scored = []
