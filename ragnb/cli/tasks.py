@@ -120,17 +120,18 @@ def _score(args) -> int:
                          dropped_ids=dropped)
     summary = recall_summary(recall, resamples=args.resamples, seed=args.seed)
     verdict = evaluate_keep(summary, clauses) if clauses is not None else None
-    header = [f"{len(mined.kept)} tasks scored at k={args.k} ({run_.name}); "
-              f"{summary['method'].iloc[0]}", *(f"note: {n}" for n in recall.notes)]
+    first = (f"{len(mined.kept)} tasks scored at k={args.k} ({run_.name}); "
+             f"{summary['method'].iloc[0]}")
+    header = [first, *(f"note: {n}" for n in recall.notes)]
     if verdict is not None and args.format != "table":
         header.append(f"keep condition ({verdict.condition}): {verdict.verdict}")
     emit(summary.drop(columns=["method"]), args.format, args.out, header)
     if args.format != "table":
         return 0
-    emit(all_files_check(recall), "table", None, ["", "All-files recall: observed and "
-                                                      "under independent misses"])
+    emit(all_files_check(recall), "table", None,
+         ["", "All-files recall: observed and under independent misses"])
     if verdict is not None:
-        emit(verdict.clauses.drop(columns=["reason"]), "table", None,
-             ["", f"Keep condition ({verdict.condition}): {verdict.verdict.upper()} — "
-                  f"{verdict.reason}"])
+        said = (f"Keep condition ({verdict.condition}): {verdict.verdict.upper()} — "
+                f"{verdict.reason}")
+        emit(verdict.clauses.drop(columns=["reason"]), "table", None, ["", said])
     return 0

@@ -30,8 +30,7 @@ ATTRIBUTES = "*.py diff=python\n*.go diff=golang\n*.rs diff=rust\n*.java diff=ja
 @cache
 def _attributes_file() -> str:
     """A temporary attributes file holding :data:`ATTRIBUTES` (removed at exit)."""
-    handle = tempfile.NamedTemporaryFile("w", suffix=".gitattributes", delete=False)
-    with handle:
+    with tempfile.NamedTemporaryFile("w", suffix=".gitattributes", delete=False) as handle:
         handle.write(ATTRIBUTES)
     atexit.register(Path(handle.name).unlink, missing_ok=True)
     return handle.name

@@ -62,7 +62,7 @@ def file_of(item: str) -> str:
     ('shop/billing/proration.py', 'README.md')
     """
     path = item.split("#", 1)[0]
-    return path[2:] if path.startswith("./") else path
+    return path.removeprefix("./")
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from pathlib import Path
 import pandas as pd
 
 from ragnb._atomic import write_atomic
-from ragnb.codetasks.mine import TASK_COLUMNS, MineOptions, Mined
+from ragnb.codetasks.mine import TASK_COLUMNS, Mined, MineOptions
 from ragnb.errors import InputError
 
 _PATH_LISTS = ("edit_set", "read_set", "callers", "added", "excluded", "symbols", "failed")

@@ -50,9 +50,10 @@ from pathlib import Path
 import numpy as np
 
 from ragnb._atomic import write_atomic
-from ragnb.codetasks.git import Repo, neutral_env
+from ragnb.codetasks.git import Repo, git_available, neutral_env
 from ragnb.codetasks.mine import mine_tasks
 from ragnb.codetasks.taskfile import write_tasks
+from ragnb.errors import RagnbError
 
 SEED = 20260702
 #: Mean retrieval score of a task's file by role (distractor chunks: 0), unit-variance noise.
@@ -511,6 +512,8 @@ def _bundle_head(bundle: Path) -> str | None:
 
 def generate(out_dir: str | Path, seed: int = SEED) -> list[Path]:
     """Write ``repo.bundle``, ``tasks.jsonl`` and ``run.jsonl`` under ``out_dir``."""
+    if not git_available():
+        raise RagnbError("git is not installed: the code-task demo repository is built with git")
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="ragnb-codetasks-") as tmp:

@@ -10,7 +10,7 @@ from tests.codetasks.conftest import tiny_repo  # noqa: F401  (the fixture)
 DEMO = DEMO_DIR / "codetasks"
 
 
-def test_mine_writes_tasks_and_prints_filter_table(tiny_repo, tmp_path, capsys):
+def test_mine_writes_tasks_and_prints_filter_table(tiny_repo, tmp_path, capsys):  # noqa: F811
     out = tmp_path / "tasks.jsonl"
     assert main(["tasks", "mine", "--repo", str(tiny_repo[0]), "--out", str(out)]) == 0
     said = capsys.readouterr().out
@@ -43,8 +43,8 @@ def test_score_json(capsys):
      "ragnb tasks: --keep [all_files]: threshold 'eighty' is not a number"),
     (["tasks", "score", "--tasks", str(DEMO / "tasks.jsonl"), "--run", str(DEMO / "run.jsonl"),
       "--keep", "recall>=0.8"],
-     "ragnb tasks: --keep [recall]: unknown metric 'recall'; choose one of per_file, "
-     "all_files, read_set, caller"),
+     ("ragnb tasks: --keep [recall]: unknown metric 'recall'; choose one of per_file, "
+      "all_files, read_set, caller")),
     (["tasks", "score", "--tasks", "nope.jsonl", "--run", str(DEMO / "run.jsonl")],
      "ragnb tasks: nope.jsonl: no such file"),
 ])

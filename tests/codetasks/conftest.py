@@ -16,7 +16,6 @@ C7    (direct commit)     a docstring in api.py (a task only with every_commit)
 """
 from __future__ import annotations
 
-import os
 import subprocess
 from pathlib import Path
 

@@ -17,8 +17,8 @@ def test_parse_seed_002_condition():
 
 @pytest.mark.parametrize("text, match", [
     ("", r"^keep: the keep condition is empty"),
-    ("files>=0.8", r"^keep \[files\]: unknown metric 'files'; choose one of per_file, "
-                   r"all_files, read_set, caller$"),
+    ("files>=0.8", (r"^keep \[files\]: unknown metric 'files'; choose one of per_file, "
+                    r"all_files, read_set, caller$")),
     ("all_files=0.8", r"^keep \[all_files\]: the clause 'all_files=0.8' needs one of"),
     ("all_files 0.8", r"^keep \[all_files\]: the clause"),
     ("caller>=high", r"^keep \[caller\]: threshold 'high' is not a number$"),

@@ -32,8 +32,8 @@ def test_minimal_tasks_from_another_miner(tmp_path):
     (['["a.py"]'], r"t.jsonl:1: expected a JSON object"),
     (['{"edit_set": ["a.py"]}'], r"t.jsonl:1 \[task_id\]: a task needs"),
     (['{"task_id": "a"}'], r"t.jsonl:1 \[edit_set\]: task 'a' has no `edit_set`"),
-    (['{"task_id": "a", "edit_set": "a.py"}'], r"t.jsonl:1 \[edit_set\]: `edit_set` of task 'a' "
-                                               r"must be a list"),
+    (['{"task_id": "a", "edit_set": "a.py"}'], (r"t.jsonl:1 \[edit_set\]: `edit_set` of task "
+                                                r"'a' must be a list")),
     (['{"task_id": "a", "edit_set": ["a.py", "a.py"]}'], r"\[edit_set\]: .* lists a path twice"),
     (['{"task_id": "a", "edit_set": [], "callers": [1]}'], r"t.jsonl:1 \[callers\]"),
     (['{"task_id": "a", "edit_set": [], "signature_changes": ["f"]}'],
