@@ -1,0 +1,137 @@
+"""``ragnb tasks``: code retrieval tasks mined from merged commits, and a run scored on them."""
+from __future__ import annotations
+
+import argparse
+
+from ragnb.cli._common import emit
+from ragnb.run import ORDERS
+
+NAME = "tasks"
+HELP = "mine code tasks from a git repository's merged changes; score a retriever's run on them"
+DESCRIPTION = """\
+Two actions (SPEC section 9, seed 002):
+
+  mine   one task per merged change on the first-parent history of --branch (merge
+         commits, diffed against their first parent; --every-commit for squash-merge
+         repositories). Edit set = changed files that exist in the parent, minus
+         vendored, lock and generated files; task text = the description with file
+         paths and changed symbol names stripped; read set and callers of changed
+         signatures resolved in the parent tree. Prints the filter table (mined, kept,
+         dropped by which filter) and the set sizes; --out writes every mined change
+         (kept or not) as JSONL. Runs git locally; nothing is fetched.
+  score  per-file, all-files, read-set and caller recall at --k of a run (task_id ->
+         ranked chunk ids `path#chunk` or file paths; TREC, JSONL or CSV) on the kept
+         tasks, with bootstrap intervals over tasks, the all-files figure independent
+         misses would give, and the --keep condition read against the intervals
+         (keep / replace / inconclusive).
+
+examples:
+  ragnb tasks mine --repo ~/src/shop --branch main --out tasks.jsonl
+  ragnb tasks score --tasks tasks.jsonl --run run.jsonl --k 10 \\
+      --keep "all_files>=0.80,caller>=0.90"
+"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    from ragnb.codetasks.keep import SEED_002_KEEP
+
+    p.add_argument("action", choices=("mine", "score"), help="what to do")
+    p.add_argument("--repo", metavar="DIR", help="mine: the local git repository")
+    p.add_argument("--branch", default="main", help="mine: the mainline branch (default main)")
+    p.add_argument("--every-commit", action="store_true",
+                   help="mine: every mainline commit is a change (squash-merge repositories)")
+    p.add_argument("--exclude", action="append", default=None, metavar="PATTERN",
+                   help="mine: a vendored/lock/generated pattern, added to the defaults "
+                        "(repeatable; fnmatch on path and name; 'dir/' = a folder anywhere)")
+    p.add_argument("--no-default-excludes", action="store_true",
+                   help="mine: use only the --exclude patterns")
+    p.add_argument("--min-files", type=int, default=1, help="mine: fewest edit-set files (1)")
+    p.add_argument("--max-files", type=int, default=15, help="mine: most edit-set files (15)")
+    p.add_argument("--min-words", type=int, default=3,
+                   help="mine: fewest words of stripped task text (3)")
+    p.add_argument("--tasks", metavar="FILE", help="score: the tasks file (from `tasks mine`)")
+    p.add_argument("--run", metavar="FILE", help="score: the retriever's run")
+    p.add_argument("--k", type=int, default=10, help="score: rank cut-off (default 10)")
+    p.add_argument("--keep", default=None, metavar="CONDITION",
+                   help=f"score: the keep condition stated before the run, e.g. {SEED_002_KEEP!r}")
+    p.add_argument("--order", choices=ORDERS, default=None, help="score: ranking order of the run")
+    p.add_argument("--missing", choices=("error", "empty"), default="error",
+                   help="score: kept tasks the run has no ranking for (default error)")
+    p.add_argument("--extra", choices=("error", "drop"), default="error",
+                   help="score: run queries that are no mined task (default error)")
+    p.add_argument("--resamples", type=int, default=10_000, help="score: bootstrap resamples")
+    p.add_argument("--seed", type=int, default=20260729, help="score: bootstrap seed")
+    p.add_argument("--out", metavar="FILE", default=None,
+                   help="mine: write the tasks file here; score: write the table here")
+    p.add_argument("--format", choices=("table", "csv", "json"), default="table")
+
+
+def _need(args, *names: str) -> None:
+    from ragnb.errors import InputError
+
+    for n in names:
+        if getattr(args, n.lstrip("-").replace("-", "_")) is None:
+            raise InputError(f"tasks {args.action} needs {n}", key=n)
+
+
+def run(args: argparse.Namespace) -> int:
+    return _mine(args) if args.action == "mine" else _score(args)
+
+
+def _mine(args) -> int:
+    from ragnb.codetasks import filter_table, mine_tasks, set_sizes, write_tasks
+    from ragnb.codetasks.editset import DEFAULT_EXCLUDE
+
+    _need(args, "--repo")
+    exclude = (() if args.no_default_excludes else DEFAULT_EXCLUDE) + tuple(args.exclude or ())
+    mined = mine_tasks(args.repo, args.branch, every_commit=args.every_commit, exclude=exclude,
+                       min_files=args.min_files, max_files=args.max_files,
+                       min_words=args.min_words)
+    if args.out:
+        write_tasks(mined, args.out)
+    table = filter_table(mined.tasks, mined.options)
+    kept = mined.kept
+    header = [f"{len(mined.tasks)} changes mined from {args.branch} "
+              f"({mined.options.head[:12]}), {len(kept)} kept"
+              + (f"; written to {args.out}" if args.out else "")]
+    emit(table, args.format, None, header)
+    if args.format == "table" and len(kept):
+        emit(set_sizes(kept), "table", None, ["", "Set sizes over the kept tasks"])
+    return 0
+
+
+def _score(args) -> int:
+    from ragnb.codetasks import (
+        all_files_check,
+        evaluate_keep,
+        parse_keep,
+        read_tasks,
+        recall_summary,
+        task_recall,
+    )
+    from ragnb.io import read_run
+
+    _need(args, "--tasks", "--run")
+    clauses = parse_keep(args.keep, source="--keep") if args.keep is not None else None
+    mined = read_tasks(args.tasks)
+    dropped = mined.tasks.loc[~mined.tasks["kept"], "task_id"].tolist()
+    run_ = read_run(args.run, order=args.order)
+    recall = task_recall(mined.kept, run_, args.k, missing=args.missing, extra=args.extra,
+                         dropped_ids=dropped)
+    summary = recall_summary(recall, resamples=args.resamples, seed=args.seed)
+    verdict = evaluate_keep(summary, clauses) if clauses is not None else None
+    first = (f"{len(mined.kept)} tasks scored at k={args.k} ({run_.name}); "
+             f"{summary['method'].iloc[0]}")
+    header = [first, *(f"note: {n}" for n in recall.notes)]
+    if verdict is not None and args.format != "table":
+        header.append(f"keep condition ({verdict.condition}): {verdict.verdict}")
+    emit(summary.drop(columns=["method"]), args.format, args.out, header)
+    if args.format != "table":
+        return 0
+    emit(all_files_check(recall), "table", None,
+         ["", "All-files recall: observed and under independent misses"])
+    if verdict is not None:
+        said = (f"Keep condition ({verdict.condition}): {verdict.verdict.upper()} — "
+                f"{verdict.reason}")
+        emit(verdict.clauses.drop(columns=["reason"]), "table", None, ["", said])
+    return 0

@@ -1,0 +1,83 @@
+"""The edit set: the files a merged change had to change, minus the ones nobody chose.
+
+Vendored code, lockfiles and generated files change with every dependency bump
+or code generation run; left in, they flood every label with the same paths
+(seed 002). A path is excluded when it matches any of :data:`DEFAULT_EXCLUDE`
+(or the patterns given): ``fnmatch`` patterns matched against the whole path
+and against its file name, so ``*.lock`` excludes ``poetry.lock`` at any depth
+and ``vendor/*`` excludes a top-level ``vendor`` folder; a pattern ending in
+``/`` names a folder at any depth (``node_modules/``).
+
+Files the change *added* are listed apart: they do not exist in the parent
+commit, which is what the retriever indexes, so no run can retrieve them and
+they are not scored (:func:`split_changes`).
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+
+#: Vendored folders, lockfiles and generated files (override with ``exclude=``).
+DEFAULT_EXCLUDE: tuple[str, ...] = (
+    "vendor/", "third_party/", "node_modules/",
+    "*.lock", "go.sum", "package-lock.json", "npm-shrinkwrap.json", "pnpm-lock.yaml",
+    "poetry.lock", "Cargo.lock", "Gemfile.lock", "composer.lock", "uv.lock",
+    "*.pb.go", "*_pb2.py", "*_pb2_grpc.py", "*.pb.h", "*.pb.cc", "*.generated.ts",
+    "*.generated.*", "*.min.js", "*.min.css",
+)
+
+
+def is_excluded(path: str, patterns: Sequence[str] = DEFAULT_EXCLUDE) -> bool:
+    """Whether ``path`` is vendored, a lockfile or generated under ``patterns``.
+
+    Examples
+    --------
+    >>> is_excluded("frontend/node_modules/left-pad/index.js")
+    True
+    >>> is_excluded("poetry.lock"), is_excluded("api/v1/user.pb.go"), is_excluded("app/user.py")
+    (True, True, False)
+    """
+    parts = path.split("/")
+    name = parts[-1]
+    for pattern in patterns:
+        if pattern.endswith("/"):
+            if pattern[:-1] in parts[:-1]:
+                return True
+        elif fnmatchcase(path, pattern) or fnmatchcase(name, pattern):
+            return True
+    return False
+
+
+@dataclass(frozen=True)
+class Changes:
+    """The files of one change, sorted into what is scored and what is not.
+
+    Attributes
+    ----------
+    edit_set : tuple of str
+        Files that existed in the parent and changed (modified or deleted, the
+        old path of a rename), not excluded: what a retriever must find.
+    added : tuple of str
+        Files the change created (absent from the parent; not scored).
+    excluded : tuple of str
+        Vendored, lock and generated files the change touched.
+    """
+
+    edit_set: tuple[str, ...]
+    added: tuple[str, ...]
+    excluded: tuple[str, ...]
+
+
+def split_changes(changed: Iterable[tuple[str, str]],
+                  patterns: Sequence[str] = DEFAULT_EXCLUDE) -> Changes:
+    """Sort ``(status, path)`` pairs (git's ``A``/``D``/``M``/``T``) into a :class:`Changes`."""
+    edit, added, excluded = [], [], []
+    for status, path in changed:
+        if is_excluded(path, patterns):
+            excluded.append(path)
+        elif status == "A":
+            added.append(path)
+        else:
+            edit.append(path)
+    return Changes(tuple(sorted(edit)), tuple(sorted(added)), tuple(sorted(excluded)))

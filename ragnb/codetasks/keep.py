@@ -1,0 +1,162 @@
+"""The keep condition: stated before the run, read against the intervals after it.
+
+Seed 002: before looking at the rebuilt evaluation, decide that the retriever
+stays when all-files recall on the edit set is at least 0.80 and caller
+recall at least 0.90 — ``"all_files>=0.80,caller>=0.90"``. Stating it first is
+what keeps the analysis from becoming a rationalisation.
+
+Each clause ``metric op threshold`` (``op`` one of ``>=``, ``>``, ``<=``,
+``<``, or ``≥``, ``≤`` — a notebook's parameters cell cannot hold a second
+``=`` on a line, papermill refuses it; metrics of
+:data:`ragnb.codetasks.recall.METRICS`) is read against the metric's bootstrap
+interval [lo, hi]:
+
+``met``
+    the whole interval is on the condition's side (``>= t``: lo >= t);
+``failed``
+    the whole interval is on the other side (``>= t``: hi < t);
+``inconclusive``
+    the interval straddles the threshold, or the metric has no interval
+    (defined on fewer than two tasks).
+
+Verdict: ``keep`` when every clause is met; ``replace`` when any clause failed
+(the condition cannot hold, whatever the others say); otherwise
+``inconclusive`` (more tasks would settle it).
+"""
+from __future__ import annotations
+
+import math
+import operator
+import re
+from dataclasses import dataclass
+
+import pandas as pd
+
+from ragnb.codetasks.recall import METRICS
+from ragnb.errors import InputError
+
+#: Seed 002's keep condition.
+SEED_002_KEEP = "all_files>=0.80,caller>=0.90"
+KEEP, REPLACE, INCONCLUSIVE = "keep", "replace", "inconclusive"
+_OPS = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt}
+_CLAUSE = re.compile(r"^\s*(?P<metric>[A-Za-z_][\w-]*)\s*(?P<op>>=|<=|>|<|==|=|≥|≤)?\s*"
+                     r"(?P<value>.*?)\s*$")
+_ALIASES = {"≥": ">=", "≤": "<="}
+CLAUSE_COLUMNS = ["metric", "condition", "mean", "ci_low", "ci_high", "n", "status", "reason"]
+
+
+@dataclass(frozen=True)
+class Clause:
+    """One clause of a keep condition: ``metric op threshold``."""
+
+    metric: str
+    op: str
+    threshold: float
+
+    def __str__(self) -> str:
+        return f"{self.metric} {self.op} {self.threshold:g}"
+
+
+def parse_keep(text: str, source: str = "keep") -> tuple[Clause, ...]:
+    """Parse ``"all_files>=0.80,caller>=0.90"`` into clauses.
+
+    Raises
+    ------
+    InputError
+        Naming ``source`` and the clause's metric (or the clause) as key: an
+        empty condition, an unknown metric, a missing or unknown operator, a
+        threshold that is not a number in [0, 1], a metric given twice.
+
+    Examples
+    --------
+    >>> [str(c) for c in parse_keep("all_files>=0.80, caller ≥ 0.9")]
+    ['all_files >= 0.8', 'caller >= 0.9']
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise InputError("the keep condition is empty; write e.g. "
+                         f"{SEED_002_KEEP!r}", source=source)
+    clauses, seen = [], set()
+    for part in text.split(","):
+        m = _CLAUSE.match(part)
+        if not part.strip() or m is None:
+            raise InputError(f"cannot read the clause {part.strip()!r}; write metric>=value",
+                             source=source, key=part.strip() or "(empty)")
+        metric, op, value = m["metric"], _ALIASES.get(m["op"], m["op"]), m["value"]
+        if metric not in METRICS:
+            raise InputError(f"unknown metric {metric!r}; choose one of {', '.join(METRICS)}",
+                             source=source, key=metric)
+        if op not in _OPS:
+            raise InputError(f"the clause {part.strip()!r} needs one of the operators "
+                             f"{', '.join(_OPS)}", source=source, key=metric)
+        try:
+            threshold = float(value)
+        except ValueError:
+            raise InputError(f"threshold {value!r} is not a number", source=source,
+                             key=metric) from None
+        if not 0.0 <= threshold <= 1.0:
+            raise InputError(f"threshold {value} is not a recall in [0, 1]", source=source,
+                             key=metric)
+        if metric in seen:
+            raise InputError("the metric is given twice", source=source, key=metric)
+        seen.add(metric)
+        clauses.append(Clause(metric, op, threshold))
+    return tuple(clauses)
+
+
+@dataclass(frozen=True)
+class KeepVerdict:
+    """A keep condition read against the intervals.
+
+    Attributes
+    ----------
+    verdict : str
+        ``keep``, ``replace`` or ``inconclusive``.
+    clauses : DataFrame
+        One row per clause (:data:`CLAUSE_COLUMNS`) with the numbers.
+    condition : str
+        The condition as stated.
+    reason : str
+        One sentence saying why.
+    """
+
+    verdict: str
+    clauses: pd.DataFrame
+    condition: str
+    reason: str
+
+
+def _status(clause: Clause, lo: float, hi: float) -> tuple[str, str]:
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return INCONCLUSIVE, "no interval (fewer than two tasks)"
+    holds = _OPS[clause.op]
+    t = clause.threshold
+    if holds(lo, t) and holds(hi, t):
+        return "met", f"the whole interval [{lo:.3f}, {hi:.3f}] satisfies {clause}"
+    if not holds(lo, t) and not holds(hi, t):
+        return "failed", f"the whole interval [{lo:.3f}, {hi:.3f}] misses {clause}"
+    return INCONCLUSIVE, f"the interval [{lo:.3f}, {hi:.3f}] straddles {clause.threshold:g}"
+
+
+def evaluate_keep(summary: pd.DataFrame, condition: str | tuple[Clause, ...]) -> KeepVerdict:
+    """Read a keep condition against a :func:`ragnb.codetasks.recall.recall_summary` table."""
+    clauses = parse_keep(condition) if isinstance(condition, str) else tuple(condition)
+    by_metric = summary.set_index("metric")
+    rows = []
+    for c in clauses:
+        r = by_metric.loc[c.metric]
+        status, reason = _status(c, float(r["ci_low"]), float(r["ci_high"]))
+        rows.append({"metric": c.metric, "condition": str(c), "mean": float(r["mean"]),
+                     "ci_low": float(r["ci_low"]), "ci_high": float(r["ci_high"]),
+                     "n": int(r["n"]), "status": status, "reason": reason})
+    table = pd.DataFrame(rows, columns=CLAUSE_COLUMNS)
+    failed = table.loc[table["status"] == "failed", "condition"].tolist()
+    open_ = table.loc[table["status"] == INCONCLUSIVE, "condition"].tolist()
+    if failed:
+        verdict, reason = REPLACE, f"the intervals rule out {' and '.join(failed)}"
+    elif open_:
+        verdict, reason = INCONCLUSIVE, (f"the intervals neither confirm nor rule out "
+                                         f"{' and '.join(open_)}")
+    else:
+        verdict, reason = KEEP, "every clause holds over its whole interval"
+    text = ", ".join(str(c) for c in clauses)
+    return KeepVerdict(verdict, table, text, reason)

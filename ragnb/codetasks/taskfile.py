@@ -1,0 +1,138 @@
+"""The tasks file: mined tasks as JSONL, and the one place a tasks file is checked.
+
+Format (UTF-8, one JSON object a line)::
+
+    {"mining": {"branch": "main", "head": "9f2c...", "every_commit": false, ...}}
+    {"task_id": "3fa9c1d2e4b0", "sha": "...", "parent": "...", "text": "...",
+     "edit_set": ["billing/proration.py", ...], "read_set": [...],
+     "signature_changes": [{"path": ..., "name": ..., ...}], "callers": [...],
+     "failed": [], "kept": true, ...}
+
+The first line (how the tasks were mined) is optional. A task needs
+``task_id`` (text, unique) and ``edit_set`` (a list of paths); ``read_set``,
+``callers`` (lists of paths), ``signature_changes`` (a list of objects),
+``failed`` (a list of filter names) and ``kept`` (default: true when
+``failed`` is empty) are optional, so a tasks file from another miner can be
+scored as long as it says at least which files each task had to change.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, fields
+from pathlib import Path
+
+import pandas as pd
+
+from ragnb._atomic import write_atomic
+from ragnb.codetasks.mine import TASK_COLUMNS, Mined, MineOptions
+from ragnb.errors import InputError
+
+_PATH_LISTS = ("edit_set", "read_set", "callers", "added", "excluded", "symbols", "failed")
+
+
+def write_tasks(mined: Mined, path: str | Path) -> Path:
+    """Write mined tasks (every change, kept or not) as JSONL; returns the path."""
+    path = Path(path)
+    options = asdict(mined.options)
+    options["exclude"] = list(options["exclude"])
+    lines = [json.dumps({"mining": options}, sort_keys=True)]
+    for row in mined.tasks[TASK_COLUMNS].to_dict("records"):
+        lines.append(json.dumps({k: _plain(v) for k, v in row.items()}, ensure_ascii=False))
+    write_atomic(path, "\n".join(lines) + "\n")
+    return path
+
+
+def _plain(value):
+    if hasattr(value, "item") and getattr(value, "ndim", 1) == 0:
+        return value.item()
+    return value
+
+
+def read_tasks(path: str | Path) -> Mined:
+    """Read and check a tasks file (see the module docstring for the format).
+
+    Raises
+    ------
+    InputError
+        Naming the file, the line and the key: invalid JSON, a missing or
+        mistyped key, a task id given twice, no task at all.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise InputError("no such file", source=path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text ({exc.reason})", source=path) from None
+    options, rows, seen = MineOptions(), [], {}
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"invalid JSON ({exc.msg} at column {exc.colno})", source=path,
+                             line=number) from None
+        if not isinstance(obj, dict):
+            raise InputError("expected a JSON object (one task a line)", source=path, line=number)
+        if "mining" in obj and "task_id" not in obj:
+            options = _options(obj["mining"], path, number)
+            continue
+        row = _task(obj, path, number)
+        if row["task_id"] in seen:
+            raise InputError(f"task {row['task_id']!r} is given twice (lines "
+                             f"{seen[row['task_id']]} and {number})", source=path, line=number,
+                             key="task_id")
+        seen[row["task_id"]] = number
+        rows.append(row)
+    if not rows:
+        raise InputError("the tasks file holds no task", source=path)
+    return Mined(pd.DataFrame(rows, columns=TASK_COLUMNS), options)
+
+
+def _options(obj, path, number) -> MineOptions:
+    if not isinstance(obj, dict):
+        raise InputError("`mining` must be an object", source=path, line=number, key="mining")
+    known = {f.name for f in fields(MineOptions)}
+    kwargs = {k: v for k, v in obj.items() if k in known}
+    if "exclude" in kwargs:
+        kwargs["exclude"] = tuple(kwargs["exclude"])
+    try:
+        return MineOptions(**kwargs).check()
+    except InputError as exc:
+        raise InputError(exc.problem, source=path, line=number, key=f"mining.{exc.key}") from None
+
+
+def _task(obj: dict, path, number) -> dict:
+    def bad(key, problem):
+        return InputError(problem, source=path, line=number, key=key)
+
+    task_id = obj.get("task_id")
+    if isinstance(task_id, int) and not isinstance(task_id, bool):
+        task_id = str(task_id)
+    if not isinstance(task_id, str) or not task_id:
+        raise bad("task_id", "a task needs a non-empty text `task_id`")
+    if "edit_set" not in obj:
+        raise bad("edit_set", f"task {task_id!r} has no `edit_set`")
+    row = {c: None for c in TASK_COLUMNS}
+    row.update({k: v for k, v in obj.items() if k in row})
+    row["task_id"] = task_id
+    for key in _PATH_LISTS:
+        value = row[key] if row[key] is not None else []
+        if not isinstance(value, list) or not all(isinstance(p, str) and p for p in value):
+            raise bad(key, f"`{key}` of task {task_id!r} must be a list of non-empty texts")
+        if len(set(value)) != len(value):
+            raise bad(key, f"`{key}` of task {task_id!r} lists a path twice")
+        row[key] = value
+    sig = row["signature_changes"] if row["signature_changes"] is not None else []
+    if not isinstance(sig, list) or not all(isinstance(s, dict) for s in sig):
+        raise bad("signature_changes", f"`signature_changes` of task {task_id!r} must be a "
+                  "list of objects")
+    row["signature_changes"] = sig
+    kept = row["kept"] if row["kept"] is not None else not row["failed"]
+    if not isinstance(kept, bool):
+        raise bad("kept", f"`kept` of task {task_id!r} must be true or false")
+    row["kept"] = kept
+    row["text"] = "" if row["text"] is None else str(row["text"])
+    row["body_dropped"] = bool(row["body_dropped"])
+    return row

@@ -1,0 +1,154 @@
+"""Task text: the change's description with the answer taken out (seed 002).
+
+A description whose title says "fix proration in serializers.py" hands the
+retriever the answer, so the text a task gives the retriever is stripped:
+
+1. **Description.** The commit message without git's own first line of a
+   merge (``Merge pull request #12 from ...``, ``Merge branch 'x'``) and
+   without trailers (``Signed-off-by:`` ...). The first remaining line is the
+   title, the rest the body.
+2. **Body dropped** when it holds a fenced code block (```` ``` ```` or
+   ``~~~``) with a line of the change: a non-blank line of at least
+   :data:`MIN_CODE_LINE` characters equal, stripped, to an added or removed
+   line of the diff. A block that is not from the change (a stack trace) stays.
+3. **File paths stripped**: any token ending in a source or config extension
+   (``serializers.py``, ``api/v1/user.go``), any slash path whose components
+   include a folder of the repository (``billing/``), and any dotted Python
+   module path of the repository (``billing.proration``, also followed by a
+   name).
+4. **Symbol names stripped**: every changed symbol
+   (:func:`ragnb.codetasks.symbols.changed_symbols`) as a whole word, with a
+   qualifier (``Subscription.renew``), call parentheses and backticks.
+
+What remains is closer to what an agent receives: a symptom, sometimes a stack
+trace, sometimes a single sentence.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+#: Shortest code line that counts as "from the change" when found in a code block.
+MIN_CODE_LINE = 6
+#: Source and configuration file extensions recognised in the text.
+EXTENSIONS = ("py", "pyi", "go", "rs", "js", "jsx", "ts", "tsx", "java", "kt", "rb", "php",
+              "c", "h", "cc", "cpp", "hpp", "cs", "swift", "scala", "sql", "proto", "yaml",
+              "yml", "toml", "json", "cfg", "ini", "lock", "sh", "md", "rst", "txt")
+
+_MERGE_LINE = re.compile(r"^Merge (pull request #\d+ from \S+|(remote-tracking )?branch(es)? "
+                         r"'[^']*'.*|tag '[^']*'.*|[0-9a-f]{7,40}.*|commit .*)$")
+_TRAILER = re.compile(r"^(Signed-off-by|Co-authored-by|Reviewed-by|Acked-by|Change-Id|"
+                      r"Reviewed-on|Tested-by): ", re.IGNORECASE)
+_FENCE = re.compile(r"^(?P<fence>```|~~~)[^\n]*\n(?P<code>.*?)^(?P=fence)", re.DOTALL | re.MULTILINE)
+_FILE = re.compile(r"`?(?<![\w./-])(?:[\w.-]+/)*[\w-][\w.-]*\.(?:" + "|".join(EXTENSIONS)
+                   + r")(?![\w/])(?::\d+)?`?")
+_SLASH_PATH = re.compile(r"`?(?<![\w./:-])\.?/?(?:[\w.-]+/)+[\w.-]*`?")
+_DOTTED = re.compile(r"`?(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?`?")
+
+
+def description(message: str) -> str:
+    """A commit message without git's merge line and trailers (the PR's title and body).
+
+    Examples
+    --------
+    >>> description("Merge pull request #7 from dev/fix\\n\\nStop double billing\\n\\nSigned-off-by: A <a@b>")
+    'Stop double billing'
+    >>> description("Merge branch 'fix-cache'")
+    ''
+    """
+    lines = message.strip().splitlines()
+    if lines and _MERGE_LINE.match(lines[0].strip()):
+        lines = lines[1:]
+    lines = [ln for ln in lines if not _TRAILER.match(ln.strip())]
+    return "\n".join(lines).strip()
+
+
+def split_title(text: str) -> tuple[str, str]:
+    """``(title, body)``: the first line and the rest (stripped)."""
+    title, _, body = text.strip().partition("\n")
+    return title.strip(), body.strip()
+
+
+def has_change_code(body: str, changed_lines: Iterable[str]) -> bool:
+    """Whether ``body`` holds a fenced code block with a line of the change."""
+    changed = {ln.strip() for ln in changed_lines if len(ln.strip()) >= MIN_CODE_LINE}
+    for m in _FENCE.finditer(body):
+        if any(ln.strip() in changed for ln in m["code"].splitlines()):
+            return True
+    return False
+
+
+def _module_paths(files: Iterable[str]) -> set[str]:
+    """Every dotted suffix (two parts or more) of the Python module paths of ``files``."""
+    found = set()
+    for f in files:
+        if f.endswith(".py"):
+            parts = f[:-3].split("/")
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            found.update(".".join(parts[i:]) for i in range(len(parts) - 1))
+    return found
+
+
+def strip_leaks(text: str, symbols: Iterable[str], files: Iterable[str]) -> str:
+    """Remove file paths, module paths and ``symbols`` from ``text``, then tidy spaces.
+
+    Parameters
+    ----------
+    text : str
+    symbols : iterable of str
+        Names to remove (whole words).
+    files : iterable of str
+        Paths of the repository (the parent tree): their folders and module
+        paths are recognised as paths.
+
+    Examples
+    --------
+    >>> strip_leaks("Fix `calculate_proration()` in billing/proration.py for partners.",
+    ...             ["calculate_proration"], ["billing/proration.py"])
+    'Fix in for partners.'
+    """
+    files = list(files)
+    folders = {part for f in files for part in f.split("/")[:-1]}
+    modules = _module_paths(files)
+
+    def slash(m: re.Match) -> str:
+        parts = m.group(0).strip("`./").split("/")
+        return "" if folders.intersection(parts) else m.group(0)
+
+    def dotted(m: re.Match) -> str:
+        token = m.group(0).strip("`").removesuffix("()")
+        head = token.rsplit(".", 1)[0]
+        return "" if token in modules or head in modules else m.group(0)
+
+    text = _FILE.sub("", text)
+    text = _SLASH_PATH.sub(slash, text)
+    text = _DOTTED.sub(dotted, text)
+    for name in sorted(set(symbols), key=len, reverse=True):
+        text = re.sub(r"`?(?<![\w.])(?:[A-Za-z_]\w*\.)*" + re.escape(name)
+                      + r"(?![\w])(?:\(\))?`?", "", text)
+    text = re.sub(r"(?<!`)``(?!`)|\(\s*\)", "", text)
+    text = re.sub(r"[ \t]+([,.;:!?)])", r"\1", text)
+    text = re.sub(r"\(\s+", "(", text)
+    text = re.sub(r"[ \t]{2,}", " ", text)
+    return "\n".join(re.sub(r"^[:;,.]+\s*", "", ln.strip())
+                     for ln in text.splitlines()).strip()
+
+
+def task_text(message: str, symbols: Iterable[str], files: Iterable[str],
+              changed_lines: Iterable[str]) -> tuple[str, bool]:
+    """The text a task gives the retriever, and whether the body was dropped.
+
+    The description (:func:`description`) split into title and body; the body
+    dropped when it holds code from the change (:func:`has_change_code`); then
+    :func:`strip_leaks` on what is left.
+    """
+    title, body = split_title(description(message))
+    dropped = bool(body) and has_change_code(body, changed_lines)
+    kept = title if dropped or not body else f"{title}\n\n{body}"
+    return strip_leaks(kept, symbols, files), dropped
+
+
+def word_count(text: str) -> int:
+    """Number of words (runs of letters or digits) in ``text``."""
+    return len(re.findall(r"[^\W_]+", text))

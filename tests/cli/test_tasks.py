@@ -1,0 +1,69 @@
+"""``ragnb tasks mine|score``: smoke tests, and bad input ends in one line and exit code 2."""
+import json
+
+import pytest
+
+from ragnb.cli import main
+from ragnb.paths import DEMO_DIR
+from tests.codetasks.conftest import tiny_repo  # noqa: F401  (the fixture)
+
+DEMO = DEMO_DIR / "codetasks"
+
+
+def test_mine_writes_tasks_and_prints_filter_table(tiny_repo, tmp_path, capsys):  # noqa: F811
+    out = tmp_path / "tasks.jsonl"
+    assert main(["tasks", "mine", "--repo", str(tiny_repo[0]), "--out", str(out)]) == 0
+    said = capsys.readouterr().out
+    assert "6 changes mined from main" in said and "2 kept" in said
+    assert "edit_files" in said and "Set sizes over the kept tasks" in said
+    lines = out.read_text().splitlines()
+    assert len(lines) == 7 and "mining" in json.loads(lines[0])
+
+
+def test_score_demo_with_keep_condition(capsys):
+    assert main(["tasks", "score", "--tasks", str(DEMO / "tasks.jsonl"), "--run",
+                 str(DEMO / "run.jsonl"), "--k", "10", "--resamples", "300",
+                 "--keep", "all_files>=0.80,caller>=0.90"]) == 0
+    said = capsys.readouterr().out
+    assert "all-files recall@10" in said and "independent misses" in said
+    assert "Keep condition (all_files >= 0.8, caller >= 0.9): REPLACE" in said
+
+
+def test_score_json(capsys):
+    assert main(["tasks", "score", "--tasks", str(DEMO / "tasks.jsonl"), "--run",
+                 str(DEMO / "run.jsonl"), "--resamples", "200", "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["metric"] for r in rows] == ["per_file", "all_files", "read_set", "caller"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["tasks", "mine"], "ragnb tasks: [--repo]: tasks mine needs --repo"),
+    (["tasks", "score", "--tasks", str(DEMO / "tasks.jsonl"), "--run", str(DEMO / "run.jsonl"),
+      "--keep", "all_files>=eighty"],
+     "ragnb tasks: --keep [all_files]: threshold 'eighty' is not a number"),
+    (["tasks", "score", "--tasks", str(DEMO / "tasks.jsonl"), "--run", str(DEMO / "run.jsonl"),
+      "--keep", "recall>=0.8"],
+     ("ragnb tasks: --keep [recall]: unknown metric 'recall'; choose one of per_file, "
+      "all_files, read_set, caller")),
+    (["tasks", "score", "--tasks", "nope.jsonl", "--run", str(DEMO / "run.jsonl")],
+     "ragnb tasks: nope.jsonl: no such file"),
+])
+def test_bad_input_one_line_exit_2(args, message, capsys):
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err == message + "\n"
+
+
+def test_bad_repository_exit_2(tmp_path, capsys):
+    assert main(["tasks", "mine", "--repo", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not a git repository" in err
+
+
+def test_run_missing_tasks_exit_2(tmp_path, capsys):
+    run = tmp_path / "run.jsonl"
+    run.write_text('{"nope": ["a.py#0"]}\n')
+    assert main(["tasks", "score", "--tasks", str(DEMO / "tasks.jsonl"), "--run",
+                 str(run)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "have no ranking in the run" in err

@@ -1,0 +1,124 @@
+"""Mining the tiny repository of conftest.py: every label derived by hand from its history."""
+import pytest
+
+from ragnb.codetasks import filter_table, mine_tasks
+from ragnb.codetasks.git import Repo
+from ragnb.errors import InputError
+
+
+@pytest.fixture(scope="module")
+def mined(tiny_repo):
+    path, _ = tiny_repo
+    return mine_tasks(path)
+
+
+def task(mined, shas, name):
+    rows = mined.tasks[mined.tasks["sha"] == shas[name]]
+    assert len(rows) == 1
+    return rows.iloc[0]
+
+
+def test_one_task_per_merge_with_its_first_parent(mined, tiny_repo):
+    _, shas = tiny_repo
+    assert mined.tasks["sha"].tolist() == [shas[m] for m in ("M1", "M2", "M3", "M4", "M5", "M6")]
+    assert mined.tasks["task_id"].tolist() == [shas[m][:12] for m in
+                                               ("M1", "M2", "M3", "M4", "M5", "M6")]
+    assert task(mined, shas, "M3")["parent"] == shas["M2"]       # what gets indexed
+    assert task(mined, shas, "M1")["parent"] == shas["root"]
+    assert set(mined.tasks["kind"]) == {"merge"}
+
+
+def test_filters_and_table(mined, tiny_repo):
+    _, shas = tiny_repo
+    failed = {name: task(mined, shas, name)["failed"] for name in ("M1", "M2", "M3", "M4", "M5",
+                                                                   "M6")}
+    assert failed == {"M1": ["reverted"], "M2": ["revert"], "M3": [], "M4": ["description"],
+                      "M5": ["edit_files"], "M6": []}
+    assert mined.kept["sha"].tolist() == [shas["M3"], shas["M6"]]
+    table = filter_table(mined.tasks, mined.options).set_index("step")
+    assert table["remaining"].tolist() == [6, 5, 4, 3, 2, 2]
+    assert table.loc[["revert", "reverted", "edit_files", "description"], "dropped"].tolist() == [
+        1, 1, 1, 1]
+
+
+def test_edit_set_excludes_lock_and_vendored_files(mined, tiny_repo):
+    _, shas = tiny_repo
+    m1 = task(mined, shas, "M1")
+    assert m1["edit_set"] == ["pkg/billing.py"]
+    assert m1["excluded"] == ["poetry.lock", "vendor/lib.py"]
+    assert m1["symbols"] == ["total"]            # the hunk header: def total(self):
+
+
+def test_rename_lists_old_paths_as_edit_set_and_new_ones_as_added(mined, tiny_repo):
+    _, shas = tiny_repo
+    m5 = task(mined, shas, "M5")
+    assert m5["edit_set"] == [f"pkg/locale/l{i:02d}.py" for i in range(16)]
+    assert m5["added"] == [f"pkg/i18n/l{i:02d}.py" for i in range(16)]
+
+
+def test_signature_change_callers_read_set_and_text(mined, tiny_repo):
+    _, shas = tiny_repo
+    m3 = task(mined, shas, "M3")
+    assert m3["edit_set"] == ["pkg/billing.py", "pkg/orders.py"]
+    assert m3["symbols"] == ["charge", "prorate"]
+    assert m3["signature_changes"] == [{"path": "pkg/billing.py", "name": "prorate",
+                                        "qualname": "prorate", "before": "amount, days",
+                                        "after": "amount, days, cycle"}]
+    # every file of the parent calling prorate( except billing.py itself
+    assert m3["callers"] == ["pkg/api.py", "pkg/orders.py"]
+    # orders.py starts calling rate_limited, defined in limits.py (not changed)
+    assert m3["read_set"] == ["pkg/limits.py"]
+    # the body quotes the new def line: dropped
+    assert m3["body_dropped"]
+    assert m3["text"] == "Take an explicit cycle length when prorating"
+
+
+def test_paths_and_symbols_stripped_from_text(mined, tiny_repo):
+    _, shas = tiny_repo
+    m1 = task(mined, shas, "M1")
+    assert m1["text"] == "Round the invoice in\n\nCustomers saw fractions of a cent."
+    assert m1["description"].startswith("Round the invoice total in pkg/billing.py")
+
+
+def test_stack_trace_body_is_kept(mined, tiny_repo):
+    _, shas = tiny_repo
+    m6 = task(mined, shas, "M6")
+    assert not m6["body_dropped"]
+    assert m6["text"] == ("Preview requests should count against the quota\n\n```\n"
+                          "Traceback (most recent call last):\nQuotaError: over limit\n```")
+    assert m6["edit_set"] == ["pkg/api.py", "pkg/limits.py"]
+    assert m6["read_set"] == []       # check_quota is new; limits.py is in the edit set
+    assert m6["signature_changes"] == [] and m6["callers"] == []
+
+
+def test_read_set_of_a_one_line_change(mined, tiny_repo):
+    _, shas = tiny_repo
+    m4 = task(mined, shas, "M4")       # api.py now calls prorate(amount, 31)
+    assert m4["read_set"] == ["pkg/billing.py"]
+    assert m4["text"] == ""
+
+
+def test_every_commit_mode(tiny_repo):
+    path, shas = tiny_repo
+    m = mine_tasks(path, every_commit=True)
+    assert m.tasks["sha"].tolist()[-1] == shas["C7"]
+    c7 = m.tasks.iloc[-1]
+    assert c7["kind"] == "commit" and c7["parent"] == shas["M6"] and c7["kept"]
+    assert c7["edit_set"] == ["pkg/api.py"]
+    assert shas["root"] not in m.tasks["sha"].tolist()      # no parent: never a task
+
+
+def test_bounds_are_options(tiny_repo):
+    path, shas = tiny_repo
+    m = mine_tasks(path, max_files=16, min_words=0)
+    kept = set(m.kept["sha"])
+    assert shas["M5"] in kept and shas["M4"] in kept
+
+
+def test_bad_repository_and_branch(tmp_path, tiny_repo):
+    with pytest.raises(InputError, match="not a git repository"):
+        Repo(tmp_path)
+    with pytest.raises(InputError, match="not a commit: 'nope'"):
+        mine_tasks(tiny_repo[0], "nope")
+    with pytest.raises(InputError, match="max_files 0 is below min_files 1"):
+        mine_tasks(tiny_repo[0], max_files=0)

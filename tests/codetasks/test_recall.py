@@ -1,0 +1,113 @@
+"""Per-file, all-files, read-set and caller recall on hand-made tasks and runs."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from ragnb.codetasks.recall import (
+    all_files_check,
+    expected_all_files,
+    file_of,
+    recall_summary,
+    task_recall,
+)
+from ragnb.errors import InputError
+from ragnb.io import read_run
+
+SIG = [{"path": "b.py", "name": "f", "qualname": "f", "before": "x", "after": "x, y"}]
+
+
+def tasks():
+    return pd.DataFrame([
+        # t1: three files, two found -> per-file 2/3, all-files 0; read set 1/1
+        {"task_id": "t1", "edit_set": ["a.py", "b.py", "c.py"], "read_set": ["r.py"],
+         "callers": [], "signature_changes": []},
+        # t2: signature change, 4 callers (2 in the edit set), 1 caller found
+        {"task_id": "t2", "edit_set": ["b.py", "c1.py", "c2.py"], "read_set": [],
+         "callers": ["c1.py", "c2.py", "c3.py", "c4.py"], "signature_changes": SIG},
+        # t3: one file found through a chunk at rank 2 -> 1 and 1
+        {"task_id": "t3", "edit_set": ["d.py"], "read_set": ["r.py", "s.py"],
+         "callers": [], "signature_changes": []},
+    ])
+
+
+RUN = {
+    "t1": ["a.py#0", "x.py#1", "b.py#3", "a.py#1", "r.py#0", "c.py#0"],   # c.py at rank 6
+    "t2": ["b.py#0", "c1.py#2", "x.py#0", "c3.py#0"],
+    "t3": ["x.py#0", "d.py#5"],
+}
+
+
+def test_metrics_by_hand():
+    r = task_recall(tasks(), RUN, k=5)
+    v = {m: r.values(m).to_dict() for m in ("per_file", "all_files", "read_set", "caller")}
+    assert v["per_file"] == pytest.approx({"t1": 2 / 3, "t2": 2 / 3, "t3": 1.0})
+    assert v["all_files"] == {"t1": 0.0, "t2": 0.0, "t3": 1.0}
+    assert v["read_set"] == pytest.approx({"t1": 1.0, "t3": 0.0})
+    assert v["caller"] == {"t2": 0.5}       # c1 and c3 of four callers
+    r6 = task_recall(tasks(), RUN, k=6)      # c.py enters at rank 6
+    assert r6.values("all_files").to_dict() == {"t1": 1.0, "t2": 0.0, "t3": 1.0}
+
+
+def test_summary_means_and_interval():
+    r = task_recall(tasks(), RUN, k=5)
+    s = recall_summary(r, resamples=2000, seed=1).set_index("metric")
+    assert s.loc["per_file", "mean"] == pytest.approx((2 / 3 + 2 / 3 + 1) / 3)
+    assert s.loc["all_files", "mean"] == pytest.approx(1 / 3)
+    assert (s.loc["per_file", "files"], s.loc["per_file", "found"]) == (7, 5)
+    # all-files is 0, 0, 1: a resampled mean is 0 with probability (2/3)^3 = 0.30 > 0.025
+    # and 1 with probability (1/3)^3 = 0.037 > 0.025, so the 95% interval is [0, 1]
+    lo, hi = s.loc["all_files", ["ci_low", "ci_high"]]
+    assert (lo, hi) == (0.0, 1.0)
+    # caller recall is defined on one task: no interval, said so
+    assert np.isnan(s.loc["caller", "ci_low"]) and "1 task" in s.loc["caller", "method"]
+    assert "2,000 resamples of n=3 tasks, seed 1" in s.loc["per_file", "method"]
+
+
+def test_run_file_read_with_core_readers(tmp_path):
+    path = tmp_path / "run.trec"
+    path.write_text("".join(f"{q} Q0 {p} {i} {10 - i} bm25\n" for q, ranking in RUN.items()
+                            for i, p in enumerate(ranking, start=1)))
+    by_path = task_recall(tasks(), path, k=5)
+    by_run = task_recall(tasks(), read_run(path), k=5)
+    by_dict = task_recall(tasks(), RUN, k=5)
+    pd.testing.assert_frame_equal(by_path.table, by_dict.table)
+    assert by_run.run == "run"
+
+
+def test_plain_file_paths_and_file_of():
+    assert file_of("a/b.py#L10-L40") == "a/b.py" and file_of("a/b.py") == "a/b.py"
+    r = task_recall(tasks().iloc[[2]], {"t3": ["./d.py"]}, k=1)
+    assert r.values("all_files").tolist() == [1.0]
+
+
+def test_missing_extra_and_dropped_tasks():
+    with pytest.raises(InputError, match=r"\[t3\].*1 task\(s\) have no ranking"):
+        task_recall(tasks(), {k: v for k, v in RUN.items() if k != "t3"}, k=5)
+    r = task_recall(tasks(), {k: v for k, v in RUN.items() if k != "t3"}, k=5, missing="empty")
+    assert r.values("all_files")["t3"] == 0.0 and r.notes[0].count == 1
+    with pytest.raises(InputError, match=r"\[zz\].*not tasks"):
+        task_recall(tasks(), {**RUN, "zz": ["a.py"]}, k=5)
+    r = task_recall(tasks(), {**RUN, "zz": ["a.py"], "old": ["a.py"]}, k=5, extra="drop",
+                    dropped_ids=["old"])
+    assert sorted((n.kind, n.count) for n in r.notes) == [("dropped_tasks", 1), ("extra", 1)]
+    with pytest.raises(InputError, match=r"\[k\]: k must be a positive integer"):
+        task_recall(tasks(), RUN, k=0)
+
+
+def test_expected_all_files_seed_002_check():
+    # SPEC section 9: 0.91 per-file recall, 3.4 files a task, independent misses -> about 0.73
+    assert expected_all_files(0.91, 3.4) == pytest.approx(0.91 ** 3.4)
+    assert round(expected_all_files(0.91, 3.4), 2) == 0.73
+    # each task's own size: mean of p ** n_i
+    assert expected_all_files(0.9, [1, 3]) == pytest.approx((0.9 + 0.729) / 2)
+    with pytest.raises(InputError, match=r"\[per_file_recall\]"):
+        expected_all_files(1.2, 3)
+    with pytest.raises(InputError, match=r"\[files_per_task\]"):
+        expected_all_files(0.9, [])
+
+
+def test_all_files_check_rows():
+    r = task_recall(tasks(), RUN, k=5)
+    c = all_files_check(r)["value"].tolist()
+    p, sizes = (2 / 3 + 2 / 3 + 1) / 3, np.array([3, 3, 1])
+    assert c == pytest.approx([p ** sizes.mean(), np.mean(p ** sizes), 1 / 3])

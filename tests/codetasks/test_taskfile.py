@@ -1,0 +1,52 @@
+"""The tasks file: written and read back unchanged; bad files name line and key."""
+import json
+
+import pytest
+
+from ragnb.codetasks import mine_tasks, read_tasks, write_tasks
+from ragnb.errors import InputError
+
+
+def test_round_trip(tiny_repo, tmp_path):
+    mined = mine_tasks(tiny_repo[0])
+    path = write_tasks(mined, tmp_path / "tasks.jsonl")
+    back = read_tasks(path)
+    assert back.options == mined.options
+    assert back.tasks.to_dict("records") == mined.tasks.to_dict("records")
+    first = json.loads(path.read_text().splitlines()[0])
+    assert first["mining"]["head"] == mined.options.head and first["mining"]["max_files"] == 15
+
+
+def test_minimal_tasks_from_another_miner(tmp_path):
+    path = tmp_path / "t.jsonl"
+    path.write_text('{"task_id": 7, "edit_set": ["a.py"]}\n'
+                    '{"task_id": "x", "edit_set": [], "failed": ["edit_files"]}\n')
+    mined = read_tasks(path)
+    assert mined.tasks["task_id"].tolist() == ["7", "x"]
+    assert mined.tasks["kept"].tolist() == [True, False]
+    assert mined.kept["read_set"].tolist() == [[]]
+
+
+@pytest.mark.parametrize("lines, match", [
+    (["not json"], r"t.jsonl:1: invalid JSON"),
+    (['["a.py"]'], r"t.jsonl:1: expected a JSON object"),
+    (['{"edit_set": ["a.py"]}'], r"t.jsonl:1 \[task_id\]: a task needs"),
+    (['{"task_id": "a"}'], r"t.jsonl:1 \[edit_set\]: task 'a' has no `edit_set`"),
+    (['{"task_id": "a", "edit_set": "a.py"}'], (r"t.jsonl:1 \[edit_set\]: `edit_set` of task "
+                                                r"'a' must be a list")),
+    (['{"task_id": "a", "edit_set": ["a.py", "a.py"]}'], r"\[edit_set\]: .* lists a path twice"),
+    (['{"task_id": "a", "edit_set": [], "callers": [1]}'], r"t.jsonl:1 \[callers\]"),
+    (['{"task_id": "a", "edit_set": [], "signature_changes": ["f"]}'],
+     r"\[signature_changes\]"),
+    (['{"task_id": "a", "edit_set": [], "kept": "yes"}'], r"\[kept\]: `kept` of task 'a'"),
+    (['{"task_id": "a", "edit_set": []}', '', '{"task_id": "a", "edit_set": []}'],
+     r"t.jsonl:3 \[task_id\]: task 'a' is given twice \(lines 1 and 3\)"),
+    (['{"mining": {"max_files": -1}}', '{"task_id": "a", "edit_set": []}'],
+     r"t.jsonl:1 \[mining.max_files\]: must be a non-negative integer"),
+    (['{"mining": {}}'], r"t.jsonl: the tasks file holds no task"),
+])
+def test_errors(tmp_path, lines, match):
+    path = tmp_path / "t.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(InputError, match=match):
+        read_tasks(path)
