@@ -23,7 +23,7 @@ Two actions (SPEC section 9, seed 002):
          ranked chunk ids `path#chunk` or file paths; TREC, JSONL or CSV) on the kept
          tasks, with bootstrap intervals over tasks, the all-files figure independent
          misses would give, and the --keep condition read against the intervals
-         (keep / replace / inconclusive).
+         (keep / fix / inconclusive).
 
 examples:
   ragnb tasks mine --repo ~/src/shop --branch main --out tasks.jsonl

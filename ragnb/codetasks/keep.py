@@ -19,9 +19,12 @@ interval [lo, hi]:
     the interval straddles the threshold, or the metric has no interval
     (defined on fewer than two tasks).
 
-Verdict: ``keep`` when every clause is met; ``replace`` when any clause failed
-(the condition cannot hold, whatever the others say); otherwise
-``inconclusive`` (more tasks would settle it).
+Verdict: ``keep`` when every clause is met (the retriever is not what breaks
+the builds: look at context assembly and verification next); ``fix`` when any
+clause failed (the condition cannot hold, whatever the others say: the failed
+clause names the gap to repair — seed 002: a caller recall of 0.44 is a
+reverse-edge problem with a known repair, not a reason to start over);
+otherwise ``inconclusive`` (more tasks would settle it).
 """
 from __future__ import annotations
 
@@ -37,7 +40,7 @@ from ragnb.errors import InputError
 
 #: Seed 002's keep condition.
 SEED_002_KEEP = "all_files>=0.80,caller>=0.90"
-KEEP, REPLACE, INCONCLUSIVE = "keep", "replace", "inconclusive"
+KEEP, FIX, INCONCLUSIVE = "keep", "fix", "inconclusive"
 _OPS = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt}
 _CLAUSE = re.compile(r"^\s*(?P<metric>[A-Za-z_][\w-]*)\s*(?P<op>>=|<=|>|<|==|=|≥|≤)?\s*"
                      r"(?P<value>.*?)\s*$")
@@ -110,7 +113,7 @@ class KeepVerdict:
     Attributes
     ----------
     verdict : str
-        ``keep``, ``replace`` or ``inconclusive``.
+        ``keep``, ``fix`` or ``inconclusive``.
     clauses : DataFrame
         One row per clause (:data:`CLAUSE_COLUMNS`) with the numbers.
     condition : str
@@ -152,7 +155,8 @@ def evaluate_keep(summary: pd.DataFrame, condition: str | tuple[Clause, ...]) ->
     failed = table.loc[table["status"] == "failed", "condition"].tolist()
     open_ = table.loc[table["status"] == INCONCLUSIVE, "condition"].tolist()
     if failed:
-        verdict, reason = REPLACE, f"the intervals rule out {' and '.join(failed)}"
+        verdict, reason = FIX, (f"the intervals rule out {' and '.join(failed)}: repair that gap "
+                                f"before judging anything downstream")
     elif open_:
         verdict, reason = INCONCLUSIVE, (f"the intervals neither confirm nor rule out "
                                          f"{' and '.join(open_)}")

@@ -22,7 +22,7 @@ def test_recall_chart_layers():
     verdict = evaluate_keep(summary, "all_files>=0.8")
     spec = recall_chart(summary, verdict, 0.5).to_dict()
     assert len(spec["layer"]) == 4
-    assert "replace" in spec["title"] or "inconclusive" in spec["title"]
+    assert "fix" in spec["title"] or "inconclusive" in spec["title"]
     ticks = spec["layer"][2]
     assert ticks["mark"]["type"] == "tick"
 

@@ -40,9 +40,9 @@ def summary(rows):
     # both intervals wholly above the thresholds
     ((0.90, 0.85, 0.95), (0.95, 0.92, 0.98), "keep", ["met", "met"]),
     # seed 002's outcome: caller recall 0.44, interval below 0.90
-    ((0.51, 0.40, 0.62), (0.44, 0.33, 0.56), "replace", ["failed", "failed"]),
+    ((0.51, 0.40, 0.62), (0.44, 0.33, 0.56), "fix", ["failed", "failed"]),
     # one failed decides, whatever the other
-    ((0.82, 0.75, 0.89), (0.60, 0.50, 0.70), "replace", ["inconclusive", "failed"]),
+    ((0.82, 0.75, 0.89), (0.60, 0.50, 0.70), "fix", ["inconclusive", "failed"]),
     # straddling: more tasks would settle it
     ((0.82, 0.75, 0.89), (0.95, 0.91, 0.99), "inconclusive", ["inconclusive", "met"]),
     # a threshold equal to the interval's end counts as inside for >=
@@ -62,4 +62,4 @@ def test_upper_bound_clause():
     s = summary([("per_file", 0.3, 0.2, 0.4, 10)])
     assert evaluate_keep(s, "per_file<0.5").verdict == "keep"
     assert evaluate_keep(s, "per_file<=0.2").verdict == "inconclusive"
-    assert evaluate_keep(s, "per_file<0.2").verdict == "replace"
+    assert evaluate_keep(s, "per_file<0.2").verdict == "fix"
