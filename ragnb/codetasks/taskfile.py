@@ -26,6 +26,7 @@ import pandas as pd
 from ragnb._atomic import write_atomic
 from ragnb.codetasks.mine import TASK_COLUMNS, Mined, MineOptions
 from ragnb.errors import InputError
+from ragnb.io._source import json_objects
 
 _PATH_LISTS = ("edit_set", "read_set", "callers", "added", "excluded", "symbols", "failed")
 
@@ -65,16 +66,7 @@ def read_tasks(path: str | Path) -> Mined:
     except UnicodeDecodeError as exc:
         raise InputError(f"not UTF-8 text ({exc.reason})", source=path) from None
     options, rows, seen = MineOptions(), [], {}
-    for number, raw in enumerate(text.splitlines(), start=1):
-        if not raw.strip():
-            continue
-        try:
-            obj = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"invalid JSON ({exc.msg} at column {exc.colno})", source=path,
-                             line=number) from None
-        if not isinstance(obj, dict):
-            raise InputError("expected a JSON object (one task a line)", source=path, line=number)
+    for number, obj in json_objects(text, path, "a JSON object (one task a line)"):
         if "mining" in obj and "task_id" not in obj:
             options = _options(obj["mining"], path, number)
             continue

@@ -7,6 +7,7 @@ line by line so that the error names the exact line.
 from __future__ import annotations
 
 import gzip
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -167,3 +168,22 @@ def read_table_file(path: str | Path, fmt: str):
         raise
     except Exception as exc:  # pandas/pyarrow give many exception types here
         raise InputError(f"cannot read as {fmt}: {exc}", source=path) from None
+
+
+def json_objects(text: str, source: str | Path, what: str = "one JSON object per line"
+                 ) -> Iterator[tuple[int, dict]]:
+    """Yield ``(line_number, object)`` for each non-blank line of JSON Lines text.
+
+    Invalid JSON or a line that is not an object is an error naming the line.
+    """
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"invalid JSON ({exc.msg} at column {exc.colno})",
+                             source=source, line=number) from None
+        if not isinstance(obj, dict):
+            raise InputError(f"expected {what}", source=source, line=number)
+        yield number, obj

@@ -20,6 +20,7 @@ from ragnb._keys import release_memory
 from ragnb.errors import InputError
 from ragnb.io._source import (
     decode_utf8,
+    json_objects,
     read_bytes,
     read_table_file,
     read_whitespace_frame,
@@ -91,15 +92,7 @@ def _read_jsonl(path: Path) -> pd.DataFrame:
     else:
         entries = None
     if entries is None:
-        entries = []
-        for number, raw in enumerate(text.splitlines(), start=1):
-            if not raw.strip():
-                continue
-            try:
-                entries.append((number, json.loads(raw)))
-            except json.JSONDecodeError as exc:
-                raise InputError(f"invalid JSON ({exc.msg} at column {exc.colno})",
-                                 source=path, line=number) from None
+        entries = json_objects(text, path, "an object {query_id: [passage_id, ...]}")
     qids, pids, ranks, lines = [], [], [], []
     seen: dict[str, int] = {}
     for number, obj in entries:

@@ -14,7 +14,13 @@ import numpy as np
 import pandas as pd
 
 from ragnb.errors import InputError
-from ragnb.io._source import decode_utf8, read_bytes, read_table_file, sniff_format
+from ragnb.io._source import (
+    decode_utf8,
+    json_objects,
+    read_bytes,
+    read_table_file,
+    sniff_format,
+)
 from ragnb.testset import Note
 
 UNCLASSIFIED = "unclassified"
@@ -53,18 +59,7 @@ def read_strata(path: str | Path, *, format: str = "auto") -> pd.DataFrame:
 
 
 def _json_lines(text: str, path: Path) -> list[dict]:
-    rows = []
-    for number, raw in enumerate(text.splitlines(), start=1):
-        if not raw.strip():
-            continue
-        try:
-            obj = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"invalid JSON ({exc.msg})", source=path, line=number) from None
-        if not isinstance(obj, dict):
-            raise InputError("expected one JSON object per line", source=path, line=number)
-        rows.append({**obj, "line": number})
-    return rows
+    return [{**obj, "line": number} for number, obj in json_objects(text, path)]
 
 
 def _keyed_object(text: str, path: Path) -> list[dict] | None:

@@ -10,7 +10,6 @@ All of them end in :func:`ragnb.testset.validate_judgments`.
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +20,7 @@ from ragnb._keys import block_codes, release_memory
 from ragnb.errors import InputError
 from ragnb.io._source import (
     decode_utf8,
+    json_objects,
     read_bytes,
     read_table_file,
     read_whitespace_frame,
@@ -65,16 +65,7 @@ def read_test_set(path: str | Path, *, format: str = "auto", name: str | None = 
 def _read_jsonl(path: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     text = decode_utf8(read_bytes(path), path)
     queries, rows = [], []
-    for number, raw in enumerate(text.splitlines(), start=1):
-        if not raw.strip():
-            continue
-        try:
-            obj = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"invalid JSON ({exc.msg} at column {exc.colno})",
-                             source=path, line=number) from None
-        if not isinstance(obj, dict):
-            raise InputError("expected one JSON object per line", source=path, line=number)
+    for number, obj in json_objects(text, path):
         if "query_id" not in obj:
             raise InputError("missing key 'query_id'", source=path, line=number)
         qid = obj["query_id"]
