@@ -31,8 +31,10 @@ def add_judgment_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--upper-grade", type=int, default=None,
                    help="grade given to unjudged passages under --policy upper (default: top grade)")
     p.add_argument("--order", choices=ORDERS, default=None,
-                   help="ranking order: 'rank' = the rank column (default where present), "
-                        "'score' = score descending, ties by passage id descending (trec_eval)")
+                   help="ranking order: 'score' = score descending, ties by passage id descending "
+                        "(trec_eval; default where the run has scores), 'rank' = the rank column "
+                        "(opt-in; default for JSONL lists). A note counts queries whose ranks "
+                        "disagree with the scores")
     p.add_argument("--no-relevant", choices=("keep", "drop"), default="keep",
                    help="queries with no relevant passage: keep (scored, counted; default) or "
                         "drop (counted)")
