@@ -137,3 +137,32 @@ def guard_sealed(ledger_dir: str | None, manifest, values: dict[str, float], met
     for config, value in values.items():
         ledger.score(manifest.split_id, config, metric=metric, value=float(value),
                      note="ragnb CLI")
+
+
+def add_strata_args(p: argparse.ArgumentParser, by_help: str) -> None:
+    """--strata FILE, --strata-key, --strata-columns and --by COLUMN."""
+    p.add_argument("--strata", metavar="FILE", default=None,
+                   help="query annotations: CSV/TSV/Parquet/JSONL keyed by query id, or a JSON "
+                        "object query id -> fields (CODEC's topics.json); may cover more "
+                        "queries than the test set (counted in a note)")
+    p.add_argument("--strata-key", metavar="COLUMN", default="query_id",
+                   help="the column of --strata holding query ids (default query_id)")
+    p.add_argument("--strata-columns", metavar="A,B,...", default=None,
+                   help="column names of a header-less --strata file (its first line is data)")
+    p.add_argument("--by", metavar="COLUMN", default=None, help=by_help)
+
+
+def strata_labels(args: argparse.Namespace, test_set, query_ids):
+    """Stratum label per query (``--by`` in ``--strata`` or the query metadata) and notes."""
+    from ragnb.io import read_strata
+    from ragnb.io.strata import assign_strata
+
+    if args.strata and not args.by:
+        raise InputError("--strata needs --by COLUMN", key="--by")
+    columns = [c.strip() for c in args.strata_columns.split(",")] if args.strata_columns else None
+    if args.strata:
+        table = read_strata(args.strata, key=args.strata_key, columns=columns)
+        source = args.strata
+    else:
+        table, source = test_set.queries, f"{test_set.source} (query metadata)"
+    return assign_strata(table, query_ids, args.by, source=source)

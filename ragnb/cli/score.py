@@ -4,6 +4,8 @@ from __future__ import annotations
 import argparse
 
 from ragnb.cli._common import (
+    add_strata_args,
+    strata_labels,
     add_judgment_args,
     add_ledger_arg,
     add_output_args,
@@ -41,6 +43,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="metric name such as ndcg@10 (repeatable); see the list above")
     p.add_argument("--per-query", action="store_true",
                    help="print the per-query tidy table instead of means")
+    add_strata_args(p, "per-stratum means: one row per config, metric and value of COLUMN "
+                       "(in --strata, or in the test set's query metadata, e.g. intent)")
     add_ledger_arg(p)
     add_output_args(p)
 
@@ -66,5 +70,19 @@ def run(args: argparse.Namespace) -> int:
     header += ledger_line(manifest, args.ledger)
     header += [f"# note: {n}" for n in (*test_set.notes, *scores.notes)]
     table = scores.table if args.per_query else means
+    if args.by:
+        labels, strata_notes = strata_labels(args, test_set, scores.table["query_id"].unique())
+        header += [f"# note: {n}" for n in strata_notes]
+        table = stratum_means(scores.table, labels, args.by)
+        if args.per_query:
+            table = scores.table.assign(**{args.by: scores.table["query_id"].map(labels)})
     emit(table, args.format, args.out, header)
     return 0
+
+
+def stratum_means(table, labels, column: str):
+    """Mean per config, metric and stratum: ``config, metric, <column>, n, mean``."""
+    df = table.assign(**{column: table["query_id"].map(labels)})
+    out = (df.groupby(["config", "metric", column], sort=False)["value"]
+           .agg(n="size", mean="mean").reset_index())
+    return out

@@ -36,6 +36,7 @@ import pandas as pd
 
 from ragnb.errors import InputError
 from ragnb.io import read_run, read_strata, read_test_set
+from ragnb.io.strata import outside_note
 from ragnb.run import Run
 from ragnb.splits import read_round_runs
 from ragnb.testset import TestSet
@@ -57,8 +58,8 @@ def strata_table(test_set: TestSet, strata: pd.DataFrame | str | PathLike[str] |
         Its query metadata columns (free text left out, :data:`NOT_STRATA`).
     strata : DataFrame or path, optional
         A strata table (``query_id`` + columns) or a file for
-        :func:`ragnb.io.read_strata`. Its query ids must be the test set's;
-        a column in both is an error.
+        :func:`ragnb.io.read_strata`. Annotated queries the test set lacks are
+        left out and counted (``attrs["notes"]``); a column in both is an error.
     """
     meta = test_set.queries.drop(columns=[c for c in NOT_STRATA if c in test_set.queries])
     meta = meta.assign(query_id=meta["query_id"].astype("str"))
@@ -77,15 +78,15 @@ def join_strata(table: pd.DataFrame, strata: pd.DataFrame | str | PathLike[str]
     extra = strata.drop(columns=[c for c in ("line",) if c in strata])
     extra = extra.assign(query_id=extra["query_id"].astype("str"))
     unknown = pd.Index(extra["query_id"]).difference(table["query_id"])
-    if len(unknown):
-        raise InputError(f"{len(unknown)} query id(s) are not in the test set, e.g. "
-                         f"{list(unknown[:5])}", source=source)
+    notes = table.attrs.get("notes", ()) + outside_note(len(unknown), source)
+    extra = extra[~extra["query_id"].isin(unknown)]
     both = [c for c in extra.columns if c != "query_id" and c in table.columns]
     if both:
         raise InputError(f"column(s) {both} are in both the test set and the strata file",
                          source=source, key=both[0])
     out = table.merge(extra, on="query_id", how="left", validate="one_to_one")
     out.attrs["source"] = source
+    out.attrs["notes"] = notes
     return out
 
 

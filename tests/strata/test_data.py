@@ -32,10 +32,13 @@ def test_stratum_columns_skip_ids_constants_and_free_text():
     assert stratum_columns(t, max_levels=3) == ["two"]
 
 
-def test_join_checks_ids_and_column_clashes():
+def test_join_counts_ids_outside_the_test_set_and_checks_column_clashes():
     comp = load_comparison("demo", DEMO_DIR, ["round-00", "round-40"])
-    with pytest.raises(InputError, match=r"1 query id\(s\) are not in the test set"):
-        join_strata(comp.table, pd.DataFrame({"query_id": ["nope"], "x": ["a"]}))
+    wider = pd.DataFrame({"query_id": ["nope", "p0001", "other"], "x": ["a", "b", "c"]})
+    joined = join_strata(comp.table, wider)
+    assert len(joined) == len(comp.table)            # the test set's queries, no more
+    assert joined.set_index("query_id").loc["p0001", "x"] == "b"
+    assert [(n.kind, n.count) for n in joined.attrs["notes"]] == [("strata_outside_test_set", 2)]
     with pytest.raises(InputError, match=r"\['intent'\] are in both") as err:
         join_strata(comp.table, pd.DataFrame({"query_id": ["p0001"], "intent": ["a"]}))
     assert err.value.key == "intent"
