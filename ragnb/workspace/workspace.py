@@ -172,6 +172,37 @@ class Workspace:
         self._remember(entry.path)
         return read_strata(entry.path, key=entry.key, columns=entry.columns or None)
 
+    def comparison(self, name: str, configs: Sequence[str]):
+        """What a stratified breakdown reads (:class:`ragnb.strata.Comparison`): the test
+        set, the runs of ``configs`` and its query metadata joined with its strata file.
+        Annotated queries the test set lacks are counted in ``table.attrs["notes"]``."""
+        from ragnb.strata.data import Comparison, strata_table
+
+        test_set = self.test_set(name)
+        runs = self.runs(name, configs)
+        table = strata_table(test_set, self.strata(name))
+        inputs = (test_set.source, *(r.source for r in runs))
+        return Comparison(test_set, runs, table, tuple(str(p) for p in inputs),
+                          self.manifest.extra)
+
+    def stratum(self, name: str, notebook: str = "strata", given: str = "") -> str:
+        """The stratum column: given, ``[report.<notebook>] stratum``, the strata ``by``."""
+        entry = self.strata_entry(name)
+        column = self.setting(notebook, "stratum", given) or (entry.by if entry else "")
+        if not column:
+            raise InputError(f"name the stratum column ([test_sets.{name}.strata] by)",
+                             source=self.manifest.path, key=f"test_sets.{name}.strata.by")
+        return column
+
+    def spec_path(self, name: str, notebook: str = "strata", given: str = "") -> str:
+        """The stratification spec file: given, ``[report.<notebook>] spec``, the strata
+        ``spec``, else "" (none)."""
+        entry = self.strata_entry(name)
+        spec = self.setting(notebook, "spec", given) or (entry.spec if entry else None)
+        if spec:
+            self._remember(spec)
+        return str(spec) if spec else ""
+
     def rounds(self) -> pd.DataFrame:
         """Ordered champions: a table with a ``config`` column (and ``round``)."""
         m = self.manifest
@@ -236,6 +267,13 @@ class Workspace:
         return b, c
 
     # ------------------------------------------------------------- provenance
+    def use(self, path: str | Path | None) -> str:
+        """Record a file read outside the workspace's loaders; its path as text ("" for none)."""
+        if not path:
+            return ""
+        self._remember(path)
+        return str(path)
+
     def files_read(self) -> list[Path]:
         """Every file (or folder) this workspace has read so far, manifest first."""
         files = [self.manifest.path] if self.manifest.path.is_file() else []
