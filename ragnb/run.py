@@ -187,7 +187,7 @@ def _rank_score_disagreements(df: pd.DataFrame, qcodes: np.ndarray, order: Order
         codes = qcodes if perm is None else qcodes[perm]
     same = codes[1:] == codes[:-1]
     bad = same & ~(rank[1:] > rank[:-1])
-    return int(len(np.unique(codes[1:][bad])))
+    return len(np.unique(codes[1:][bad]))
 
 
 def _show(value) -> str:

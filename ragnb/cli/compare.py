@@ -4,15 +4,15 @@ from __future__ import annotations
 import argparse
 
 from ragnb.cli._common import (
-    add_strata_args,
-    strata_labels,
     add_judgment_args,
     add_ledger_arg,
+    add_strata_args,
     emit,
     guard_sealed,
     ledger_line,
     load_runs,
     split_manifest,
+    strata_labels,
 )
 
 NAME = "compare"

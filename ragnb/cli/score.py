@@ -4,16 +4,16 @@ from __future__ import annotations
 import argparse
 
 from ragnb.cli._common import (
-    add_strata_args,
-    strata_labels,
     add_judgment_args,
     add_ledger_arg,
     add_output_args,
+    add_strata_args,
     emit,
     guard_sealed,
     ledger_line,
     load_runs,
     split_manifest,
+    strata_labels,
 )
 from ragnb.metrics import metric_help
 

@@ -99,7 +99,7 @@ def _read_headerless(path: Path, fmt: str, columns: list[str]) -> pd.DataFrame:
         try:
             df = pd.read_csv(fh, sep="\t" if fmt == "tsv" else ",", header=None, dtype=str,
                              keep_default_na=False, skip_blank_lines=True)
-        except Exception as exc:  # pandas' parser errors
+        except Exception as exc:  # noqa: BLE001 - pandas raises many parser error types
             raise InputError(f"cannot read as header-less {fmt}: {exc}", source=path) from None
     if df.shape[1] != len(columns):
         raise InputError(f"{df.shape[1]} columns in the file, {len(columns)} names given "

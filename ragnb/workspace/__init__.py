@@ -11,8 +11,8 @@ from ragnb.workspace.workspace import Workspace, open_workspace
 
 __all__ = [
     "MANIFEST_NAME",
-    "Manifest",
     "NEEDS",
+    "Manifest",
     "Workspace",
     "describe_keys",
     "open_workspace",

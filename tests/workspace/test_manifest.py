@@ -71,8 +71,8 @@ def test_a_small_manifest_reads_configs_from_file_names(tmp_path):
     (BASE + "[report]\nbaseline = 3\n", "report.baseline", "must be a str"),
     (BASE + "[report.strata]\nreportd = '+1'\n", "report.strata.reportd", "unknown key"),
     (BASE + "[labels]\ntest_set = 'other'\n", "labels.test_set", "no test set 'other'"),
-    ("[test_sets.a]\npath = 'qrels.txt'\nrole = 'golden'\n"
-     "[test_sets.b]\npath = 'qrels.txt'\nrole = 'golden'\n", "test_sets.b.role",
+    (("[test_sets.a]\npath = 'qrels.txt'\nrole = 'golden'\n"
+     "[test_sets.b]\npath = 'qrels.txt'\nrole = 'golden'\n"), "test_sets.b.role",
      "role 'golden' is given to"),
     ("", "test_sets", "name at least one test set"),
 ])
