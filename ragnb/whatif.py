@@ -222,7 +222,7 @@ class WhatIf:
 
     @classmethod
     def from_comparison(cls, comparison: Comparison, **options) -> WhatIf:
-        """Build from :func:`ragnb.strata.load_comparison`'s result (same options)."""
+        """Build from a :class:`ragnb.strata.Comparison` (:meth:`ragnb.workspace.Workspace.comparison`)."""
         options.setdefault("extra", comparison.extra)
         return cls(comparison.test_set, comparison.runs, comparison.table, **options)
 

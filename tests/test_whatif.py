@@ -12,17 +12,17 @@ import pytest
 
 import ragnb.whatif as whatif_module
 from ragnb.errors import InputError
-from ragnb.paths import DEMO_DIR
 from ragnb.score import score
-from ragnb.strata import StrataSpec, breakdown, load_comparison, read_spec
+from ragnb.strata import StrataSpec, breakdown, read_spec
 from ragnb.whatif import WARNING, WhatIf
+from tests.strata._workspaces import demo_comparison
 
 RESAMPLES = 400
 
 
 @pytest.fixture(scope="module")
 def comparison():
-    return load_comparison("demo", DEMO_DIR, ["round-00", "round-40"])
+    return demo_comparison()
 
 
 def make(comparison, **options):
