@@ -22,8 +22,9 @@ def name_file(text: str) -> tuple[str | None, Path]:
     return None, Path(text)
 
 
-def add_judgment_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--judgments", "--test-set", dest="judgments", required=True, metavar="FILE",
+def add_judgment_args(p: argparse.ArgumentParser, required: bool = True) -> None:
+    p.add_argument("--judgments", "--test-set", dest="judgments", required=required,
+                   metavar="FILE",
                    help="test set JSONL (seed 004 format), TREC qrels, or CSV/Parquet table")
     p.add_argument("--policy", choices=POLICIES, default="lower",
                    help="unjudged passages: lower = not relevant (default), condensed = removed "

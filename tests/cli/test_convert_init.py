@@ -124,3 +124,37 @@ def test_init_help_documents_every_manifest_key(capsys):
     for section, keys in SECTIONS.items():
         assert f"[{section}]" in text
         assert all(k in text for k in keys)
+
+
+def test_score_by_column_gives_per_stratum_means_of_the_per_query_values(tmp_path):
+    import io
+    from contextlib import redirect_stderr, redirect_stdout
+
+    def run(*args):
+        out, err = io.StringIO(), io.StringIO()
+        with redirect_stdout(out), redirect_stderr(err):
+            assert main([str(a) for a in args]) == 0, err.getvalue()
+        return out.getvalue(), err.getvalue()
+
+    ts, r = DEMO_DIR / "production.jsonl", DEMO_DIR / "runs" / "production" / "round-40.jsonl"
+    strata = tmp_path / "kinds.tsv"      # header-less, plus two queries the test set lacks
+    lines = (DEMO_DIR / "production_strata.csv").read_text().splitlines()[1:]
+    strata.write_text("".join(f"{line.split(',')[0]}\t{line.split(',')[1]}\n" for line in lines)
+                      + "zz1\tx\nzz2\tx\n")
+    out, err = run("score", "--judgments", ts, "--run", f"c={r}", "--metric", "ndcg@10",
+                   "--strata", strata, "--strata-columns", "query_id,query_type", "--by",
+                   "query_type", "--format", "csv")
+    assert "strata_outside_test_set: 2" in err
+    by = pd.read_csv(io.StringIO(out)).set_index("query_type")
+    per_query, _ = run("score", "--judgments", ts, "--run", f"c={r}", "--metric", "ndcg@10",
+                       "--per-query", "--format", "csv")
+    values = pd.read_csv(io.StringIO(per_query)).set_index("query_id")["value"]
+    kinds = pd.read_csv(DEMO_DIR / "production_strata.csv").set_index("query_id")["query_type"]
+    expected = values.groupby(kinds.reindex(values.index)).agg(["size", "mean"])
+    assert by["n"].to_dict() == expected["size"].to_dict()      # 118 / 41 / 27 / 14
+    assert by["mean"].to_dict() == pytest.approx(expected["mean"].to_dict(), abs=1e-12)
+    # the workspace gives the same per-stratum means from its manifest
+    out_ws, _ = run("score", "--workspace", DEMO_DIR, "--split", "production", "--config",
+                    "round-40", "--metric", "ndcg@10", "--by", "query_type", "--format", "csv")
+    ws_by = pd.read_csv(io.StringIO(out_ws)).set_index("query_type")
+    assert ws_by["mean"].to_dict() == pytest.approx(by["mean"].to_dict(), abs=1e-12)
