@@ -158,3 +158,17 @@ def test_score_by_column_gives_per_stratum_means_of_the_per_query_values(tmp_pat
                     "round-40", "--metric", "ndcg@10", "--by", "query_type", "--format", "csv")
     ws_by = pd.read_csv(io.StringIO(out_ws)).set_index("query_type")
     assert ws_by["mean"].to_dict() == pytest.approx(by["mean"].to_dict(), abs=1e-12)
+
+
+def test_score_prints_the_order_note_and_ranks_by_score(tmp_path, capsys):
+    qrels = tmp_path / "q.qrels"
+    qrels.write_text("q1 0 a 1\nq2 0 c 1\n")
+    run = tmp_path / "r.run"      # q1: the rank column puts b (score 1) above a (score 9)
+    run.write_text("q1 Q0 a 2 9.0 t\nq1 Q0 b 1 1.0 t\nq2 Q0 c 1 5.0 t\n")
+    assert main(["score", "--judgments", str(qrels), "--run", str(run), "--metric", "rr@10"]) == 0
+    out = capsys.readouterr().out
+    assert "# note: rank_disagrees: 1 — run r:" in out and "ranking order score" in out
+    assert "1.0000" in out                                  # a ranked first: rr = 1 on both
+    assert main(["score", "--judgments", str(qrels), "--run", str(run), "--metric", "rr@10",
+                 "--order", "rank"]) == 0
+    assert "0.7500" in capsys.readouterr().out              # (1/2 + 1) / 2 in rank order
