@@ -80,8 +80,9 @@ def needs_ledger(ws: Workspace) -> str | None:
 def needs_health(ws: Workspace) -> str | None:
     if ws.manifest.corpus is None:
         return "no corpus build ([workspace] corpus)"
-    if not ws.manifest.health:
-        return "no test-set health settings ([health])"
+    health = ws.manifest.health
+    if not health.get("holdout_split") or not health.get("holdout_run"):
+        return "no held-back check inputs ([health] holdout_split, holdout_run)"
     return None
 
 
