@@ -18,7 +18,7 @@ import pandas as pd
 from ragnb.errors import InputError
 from ragnb.io import as_run, as_test_set, read_strata
 from ragnb.run import Run
-from ragnb.testset import Note, TestSet
+from ragnb.testset import TestSet
 from ragnb.workspace.manifest import MANIFEST_NAME, Manifest, StrataEntry, parse_manifest
 
 Source = Any  # a path, a DataFrame, a dict, a TestSet or a Run
@@ -256,8 +256,7 @@ class Workspace:
         name = self.setting(notebook, "test_set", given)
         return name or self.role("production") or self.role("golden") or self.test_set_names[0]
 
-    def pair(self, notebook: str, baseline: str = "", challenger: str = "",
-             test_set: str | None = None) -> tuple[str, str]:
+    def pair(self, notebook: str, baseline: str = "", challenger: str = "") -> tuple[str, str]:
         """Baseline and challenger configs: given, from the manifest, else an error."""
         b = self.setting(notebook, "baseline", baseline)
         c = self.setting(notebook, "challenger", challenger)
@@ -291,9 +290,6 @@ class Workspace:
             elif path.is_dir():
                 provenance("Workspace files", folder=str(path),
                            files=sum(1 for p in path.rglob("*") if p.is_file()))
-
-    def notes(self) -> tuple[Note, ...]:
-        return ()
 
     def __repr__(self) -> str:
         return (f"Workspace({self.name!r}, test sets {self.test_set_names}, "
