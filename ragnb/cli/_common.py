@@ -50,9 +50,21 @@ def add_output_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", metavar="FILE", default=None, help="write here instead of stdout")
 
 
+#: ``--out`` suffixes that name a table format (they win over ``--format``).
+OUT_SUFFIXES = {".csv": "csv", ".json": "json", ".tsv": "tsv"}
+
+
 def emit(df: pd.DataFrame, fmt: str, out: str | None, header_lines: list[str] = ()) -> None:
-    """Write a table as text, CSV or JSON records; header lines go to stderr for csv/json."""
-    if fmt == "csv":
+    """Write a table as text, CSV, TSV or JSON records; header lines go to stderr unless text.
+
+    An ``out`` file ending in ``.csv``, ``.tsv`` or ``.json`` gets that format
+    whatever ``fmt`` says: every ``--out`` writes the format its suffix names.
+    """
+    if out:
+        fmt = OUT_SUFFIXES.get(Path(out).suffix.lower(), fmt)
+    if fmt == "tsv":
+        text = df.to_csv(index=False, sep="\t")
+    elif fmt == "csv":
         text = df.to_csv(index=False)
     elif fmt == "json":
         text = df.to_json(orient="records", indent=1) + "\n"

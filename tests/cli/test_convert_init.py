@@ -172,3 +172,16 @@ def test_score_prints_the_order_note_and_ranks_by_score(tmp_path, capsys):
     assert main(["score", "--judgments", str(qrels), "--run", str(run), "--metric", "rr@10",
                  "--order", "rank"]) == 0
     assert "0.7500" in capsys.readouterr().out              # (1/2 + 1) / 2 in rank order
+
+
+@pytest.mark.parametrize("suffix, check", [
+    (".csv", lambda text: text.startswith("config,metric,mean")),
+    (".tsv", lambda text: text.startswith("config\tmetric\tmean")),
+    (".json", lambda text: text.lstrip().startswith("[")),
+    (".txt", lambda text: text.startswith("# test set")),
+])
+def test_score_out_writes_the_format_its_suffix_names(tmp_path, suffix, check):
+    out = tmp_path / f"means{suffix}"
+    assert main(["score", "--judgments", str(LB / "testset.jsonl"), "--run",
+                 str(LB / "runs" / "m0_r1.trec"), "--metric", "rr@10", "--out", str(out)]) == 0
+    assert check(out.read_text())
