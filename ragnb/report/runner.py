@@ -222,7 +222,7 @@ def _skip_reason(nb: NotebookRef, declared: dict[str, Parameter], given: dict[st
     path = _workspace_of(nb, declared, given)
     if path is None:
         return None
-    return skip_reason(open_workspace(path), nb.slug)
+    return skip_reason(open_workspace(path), nb.slug, given)
 
 
 def failure_message(job: Job, exc: Exception, notebook_path: Path) -> str:

@@ -6,8 +6,11 @@ the demo). A check reads only the manifest (no data file is opened).
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from typing import Any
 
+from ragnb.workspace.manifest import REPORT_KEYS
 from ragnb.workspace.workspace import Workspace
 
 Check = Callable[[Workspace], str | None]
@@ -104,7 +107,30 @@ NEEDS: dict[str, Check] = {
 }
 
 
-def skip_reason(ws: Workspace, slug: str) -> str | None:
-    """Why notebook ``slug`` cannot run on ``ws`` (None when it can or has no check)."""
+#: Notebook parameters that stand for a ``[report]`` key in the checks.
+PARAMETER_KEYS = {"champion": "challenger", "split": "test_set", "guard_split": "test_set",
+                  "config": "challenger"}
+
+
+def with_parameters(ws: Workspace, slug: str, given: Mapping[str, Any]) -> Workspace:
+    """``ws`` as notebook ``slug`` sees it with the parameters given for the run
+    (``-p baseline=bm25`` counts as ``[report.<slug>] baseline``)."""
+    keys = {}
+    for name, value in given.items():
+        key = PARAMETER_KEYS.get(name, name)
+        if key in REPORT_KEYS and value not in ("", None, [], {}):
+            keys[key] = value
+    if not keys:
+        return ws
+    per = dict(ws.manifest.report_by_notebook)
+    per[slug] = {**per.get(slug, {}), **keys}
+    return Workspace(replace(ws.manifest, report_by_notebook=per))
+
+
+def skip_reason(ws: Workspace, slug: str, given: Mapping[str, Any] | None = None) -> str | None:
+    """Why notebook ``slug`` cannot run on ``ws`` (None when it can or has no check),
+    with the run's parameters ``given`` taken into account."""
     check = NEEDS.get(slug)
-    return None if check is None else check(ws)
+    if check is None:
+        return None
+    return check(with_parameters(ws, slug, given or {}))

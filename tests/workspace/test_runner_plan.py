@@ -43,3 +43,11 @@ def test_a_bad_manifest_fails_before_any_kernel(tmp_path, capsys):
     write(tmp_path, "[workspace]\norder = 'sideways'\n" + BASE)
     assert main(["report", "--all", "--workspace", str(tmp_path)]) == 2
     assert "[workspace.order]: must be one of score, rank" in capsys.readouterr().err
+
+
+def test_parameters_given_for_the_run_count_in_the_checks(tmp_path):
+    write(tmp_path, BASE)          # no [report] baseline / challenger
+    jobs = {j.notebook.name: j for j in plan(None, workspace=tmp_path)}
+    assert jobs["04-label-bias"].skip == "no baseline config ([report] baseline)"
+    jobs = {j.notebook.name: j for j in plan(None, {"baseline": "a"}, workspace=tmp_path)}
+    assert jobs["04-label-bias"].skip is None
