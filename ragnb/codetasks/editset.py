@@ -20,10 +20,11 @@ from fnmatch import fnmatchcase
 
 #: Vendored folders, lockfiles and generated files (override with ``exclude=``).
 DEFAULT_EXCLUDE: tuple[str, ...] = (
-    "vendor/", "third_party/", "node_modules/",
+    "vendor/", "vendors/", "_vendor/", "vendored/", "third_party/", "third-party/",
+    "thirdparty/", "node_modules/", "bower_components/",
     "*.lock", "go.sum", "package-lock.json", "npm-shrinkwrap.json", "pnpm-lock.yaml",
     "poetry.lock", "Cargo.lock", "Gemfile.lock", "composer.lock", "uv.lock",
-    "*.pb.go", "*_pb2.py", "*_pb2_grpc.py", "*.pb.h", "*.pb.cc", "*.generated.ts",
+    "*.pb.go", "*_pb2.py", "*_pb2.pyi", "*_pb2_grpc.py", "*.pb.h", "*.pb.cc", "*.generated.ts",
     "*.generated.*", "*.min.js", "*.min.css",
 )
 
@@ -81,3 +82,42 @@ def split_changes(changed: Iterable[tuple[str, str]],
         else:
             edit.append(path)
     return Changes(tuple(sorted(edit)), tuple(sorted(added)), tuple(sorted(excluded)))
+
+
+def attribute_excludes(text: str | None) -> tuple[str, ...]:
+    """Patterns a ``.gitattributes`` marks ``linguist-vendored`` or ``linguist-generated``.
+
+    Only set attributes count (``linguist-vendored``, ``linguist-generated=true``);
+    a leading ``/`` (anchored to the root) is dropped, since patterns match the
+    whole path anyway.
+
+    Examples
+    --------
+    >>> attribute_excludes("static/lib/** linguist-vendored\\n*.gen.py linguist-generated=true\\n"
+    ...                    "docs/* -linguist-vendored\\n# comment linguist-vendored")
+    ('static/lib/**', '*.gen.py')
+    """
+    found = []
+    for line in (text or "").splitlines():
+        bits = line.split()
+        if not bits or bits[0].startswith("#"):
+            continue
+        for attr in bits[1:]:
+            if attr in ("linguist-vendored", "linguist-generated", "linguist-vendored=true",
+                        "linguist-generated=true"):
+                found.append(bits[0].lstrip("/"))
+                break
+    return tuple(found)
+
+
+def exclude_pathspecs(patterns: Sequence[str]) -> list[str]:
+    """Git pathspecs that leave ``patterns`` out of a ``git log -p`` (its output stays small)."""
+    specs = []
+    for p in patterns:
+        if p.endswith("/"):
+            specs.append(f":(exclude,glob)**/{p}**")
+        elif "/" in p:
+            specs.append(f":(exclude,glob){p}")
+        else:
+            specs.append(f":(exclude,glob)**/{p}")
+    return specs
