@@ -16,7 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
+import re
+from fnmatch import translate
+from functools import lru_cache
 
 #: Vendored folders, lockfiles and generated files (override with ``exclude=``).
 DEFAULT_EXCLUDE: tuple[str, ...] = (
@@ -39,15 +41,19 @@ def is_excluded(path: str, patterns: Sequence[str] = DEFAULT_EXCLUDE) -> bool:
     >>> is_excluded("poetry.lock"), is_excluded("api/v1/user.pb.go"), is_excluded("app/user.py")
     (True, True, False)
     """
+    folders, regex = _compiled(tuple(patterns))
     parts = path.split("/")
-    name = parts[-1]
-    for pattern in patterns:
-        if pattern.endswith("/"):
-            if pattern[:-1] in parts[:-1]:
-                return True
-        elif fnmatchcase(path, pattern) or fnmatchcase(name, pattern):
-            return True
-    return False
+    if folders and not folders.isdisjoint(parts[:-1]):
+        return True
+    return regex is not None and bool(regex.match(path) or regex.match(parts[-1]))
+
+
+@lru_cache(maxsize=64)
+def _compiled(patterns: tuple[str, ...]) -> tuple[frozenset[str], re.Pattern | None]:
+    """Folder names and one regular expression for the other patterns (``fnmatch`` rules)."""
+    folders = frozenset(p[:-1] for p in patterns if p.endswith("/"))
+    globs = [translate(p) for p in patterns if not p.endswith("/")]
+    return folders, (re.compile("|".join(f"(?:{g})" for g in globs)) if globs else None)
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,6 @@ import ast
 import builtins
 import keyword
 import re
-from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -105,46 +104,51 @@ def _params(args: ast.arguments) -> tuple:
             args.kwarg.arg if args.kwarg else None)
 
 
-def _functions(text: str) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef] | None:
-    """Module-level functions and class methods (nested classes too) by qualified name."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
-        return None
-    found: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
-
-    def visit(body: list[ast.stmt], prefix: str) -> None:
-        for node in body:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                found.setdefault(prefix + node.name, node)
-            elif isinstance(node, ast.ClassDef):
-                visit(node.body, f"{prefix}{node.name}.")
-
-    visit(tree.body, "")
-    return found
+_BLOCK = re.compile(r"^([ \t]*)(?:async[ \t]+)?(def|class)[ \t]+([A-Za-z_]\w*)", re.MULTILINE)
+_PAREN = re.compile(r"[()]")
 
 
-_DEF_START = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+\w+[ \t]*\(", re.MULTILINE)
+def def_headers(text: str) -> dict[str, tuple[str, str]]:
+    """Module-level functions and class methods (nested classes too): qualname -> header.
 
-
-def def_headers(text: str) -> Counter:
-    """Every ``def name(...)`` header of a Python text, whitespace removed, counted.
-
-    A cheap test before parsing: two versions with the same headers cannot
-    differ in any function's parameters.
+    The header is ``def name(...)`` as written (parameters, defaults,
+    annotations); found from ``def``/``class`` lines and their indentation,
+    without parsing the file. A function nested in a function is not listed;
+    of two definitions with the same qualified name the first is kept.
     """
-    found: Counter = Counter()
-    for m in _DEF_START.finditer(text):
-        depth, i = 1, m.end()
-        while depth and i < len(text):
-            depth += {"(": 1, ")": -1}.get(text[i], 0)
-            i += 1
-        found["".join(text[m.start():i].split())] += 1
+    found: dict[str, tuple[str, str]] = {}
+    stack: list[tuple[int, str, str]] = []
+    for m in _BLOCK.finditer(text):
+        indent = len(m.group(1).expandtabs())
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        kind, name = m.group(2), m.group(3)
+        if kind == "def" and all(k == "class" for _, k, _ in stack):
+            start = text.find("(", m.end())
+            if start >= 0 and not text[m.end():start].strip():
+                depth = 1
+                for p in _PAREN.finditer(text, start + 1):
+                    depth += 1 if p.group() == "(" else -1
+                    if depth == 0:
+                        qualname = "".join(f"{n}." for _, _, n in stack) + name
+                        found.setdefault(qualname, (name, text[m.start(2):p.end()]))
+                        break
+        stack.append((indent, kind, name))
     return found
+
+
+def _arguments(header: str) -> ast.arguments | None:
+    try:
+        node = ast.parse(header + ": pass").body[0]
+    except (SyntaxError, ValueError, IndexError):
+        return None
+    return node.args if isinstance(node, ast.FunctionDef) else None
 
 
 def signature_changes(path: str, before: str | None, after: str | None) -> list[SignatureChange]:
     """Functions of one Python file whose parameters differ between two versions.
+
+    Only the ``def`` headers whose text changed are parsed (:func:`def_headers`).
 
     Examples
     --------
@@ -155,15 +159,14 @@ def signature_changes(path: str, before: str | None, after: str | None) -> list[
     """
     if before is None or after is None or not path.endswith(".py"):
         return []
-    if def_headers(before) == def_headers(after):     # no ``def`` line changed: no parse
-        return []
-    old, new = _functions(before), _functions(after)
-    if old is None or new is None:
-        return []
+    old, new = def_headers(before), def_headers(after)
     changes = []
-    for qualname, node in old.items():
+    for qualname, (name, header) in old.items():
         other = new.get(qualname)
-        if other is not None and _params(node.args) != _params(other.args):
-            changes.append(SignatureChange(path, node.name, qualname, ast.unparse(node.args),
-                                           ast.unparse(other.args)))
+        if other is None or "".join(header.split()) == "".join(other[1].split()):
+            continue
+        a, b = _arguments(header), _arguments(other[1])
+        if a is not None and b is not None and _params(a) != _params(b):
+            changes.append(SignatureChange(path, name, qualname, ast.unparse(a),
+                                           ast.unparse(b)))
     return changes
