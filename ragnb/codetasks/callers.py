@@ -22,12 +22,14 @@ What counts as a call of the changed function:
   ``x.m(...)`` whose receiver cannot be told is **unresolved**: listed with
   ``how="unresolved"``, counted, and not in the caller set.
 
-Subclasses are found among the files that name the class (two rounds: a
-subclass of a subclass). Files are parsed only when their text holds one of
-the names looked for.
+Subclasses are found among the files with a ``class X(... C ...)`` line
+(two rounds: a subclass of a subclass). A file is parsed only when its text
+could hold a call: the name followed by ``(``, imported ``as`` another name,
+or (for a method) ``.m(``.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -145,11 +147,16 @@ class Resolver:
         return symbol, rest, how
 
 
-def _subclasses(resolver: Resolver, files: Sequence[str], targets: set[Symbol]) -> set[Symbol]:
+def _subclasses(resolver: Resolver, files: Sequence[str], targets: set[Symbol],
+                text: Callable[[str], str | None]) -> set[Symbol]:
     """Classes in ``files`` whose bases resolve to one of ``targets`` (or to one found)."""
     found: set[Symbol] = set()
     for _ in range(2):
+        names = "|".join(sorted({re.escape(n) for _, n in targets | found if n}))
+        line = re.compile(rf"^[ \t]*class[ \t]+\w+[ \t]*\([^)]*\b(?:{names})\b", re.MULTILINE)
         for path in files:
+            if not line.search(text(path) or ""):
+                continue
             m = resolver.load(path)
             if m is None:
                 continue
@@ -161,9 +168,16 @@ def _subclasses(resolver: Resolver, files: Sequence[str], targets: set[Symbol]) 
     return found
 
 
+def _call_pattern(names: Iterable[str], method: str | None) -> re.Pattern:
+    """Text that could hold a call of ``names`` (or of ``.method``): a cheap test before parsing."""
+    alt = "|".join(sorted(map(re.escape, names)))
+    extra = rf"|\.{re.escape(method)}\s*\(" if method else ""
+    return re.compile(rf"\b(?:{alt})(?:\s*\(|\s+as\b|\.\w+\s*\(){extra}")
+
+
 def find_callers(changes: Sequence[SignatureChange], paths: Iterable[str],
                  load: Callable[[str], Module | None],
-                 words: Callable[[str], frozenset[str]]) -> list[CallerSite]:
+                 text: Callable[[str], str | None]) -> list[CallerSite]:
     """Call sites of the changed functions in the parent tree (see the module docstring).
 
     Parameters
@@ -173,9 +187,8 @@ def find_callers(changes: Sequence[SignatureChange], paths: Iterable[str],
         Files of the parent tree (only ``.py`` files are read).
     load : callable
         Path -> :class:`~ragnb.codetasks.pysyntax.Module` (``None`` if it does not parse).
-    words : callable
-        Path -> the set of words in its text (files are parsed only when they
-        hold a name looked for).
+    text : callable
+        Path -> its text (files are parsed only when it could hold a call).
     """
     resolver = Resolver(paths, load)
     sites: set[CallerSite] = set()
@@ -183,20 +196,18 @@ def find_callers(changes: Sequence[SignatureChange], paths: Iterable[str],
         if "." in change.qualname and change.qualname.count(".") > 1:
             continue                                     # a method of a nested class
         cls, _, method = change.qualname.rpartition(".")
-        if not cls:
-            wanted = {change.name}
-        else:
-            wanted = {cls, method}
-        files = [p for p in resolver.paths if p != change.path and wanted & words(p)]
+        others = [p for p in resolver.paths if p != change.path]
         if cls:
             klass = (change.path, cls)
-            subs = _subclasses(resolver, [change.path, *files], {klass})
-            sub_names = {name for _, name in subs} - wanted
-            if sub_names:
-                files = [p for p in resolver.paths if p != change.path
-                         and (wanted | sub_names) & words(p)]
+            subs = _subclasses(resolver, resolver.paths, {klass}, text)
+            names = {cls} | {name for _, name in subs if name}
+            wanted = _call_pattern(names, None if method == "__init__" else method)
+            sub_files = {p for p, _ in subs}
+            files = [p for p in others if p in sub_files or wanted.search(text(p) or "")]
             sites.update(_method_sites(resolver, files, change, klass, subs))
         else:
+            wanted = _call_pattern({change.name}, None)
+            files = [p for p in others if wanted.search(text(p) or "")]
             sites.update(_function_sites(resolver, files, change))
     return sorted(sites, key=lambda s: (s.path, s.line, s.target, s.how))
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import PurePosixPath
 
 
@@ -221,7 +222,7 @@ def module_names(path: str) -> list[str]:
     >>> module_names("src/click/core.py"), module_names("pkg/__init__.py")
     (['src.click.core', 'click.core', 'core'], ['pkg'])
     """
-    parts = list(PurePosixPath(path[:-3]).parts)
+    parts = path[:-3].split("/")
     if parts and parts[-1] == "__init__":
         parts = parts[:-1]
     return [".".join(parts[i:]) for i in range(len(parts))]
@@ -229,6 +230,11 @@ def module_names(path: str) -> list[str]:
 
 def module_index(paths: Iterable[str]) -> dict[str, list[str]]:
     """Dotted module name -> Python files it can name (every suffix of the path)."""
+    return _module_index(tuple(sorted(p for p in paths if p.endswith(".py"))))
+
+
+@lru_cache(maxsize=8)
+def _module_index(paths: tuple[str, ...]) -> dict[str, list[str]]:
     index: dict[str, list[str]] = {}
     for p in paths:
         if p.endswith(".py"):

@@ -1,13 +1,12 @@
-"""A commit's tree, read once: file texts, words, definitions and syntax, cached by blob.
+"""A commit's tree, read once: file texts, definitions and syntax, cached by blob.
 
 Consecutive tasks share almost every file, so what is derived from a file
-(the set of its words, the names it defines, its parsed
+(its text, the names it defines, its parsed
 :class:`~ragnb.codetasks.pysyntax.Module`) is kept per blob sha and a file is
 read or parsed only the first time any task needs it.
 """
 from __future__ import annotations
 
-import re
 
 from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
@@ -16,7 +15,6 @@ from ragnb.codetasks.git import ObjectReader
 from ragnb.codetasks.pysyntax import Module, parse_module
 from ragnb.codetasks.readset import SOURCE_SUFFIXES, defined_in
 
-_WORD = re.compile(r"[A-Za-z_]\w*")
 
 
 class Blobs:
@@ -24,18 +22,12 @@ class Blobs:
 
     def __init__(self, objects: ObjectReader) -> None:
         self.objects = objects
-        self._words: dict[str, frozenset[str]] = {}
         self._defs: dict[str, frozenset[str]] = {}
         self._modules: dict[tuple[str, str], Module | None] = {}
         self.text = lru_cache(maxsize=512)(self._text)
 
     def _text(self, sha: str) -> str | None:
         return self.objects.text(sha)
-
-    def words(self, sha: str) -> frozenset[str]:
-        if sha not in self._words:
-            self._words[sha] = frozenset(_WORD.findall(self.text(sha) or ""))
-        return self._words[sha]
 
     def definitions(self, sha: str) -> frozenset[str]:
         if sha not in self._defs:
@@ -62,10 +54,6 @@ class Snapshot:
     def text(self, path: str) -> str | None:
         blob = self.all.get(path)
         return self.blobs.text(blob) if blob else None
-
-    def words(self, path: str) -> frozenset[str]:
-        blob = self.files.get(path)
-        return self.blobs.words(blob) if blob else frozenset()
 
     def load(self, path: str) -> Module | None:
         blob = self.files.get(path)

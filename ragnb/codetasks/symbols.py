@@ -104,36 +104,32 @@ def _params(args: ast.arguments) -> tuple:
             args.kwarg.arg if args.kwarg else None)
 
 
-_BLOCK = re.compile(r"^([ \t]*)(?:async[ \t]+)?(def|class)[ \t]+([A-Za-z_]\w*)", re.MULTILINE)
-_PAREN = re.compile(r"[()]")
+_BLOCK = re.compile(
+    r"^([ \t]*)(?:async[ \t]+)?(?:(class)[ \t]+([A-Za-z_]\w*)"
+    r"|(def[ \t]+([A-Za-z_]\w*)[ \t]*\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)))", re.MULTILINE)
 
 
 def def_headers(text: str) -> dict[str, tuple[str, str]]:
     """Module-level functions and class methods (nested classes too): qualname -> header.
 
     The header is ``def name(...)`` as written (parameters, defaults,
-    annotations); found from ``def``/``class`` lines and their indentation,
-    without parsing the file. A function nested in a function is not listed;
-    of two definitions with the same qualified name the first is kept.
+    annotations; up to three levels of parentheses); found from ``def`` and
+    ``class`` lines and their indentation, without parsing the file. A
+    function nested in a function is not listed; of two definitions with the
+    same qualified name the first is kept.
     """
     found: dict[str, tuple[str, str]] = {}
-    stack: list[tuple[int, str, str]] = []
+    stack: list[tuple[int, str, bool]] = []      # (indent, name, is a class)
     for m in _BLOCK.finditer(text):
         indent = len(m.group(1).expandtabs())
         while stack and stack[-1][0] >= indent:
             stack.pop()
-        kind, name = m.group(2), m.group(3)
-        if kind == "def" and all(k == "class" for _, k, _ in stack):
-            start = text.find("(", m.end())
-            if start >= 0 and not text[m.end():start].strip():
-                depth = 1
-                for p in _PAREN.finditer(text, start + 1):
-                    depth += 1 if p.group() == "(" else -1
-                    if depth == 0:
-                        qualname = "".join(f"{n}." for _, _, n in stack) + name
-                        found.setdefault(qualname, (name, text[m.start(2):p.end()]))
-                        break
-        stack.append((indent, kind, name))
+        is_class = m.group(2) is not None
+        name = m.group(3) if is_class else m.group(5)
+        if not is_class and all(c for _, _, c in stack):
+            qualname = "".join(f"{n}." for _, n, _ in stack) + name
+            found.setdefault(qualname, (name, m.group(4)))
+        stack.append((indent, name, is_class))
     return found
 
 
