@@ -72,6 +72,7 @@ class Resolver:
         self.paths = [p for p in paths if p.endswith(".py")]
         self.index = module_index(self.paths)
         self.load = load
+        self._resolved: dict[tuple[str, str], tuple[Symbol, list[str], str] | None] = {}
 
     def _module(self, level: int, name: str, importer: str) -> str | None:
         return resolve_module(level, name, importer, self.index)
@@ -118,6 +119,12 @@ class Resolver:
         ``how`` is ``local`` (defined in ``path``), ``import``, ``alias``,
         ``module`` or ``reexport`` (:data:`HOW`).
         """
+        key = (path, name)
+        if key not in self._resolved:
+            self._resolved[key] = self._resolve(path, name)
+        return self._resolved[key]
+
+    def _resolve(self, path: str, name: str) -> tuple[Symbol, list[str], str] | None:
         m = self.load(path)
         if m is None:
             return None
@@ -131,7 +138,7 @@ class Resolver:
         else:
             return None
         level, module, attr = m.imports[head]
-        found = self._import(path, level, module, attr, 1)
+        found = self._import(path, level, module, attr, 0)
         if found is None:
             return None
         symbol, reexport = found
@@ -155,7 +162,8 @@ def _subclasses(resolver: Resolver, files: Sequence[str], targets: set[Symbol],
         names = "|".join(sorted({re.escape(n) for _, n in targets | found if n}))
         line = re.compile(rf"^[ \t]*class[ \t]+\w+[ \t]*\([^)]*\b(?:{names})\b", re.MULTILINE)
         for path in files:
-            if not line.search(text(path) or ""):
+            t = text(path) or ""
+            if "class" not in t or not line.search(t):
                 continue
             m = resolver.load(path)
             if m is None:
@@ -168,11 +176,20 @@ def _subclasses(resolver: Resolver, files: Sequence[str], targets: set[Symbol],
     return found
 
 
-def _call_pattern(names: Iterable[str], method: str | None) -> re.Pattern:
-    """Text that could hold a call of ``names`` (or of ``.method``): a cheap test before parsing."""
-    alt = "|".join(sorted(map(re.escape, names)))
+def _could_call(names: Iterable[str], method: str | None) -> Callable[[str | None], bool]:
+    """Whether a text could hold a call of ``names`` (or of ``.method``): a test before parsing.
+
+    The name followed by ``(``, by ``as`` (an alias) or by ``.attr(``.
+    """
+    names = sorted(set(names) | ({method} if method else set()))
+    alt = "|".join(map(re.escape, names))
     extra = rf"|\.{re.escape(method)}\s*\(" if method else ""
-    return re.compile(rf"\b(?:{alt})(?:\s*\(|\s+as\b|\.\w+\s*\(){extra}")
+    pattern = re.compile(rf"\b(?:{alt})(?:\s*\(|\s+as\b|\.\w+\s*\(){extra}")
+
+    def could(text: str | None) -> bool:
+        return bool(text) and any(n in text for n in names) and bool(pattern.search(text))
+
+    return could
 
 
 def find_callers(changes: Sequence[SignatureChange], paths: Iterable[str],
@@ -201,13 +218,13 @@ def find_callers(changes: Sequence[SignatureChange], paths: Iterable[str],
             klass = (change.path, cls)
             subs = _subclasses(resolver, resolver.paths, {klass}, text)
             names = {cls} | {name for _, name in subs if name}
-            wanted = _call_pattern(names, None if method == "__init__" else method)
+            could = _could_call(names, None if method == "__init__" else method)
             sub_files = {p for p, _ in subs}
-            files = [p for p in others if p in sub_files or wanted.search(text(p) or "")]
+            files = [p for p in others if p in sub_files or could(text(p))]
             sites.update(_method_sites(resolver, files, change, klass, subs))
         else:
-            wanted = _call_pattern({change.name}, None)
-            files = [p for p in others if wanted.search(text(p) or "")]
+            could = _could_call({change.name}, None)
+            files = [p for p in others if could(text(p))]
             sites.update(_function_sites(resolver, files, change))
     return sorted(sites, key=lambda s: (s.path, s.line, s.target, s.how))
 
@@ -219,11 +236,11 @@ def _function_sites(resolver: Resolver, files: Sequence[str], change: SignatureC
         if m is None:
             continue
         for call in m.calls:
-            if call.attr != change.name or call.callee is None or call.receiver is not None:
+            if call.callee is None or call.receiver is not None:
                 continue
             r = resolver.resolve(path, call.callee)
             if r is None:
-                if "." in call.callee:
+                if "." in call.callee and call.attr == change.name:
                     yield CallerSite(path, call.line, change.qualname, "unresolved")
                 continue
             if r[0] == target and not r[1]:

@@ -106,7 +106,8 @@ def _params(args: ast.arguments) -> tuple:
 
 _BLOCK = re.compile(
     r"^([ \t]*)(?:async[ \t]+)?(?:(class)[ \t]+([A-Za-z_]\w*)"
-    r"|(def[ \t]+([A-Za-z_]\w*)[ \t]*\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)))", re.MULTILINE)
+    r"|(def[ \t]+([A-Za-z_]\w*)[ \t]*\((?:[^()]++|\((?:[^()]++|\([^()]*+\))*+\))*+\)))",
+    re.MULTILINE)
 
 
 def def_headers(text: str) -> dict[str, tuple[str, str]]:
