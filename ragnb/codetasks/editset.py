@@ -127,3 +127,11 @@ def exclude_pathspecs(patterns: Sequence[str]) -> list[str]:
         else:
             specs.append(f":(exclude,glob)**/{p}")
     return specs
+
+
+def matching_pattern(path: str, patterns: Sequence[str] = DEFAULT_EXCLUDE) -> str | None:
+    """The first of ``patterns`` that excludes ``path`` (``None`` if none does)."""
+    for p in patterns:
+        if is_excluded(path, (p,)):
+            return p
+    return None

@@ -320,3 +320,41 @@ def filter_table(tasks: pd.DataFrame, options: MineOptions | None = None) -> pd.
     rows.append({"step": "kept", "rule": "tasks", "fails": None, "dropped": None,
                  "remaining": int(tasks["kept"].sum())})
     return pd.DataFrame(rows).astype({"fails": "Int64", "dropped": "Int64"})
+
+
+def caller_resolution(tasks: pd.DataFrame) -> pd.DataFrame:
+    """Caller sites by how they were resolved: ``how, sites, files, tasks, meaning``.
+
+    ``files`` counts distinct (task, file) pairs; ``unresolved`` sites are
+    counted here and never in a caller set (:mod:`ragnb.codetasks.callers`).
+    """
+    from ragnb.codetasks.callers import HOW
+
+    rows = []
+    for how, meaning in HOW.items():
+        sites = [(t, s["path"]) for t, ss in zip(tasks["task_id"], tasks["caller_sites"])
+                 for s in (ss or []) if s.get("how") == how]
+        rows.append({"how": how, "sites": len(sites), "files": len(set(sites)),
+                     "tasks": len({t for t, _ in sites}), "meaning": meaning})
+    return pd.DataFrame(rows)
+
+
+def exclusion_table(tasks: pd.DataFrame, options: MineOptions | None = None) -> pd.DataFrame:
+    """Files left out of the edit sets, by the pattern that matched: ``pattern, files, changes``.
+
+    A file matching none of the options' patterns was marked by the
+    repository's ``.gitattributes`` (``linguist-vendored`` / ``linguist-generated``).
+    """
+    from ragnb.codetasks.editset import matching_pattern
+
+    options = options or MineOptions()
+    counts: dict[str, tuple[int, set[str]]] = {}
+    for tid, files in zip(tasks["task_id"], tasks["excluded"]):
+        for f in files or []:
+            key = matching_pattern(f, options.exclude) or ".gitattributes linguist-*"
+            n, changes = counts.get(key, (0, set()))
+            changes.add(tid)
+            counts[key] = (n + 1, changes)
+    rows = [{"pattern": k, "files": n, "changes": len(c)}
+            for k, (n, c) in sorted(counts.items(), key=lambda kv: -kv[1][0])]
+    return pd.DataFrame(rows, columns=["pattern", "files", "changes"])
