@@ -154,6 +154,28 @@ class Resolver:
         return symbol, rest, how
 
 
+def imported_files(resolver: Resolver, importer: str, binding: tuple[int, str, str | None],
+                   attrs: Sequence[str]) -> list[str]:
+    """Files defining what ``importer`` uses of one import binding (see ``readset.read_set``).
+
+    ``from m import f`` gives the file defining ``f`` (through re-exports); an
+    imported module gives, for each attribute used on it, the file defining it.
+    """
+    level, module, attr = binding
+    found = resolver._import(importer, level, module, attr, 0)
+    if found is None:
+        return []
+    (path, name), _ = found
+    if name is not None:
+        return [path]
+    files = []
+    for a in dict.fromkeys(attrs):
+        inner = resolver.member(path, a)
+        if inner is not None:
+            files.append(inner[0][0])
+    return files
+
+
 def _subclasses(resolver: Resolver, files: Sequence[str], targets: set[Symbol],
                 text: Callable[[str], str | None]) -> set[Symbol]:
     """Classes in ``files`` whose bases resolve to one of ``targets`` (or to one found)."""

@@ -56,7 +56,7 @@ from pathlib import Path
 import pandas as pd
 from tqdm.auto import tqdm
 
-from ragnb.codetasks.callers import find_callers
+from ragnb.codetasks.callers import Resolver, find_callers, imported_files
 from ragnb.codetasks.diff import parse_diff
 from ragnb.codetasks.editset import (
     DEFAULT_EXCLUDE,
@@ -259,8 +259,10 @@ def _mine_one(sha: str, commits: dict[str, CommitInfo], own: list[str],
     after = Snapshot(after_files, blobs, excluded)
     added_code = {p: (after.text(p) or "", diffs[p].added) for p in sorted(wanted)
                   if p.endswith(".py") and p in diffs and diffs[p].added}
+    sketches = Resolver(tree.files, tree.sketch)
     reads = read_set(edit_set=split.edit_set, tree=tree.files, added_code=added_code,
-                     description=desc, definitions=tree.definitions, excluded=excluded)
+                     description=desc, definitions=tree.definitions,
+                     locate=lambda *a: imported_files(sketches, *a), excluded=excluded)
     sig = [c for path in split.edit_set if path.endswith(".py")
            for c in signature_changes(path, tree.text(path), after.text(path))]
     sites = find_callers(sig, tree.files, tree.load, tree.text) if sig else []

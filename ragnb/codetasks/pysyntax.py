@@ -20,6 +20,7 @@ calls
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -212,6 +213,28 @@ def parse_module(path: str, text: str) -> Module | None:
     module = Module(path)
     _Visitor(module).visit(tree)
     return module
+
+
+_TOP = re.compile(r"^(?:async[ \t]+)?(def|class)[ \t]+([A-Za-z_]\w*)|^([A-Za-z_]\w*)[ \t]*[:=]",
+                  re.MULTILINE)
+
+
+def sketch_module(path: str, text: str) -> Module:
+    """A :class:`Module` read without parsing: imports and top-level names only (no calls).
+
+    Top-level ``def``/``class`` lines and assignments (``NAME =``) found by
+    regular expression, imports by :func:`ragnb.codetasks.readset.import_bindings`;
+    enough to follow a name through re-exports, at a fraction of a parse.
+    """
+    from ragnb.codetasks.readset import import_bindings
+
+    m = Module(path, imports=import_bindings(text))
+    for hit in _TOP.finditer(text):
+        if hit.group(1) == "class":
+            m.classes[hit.group(2)] = ([], set())
+        else:
+            m.functions.add(hit.group(2) or hit.group(3))
+    return m
 
 
 def module_names(path: str) -> list[str]:

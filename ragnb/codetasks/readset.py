@@ -7,7 +7,10 @@ identifier brought the file in (``read_from``: path -> ``["text:Name", ...]``):
     A name used on an added line of a changed Python file that the new
     version of the file imports from a module of the parent tree
     (``from pkg.limits import rate_limited`` then ``rate_limited(...)``; an
-    imported module used as ``limits.check(...)``) — the module's file was read.
+    imported module used as ``limits.check(...)``) — the file defining the name
+    was read, found through re-exports (``import click`` then ``click.echo``
+    is the file defining ``echo``, not the package's ``__init__``); a module
+    used without an attribute brings nothing in.
     Only imported names count, so words of docstrings and comments do not.
 ``text:<name>``, ``trace:<path>``
     Identifiers in the *code context* of the change's description — fenced
@@ -30,7 +33,6 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import PurePosixPath
 
-from ragnb.codetasks.pysyntax import module_index, resolve_module
 from ragnb.codetasks.symbols import _COMMON, _STRING, identifiers
 
 #: Shortest identifier that counts.
@@ -173,6 +175,7 @@ def import_bindings(text: str) -> dict[str, tuple[int, str, str | None]]:
 def read_set(*, edit_set: Iterable[str], tree: Iterable[str],
              added_code: Mapping[str, tuple[str, list[str]]], description: str,
              definitions: Callable[[Iterable[str]], Mapping[str, set[str]]],
+             locate: Callable[[str, tuple, list[str]], Iterable[str]],
              excluded: Callable[[str], bool]) -> dict[str, list[str]]:
     """Read-set files -> the identifiers that brought each in (see the module docstring).
 
@@ -187,6 +190,10 @@ def read_set(*, edit_set: Iterable[str], tree: Iterable[str],
         The change's description (before stripping).
     definitions : callable
         Names -> ``{name: files of the parent tree defining it}``.
+    locate : callable
+        ``(importing file, import binding, attributes used on it)`` -> the
+        files defining what is used (a name followed through re-exports; for a
+        module, each attribute used) — :func:`ragnb.codetasks.callers.imported_files`.
     excluded : callable
         Whether a path is vendored, lock or generated.
     """
@@ -199,22 +206,19 @@ def read_set(*, edit_set: Iterable[str], tree: Iterable[str],
             found.setdefault(path, set()).add(why)
 
     if added_code:
-        index = module_index(tree)
         for path, (after, lines) in added_code.items():
             binds = import_bindings(after)
-            used = set(identifiers(lines))
-            used.update(re.findall(r"\b([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)",
-                                   " ".join(_strip_strings(ln) for ln in lines)))
-            for name in sorted(used & binds.keys()):
-                level, module, attr = binds[name]
-                target = None
-                if attr is not None:
-                    target = resolve_module(level, f"{module}.{attr}" if module else attr, path,
-                                            index)
-                if target is None:
-                    target = resolve_module(level, module, path, index)
-                if target is not None and target != path:
-                    add(target, f"import:{name}")
+            code = " ".join(_strip_strings(ln) for ln in lines)
+            used = {n: [] for n in identifiers(lines)}
+            for dotted in re.findall(r"\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+", code):
+                head, *attrs = dotted.split(".")
+                used.setdefault(head, [])
+                if attrs:
+                    used[head].append(attrs[0])
+            for name in sorted(used.keys() & binds.keys()):
+                for target in locate(path, binds[name], used[name]):
+                    if target != path:
+                        add(target, f"import:{name}")
     names = text_identifiers(description)
     if names:
         for name, where in definitions(names).items():

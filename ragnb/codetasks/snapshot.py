@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 
 from ragnb.codetasks.git import ObjectReader
-from ragnb.codetasks.pysyntax import Module, parse_module
+from ragnb.codetasks.pysyntax import Module, parse_module, sketch_module
 from ragnb.codetasks.readset import SOURCE_SUFFIXES, defined_in
 
 
@@ -24,6 +24,7 @@ class Blobs:
         self.objects = objects
         self._defs: dict[str, frozenset[str]] = {}
         self._modules: dict[tuple[str, str], Module | None] = {}
+        self._sketches: dict[tuple[str, str], Module] = {}
         self.text = lru_cache(maxsize=512)(self._text)
 
     def _text(self, sha: str) -> str | None:
@@ -42,6 +43,13 @@ class Blobs:
         return self._modules[key]
 
 
+    def sketch(self, sha: str, path: str) -> Module:
+        key = (sha, path)
+        if key not in self._sketches:
+            self._sketches[key] = sketch_module(path, self.text(sha) or "")
+        return self._sketches[key]
+
+
 class Snapshot:
     """The files of one commit's tree, with ``excluded`` paths hidden from every lookup."""
 
@@ -58,6 +66,11 @@ class Snapshot:
     def load(self, path: str) -> Module | None:
         blob = self.files.get(path)
         return self.blobs.module(blob, path) if blob else None
+
+    def sketch(self, path: str) -> Module | None:
+        """Imports and top-level names of a Python file, without parsing it."""
+        blob = self.files.get(path)
+        return self.blobs.sketch(blob, path) if blob else None
 
     def definitions(self, names: Iterable[str]) -> dict[str, set[str]]:
         """Name -> source files of the tree defining it (for ``names`` only)."""
