@@ -19,7 +19,8 @@ What counts as a call of the changed function:
 - a method ``C.m``: ``x.m(...)`` where the receiver's class is ``C`` or a
   subclass (``self`` in their methods, a variable assigned ``C(...)`` or
   annotated ``C``), ``C.m(...)``, ``super().m(...)`` in a subclass. A call
-  ``x.m(...)`` whose receiver cannot be told is **unresolved**: listed with
+  ``x.m(...)`` whose receiver cannot be told (unknown, or the result of a
+  function rather than a class) is **unresolved**: listed with
   ``how="unresolved"``, counted, and not in the caller set.
 
 Subclasses are found among the files with a ``class X(... C ...)`` line
@@ -201,12 +202,15 @@ def _subclasses(resolver: Resolver, files: Sequence[str], targets: set[Symbol],
 def _could_call(names: Iterable[str], method: str | None) -> Callable[[str | None], bool]:
     """Whether a text could hold a call of ``names`` (or of ``.method``): a test before parsing.
 
-    The name followed by ``(``, by ``as`` (an alias) or by ``.attr(``.
+    The name followed by ``(``, by ``as`` (an alias) or by ``.attr(``, or
+    held by a variable at the end of a line (``cls = C``, ``... or C``, ``pop("cls", C)``).
     """
     names = sorted(set(names) | ({method} if method else set()))
     alt = "|".join(map(re.escape, names))
     extra = rf"|\.{re.escape(method)}\s*\(" if method else ""
-    pattern = re.compile(rf"\b(?:{alt})(?:\s*\(|\s+as\b|\.\w+\s*\(){extra}")
+    pattern = re.compile(rf"\b(?:{alt})(?:\s*\(|\s+as\b|\.\w+\s*\()"
+                         rf"|(?:=|\bor|,)\s*(?:\w+\.)*(?:{alt})\b\s*\)?\s*$" + extra,
+                         re.MULTILINE)
 
     def could(text: str | None) -> bool:
         return bool(text) and any(n in text for n in names) and bool(pattern.search(text))
@@ -277,6 +281,13 @@ def _method_sites(resolver: Resolver, files: Sequence[str], change: SignatureCha
     inherits = {s for s in subs
                 if method not in (resolver.load(s[0]) or _EMPTY).classes.get(s[1], ((), ()))[1]}
 
+    def is_class(path: str, name: str) -> bool:
+        r = resolver.resolve(path, name)
+        if r is None or r[1] or r[0][1] is None:
+            return False
+        target = resolver.load(r[0][0])
+        return target is not None and r[0][1] in target.classes
+
     def is_family(path: str, name: str | None) -> bool:
         if not name:
             return False
@@ -307,6 +318,8 @@ def _method_sites(resolver: Resolver, files: Sequence[str], change: SignatureCha
                     if is_family(path, call.receiver):
                         how = "self" if call.callee and call.callee.split(".")[0] in (
                             "self", "cls") else "receiver"
+                    elif not constructor and not is_class(path, call.receiver):
+                        how = "unresolved"      # `bar = progressbar(...)`: not a class
                 elif call.callee and "." in call.callee:
                     head = call.callee.rsplit(".", 1)[0]
                     r = resolver.resolve(path, head)

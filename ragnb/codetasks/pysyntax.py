@@ -15,7 +15,9 @@ calls
     ``self.invoke``), the called attribute, and the receiver's class where
     the syntax tells it: ``self``/``cls`` in a method, a variable assigned
     ``X(...)`` or annotated ``x: X`` in the same function, ``X(...).m()``,
-    ``super().m()`` (the enclosing class's bases).
+    ``super().m()`` (the enclosing class's bases). A variable holding a
+    class (``cls = Command``, ``cls = attrs.pop("cls", None) or Argument``)
+    and then called counts as a call of that class.
 """
 from __future__ import annotations
 
@@ -98,6 +100,7 @@ class _Visitor(ast.NodeVisitor):
         self.cls: str | None = None          # enclosing top-level class
         self.bases: list[str] = []
         self.types: list[dict[str, str]] = [{}]   # variable -> class, per function scope
+        self.aliases: list[dict[str, str]] = [{}]  # variable -> the name it holds (`cls = C`)
         self.depth = 0                       # nesting below module level
 
     def visit_Import(self, node: ast.Import) -> None:
@@ -145,10 +148,12 @@ class _Visitor(ast.NodeVisitor):
             elif i == 0 and self.cls and a.arg in ("self", "cls"):
                 scope[a.arg] = self.cls
         self.types.append(scope)
+        self.aliases.append({})
         self.depth += 1
         self.generic_visit(node)
         self.depth -= 1
         self.types.pop()
+        self.aliases.pop()
 
     visit_FunctionDef = _function
     visit_AsyncFunctionDef = _function
@@ -158,12 +163,16 @@ class _Visitor(ast.NodeVisitor):
         kind = _annotation(annotation)
         if kind is None and isinstance(value, ast.Call):
             kind = dotted(value.func)
+        alias = _class_reference(value)
         for t in targets:
             if isinstance(t, ast.Name):
+                self.aliases[-1].pop(t.id, None)
                 if kind:
                     self.types[-1][t.id] = kind
                 else:
                     self.types[-1].pop(t.id, None)
+                if alias:
+                    self.aliases[-1][t.id] = alias
 
     def visit_Assign(self, node: ast.Assign) -> None:
         self._assign(node.targets, node.value)
@@ -197,11 +206,32 @@ class _Visitor(ast.NodeVisitor):
                 receiver = dotted(value.func)
         elif isinstance(func, ast.Name):
             attr = func.id
+            held = self.aliases[-1].get(attr)
+            if held:                                   # `cls = Command` ... `cls(...)`
+                callee, attr = held, held.rsplit(".", 1)[-1]
         else:
             attr = ""
         if attr:
             self.m.calls.append(Call(node.lineno, callee, attr, receiver, self.cls))
         self.generic_visit(node)
+
+
+def _class_reference(value: ast.AST | None) -> str | None:
+    """The dotted name a variable is given when it holds a name, not a call's result.
+
+    ``cls = Command``, ``cls = attrs.pop("cls", None) or Argument`` and
+    ``cls = attrs.pop("cls", Option)`` (the default of a ``pop``/``get``) hold
+    ``Command``, ``Argument`` and ``Option``.
+    """
+    if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or):
+        value = value.values[-1]
+    if (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+            and value.func.attr in ("pop", "get") and len(value.args) == 2):
+        value = value.args[1]
+    if isinstance(value, (ast.Name, ast.Attribute)):
+        name = dotted(value)
+        return name if name and name.rsplit(".", 1)[-1][:1].isupper() else None
+    return None
 
 
 def parse_module(path: str, text: str) -> Module | None:

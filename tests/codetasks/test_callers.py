@@ -107,3 +107,21 @@ def test_caller_set_leaves_out_noise_and_unresolved(task):
     # g.py is in through its resolved sites, not its unresolved one
     assert task["callers"] == ["a.py", "b.py", "c.py", "d.py", "e.py", "g.py", "h.py"]
     assert task["unresolved_calls"] == 1
+
+
+def test_a_variable_holding_the_class_is_followed(tmp_path):
+    if not git_available():
+        pytest.skip("git is not installed")
+    g = Git(tmp_path / "repo")
+    g.write({"pkg/__init__.py": "", "pkg/models.py": MODELS,
+             "deco.py": ("from pkg.models import Widget\n\n\ndef make(**attrs):\n"
+                         "    cls = attrs.pop('cls', None) or Widget\n    return cls('w')\n"),
+             "other.py": "def make(cls):\n    return cls('w')\n"})
+    g.commit("Initial import")
+    g.merge("size", {"pkg/models.py": MODELS.replace("(self, name)", "(self, name, size)")},
+            "Size", "Merge pull request #1 from dev/size\n\nWidgets get a size now")
+    t = mine_tasks(g.path).tasks.iloc[0]
+    # deco.py line 6 calls Widget through `cls`; other.py's `cls` is a parameter: unknown
+    assert [(s["path"], s["line"], s["how"]) for s in t["caller_sites"]] == [
+        ("deco.py", 6, "import")]
+    assert t["callers"] == ["deco.py"]
