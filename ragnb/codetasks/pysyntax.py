@@ -17,7 +17,8 @@ calls
     ``X(...)`` or annotated ``x: X`` in the same function, ``X(...).m()``,
     ``super().m()`` (the enclosing class's bases). A variable holding a
     class (``cls = Command``, ``cls = attrs.pop("cls", None) or Argument``)
-    and then called counts as a call of that class.
+    and then called (in the same function or a function nested in it)
+    counts as a call of that class.
 """
 from __future__ import annotations
 
@@ -206,7 +207,7 @@ class _Visitor(ast.NodeVisitor):
                 receiver = dotted(value.func)
         elif isinstance(func, ast.Name):
             attr = func.id
-            held = self.aliases[-1].get(attr)
+            held = next((a[attr] for a in reversed(self.aliases) if attr in a), None)
             if held:                                   # `cls = Command` ... `cls(...)`
                 callee, attr = held, held.rsplit(".", 1)[-1]
         else:

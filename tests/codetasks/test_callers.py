@@ -116,12 +116,16 @@ def test_a_variable_holding_the_class_is_followed(tmp_path):
     g.write({"pkg/__init__.py": "", "pkg/models.py": MODELS,
              "deco.py": ("from pkg.models import Widget\n\n\ndef make(**attrs):\n"
                          "    cls = attrs.pop('cls', None) or Widget\n    return cls('w')\n"),
-             "other.py": "def make(cls):\n    return cls('w')\n"})
+             "other.py": "def make(cls):\n    return cls('w')\n",
+             "nested.py": ("from pkg.models import Widget\n\n\ndef deco(cls=None):\n"
+                           "    if cls is None:\n        cls = Widget\n\n"
+                           "    def wrap(f):\n        return cls(f)\n    return wrap\n")})
     g.commit("Initial import")
     g.merge("size", {"pkg/models.py": MODELS.replace("(self, name)", "(self, name, size)")},
             "Size", "Merge pull request #1 from dev/size\n\nWidgets get a size now")
     t = mine_tasks(g.path).tasks.iloc[0]
-    # deco.py line 6 calls Widget through `cls`; other.py's `cls` is a parameter: unknown
+    # deco.py line 6 calls Widget through `cls`, nested.py line 9 in a nested function;
+    # other.py's `cls` is a parameter: unknown
     assert [(s["path"], s["line"], s["how"]) for s in t["caller_sites"]] == [
-        ("deco.py", 6, "import")]
-    assert t["callers"] == ["deco.py"]
+        ("deco.py", 6, "import"), ("nested.py", 9, "import")]
+    assert t["callers"] == ["deco.py", "nested.py"]
