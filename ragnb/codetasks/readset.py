@@ -65,8 +65,9 @@ _DEFS = re.compile(
     r"|\bfunc[ \t]+(?:\([^)]*\)[ \t]*)?(?P<go>[A-Za-z_]\w*)[ \t]*[\[(]"
     r"|\bfunction[ \t]*\*?[ \t]*(?P<js>[A-Za-z_$][\w$]*)[ \t]*\(", re.MULTILINE)
 _FROM = re.compile(r"^[ \t]*from[ \t]+(?P<mod>\.*[\w.]*)[ \t]+import[ \t]+"
-                   r"(?P<names>\([^)]*\)|[^\n#;]*)", re.MULTILINE)
-_IMPORT = re.compile(r"^[ \t]*import[ \t]+(?P<names>[^\n#;(]+)", re.MULTILINE)
+                   r"(?P<names>\([^)]*\)|(?:[^\n#;\\]*\\\n)*[^\n#;]*)", re.MULTILINE)
+_IMPORT = re.compile(r"^[ \t]*import[ \t]+(?P<names>(?:[^\n#;(\\]*\\\n)*[^\n#;(]+)",
+                     re.MULTILINE)
 
 
 def defined_in(text: str) -> frozenset[str]:
@@ -143,7 +144,7 @@ def import_bindings(text: str) -> dict[str, tuple[int, str, str | None]]:
     """Names a Python file's import lines bind: name -> ``(level, module, attribute)``.
 
     A regular expression over the text (no parse): ``from .x import (a, b as c)``
-    and ``import a.b as c`` at any indentation.
+    (or continued with backslashes) and ``import a.b as c`` at any indentation.
 
     Examples
     --------
@@ -154,7 +155,7 @@ def import_bindings(text: str) -> dict[str, tuple[int, str, str | None]]:
     for m in _FROM.finditer(text):
         mod = m["mod"]
         level = len(mod) - len(mod.lstrip("."))
-        names = re.sub(r"#[^\n]*", "", m["names"]).strip("() \t\\\n")
+        names = re.sub(r"#[^\n]*|\\\n", " ", m["names"]).strip("() \t\n")
         for item in names.split(","):
             bits = item.split()
             if len(bits) == 1 and bits[0] != "*":
@@ -162,7 +163,7 @@ def import_bindings(text: str) -> dict[str, tuple[int, str, str | None]]:
             elif len(bits) == 3 and bits[1] == "as":
                 found[bits[2]] = (level, mod[level:], bits[0])
     for m in _IMPORT.finditer(text):
-        for item in m["names"].split(","):
+        for item in m["names"].replace("\\\n", " ").split(","):
             bits = item.split()
             if len(bits) == 1:
                 found.setdefault(bits[0].split(".")[0], (0, bits[0].split(".")[0], None))
