@@ -90,9 +90,9 @@ def run(args: argparse.Namespace) -> int:
 
 def _mine(args) -> int:
     from ragnb.codetasks import filter_table, mine_tasks, set_sizes, write_tasks
-    from ragnb.codetasks.mine import caller_resolution, exclusion_table
     from ragnb.codetasks.editset import DEFAULT_EXCLUDE
     from ragnb.codetasks.kinds import DEFAULT_BOTS
+    from ragnb.codetasks.mine import caller_resolution, exclusion_table
 
     _need(args, "--repo")
     exclude = (() if args.no_default_excludes else DEFAULT_EXCLUDE) + tuple(args.exclude or ())
@@ -112,8 +112,8 @@ def _mine(args) -> int:
     if args.format == "table" and len(kept):
         emit(set_sizes(kept), "table", None, ["", "Set sizes over the kept tasks"])
         emit(caller_resolution(kept), "table", None,
-             ["", "Caller sites of changed signatures over the kept tasks, by how they were "
-                  "resolved (unresolved sites are not in the caller set)"])
+             ["", ("Caller sites of changed signatures over the kept tasks, by how they were "
+                   "resolved (unresolved sites are not in the caller set)")])
         emit(exclusion_table(mined.tasks, mined.options), "table", None,
              ["", "Files left out of the edit sets (every mined change)"])
     return 0

@@ -14,9 +14,9 @@ they are not scored (:func:`split_changes`).
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-import re
 from fnmatch import translate
 from functools import lru_cache
 

@@ -20,6 +20,7 @@ import tempfile
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Self
 
 from ragnb.errors import InputError
 
@@ -296,7 +297,7 @@ class ObjectReader:
             self._proc.stdin.close()
             self._proc.wait()
 
-    def __enter__(self) -> ObjectReader:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -45,7 +45,7 @@ STOP_WORDS = frozenset({
     "string", "object", "func", "function", "method", "class", "module", "config", "setup",
     "init", "param", "params", "option", "options", "example", "spam", "eggs", "line",
     "return", "import", "from", "print", "python", "traceback", "most", "recent", "call",
-    "last", "usage", "help", "output", "input", "info", "debug", "warning", "self",
+    "last", "usage", "help", "output", "input", "info", "debug", "warning",
 })
 #: File globs whose definitions are indexed.
 SOURCE_SUFFIXES = (".py", ".go", ".js", ".jsx", ".ts", ".tsx")

@@ -7,14 +7,12 @@ read or parsed only the first time any task needs it.
 """
 from __future__ import annotations
 
-
 from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 
 from ragnb.codetasks.git import ObjectReader
 from ragnb.codetasks.pysyntax import Module, parse_module, sketch_module
 from ragnb.codetasks.readset import SOURCE_SUFFIXES, defined_in
-
 
 
 class Blobs:
