@@ -2,10 +2,11 @@
 
 Bot authors
     A change is a bot's when the author of its first commit on the branch (the
-    commit itself for a squash-merged change) or the source of the merge line
-    (``Merge pull request #12 from owner/dependabot/pip/...``: owner and
-    branch) matches one of :data:`DEFAULT_BOTS` (``*`` and ``?`` wildcards, ``[`` literal, any case,
-    on the author's name and the e-mail's local part).
+    commit itself for a squash-merged change) or the owner in the merge line
+    (``Merge pull request #12 from owner/branch``) matches one of
+    :data:`DEFAULT_BOTS` (``*`` and ``?`` wildcards, ``[`` literal, any case,
+    on the author's name and the e-mail's local part), or the merged branch is
+    one only bots open (:data:`BOT_BRANCHES`, e.g. ``dependabot/pip/...``).
 Changelog only
     Every changed file (edit set and added, excluded files aside) is a
     changelog: ``CHANGES``, ``CHANGELOG``, ``HISTORY``, ``NEWS``,
@@ -30,6 +31,10 @@ DEFAULT_BOTS: tuple[str, ...] = (
     "greenkeeper*", "pyup*bot*", "snyk-bot*", "imgbot*", "allcontributors*", "mergify*",
     "deepsource-autofix*", "whitesource*", "web-flow-bot*",
 )
+#: Branches only bots open (matched on the merge line's branch, not configurable).
+BOT_BRANCHES: tuple[str, ...] = ("dependabot/*", "renovate/*", "pre-commit-ci-update-config",
+                                 "greenkeeper/*", "snyk-fix-*", "snyk-upgrade-*", "imgbot",
+                                 "all-contributors/*", "pyup-*", "whitesource/*")
 _CHANGELOG_NAMES = ("changes", "changelog", "history", "news", "release_notes",
                     "release-notes", "releasenotes", "whatsnew")
 _CHANGELOG_DIRS = {"changelog.d", "changes", "newsfragments", ".changeset", "changelog"}
@@ -64,9 +69,24 @@ def _glob(pattern: str) -> re.Pattern:
 
 
 def merge_source(message: str) -> list[str]:
-    """Owner and branch of a ``Merge pull request #N from owner/branch`` line (else ``[]``)."""
+    """Who a ``Merge pull request #N from owner/branch`` line names as a bot (else ``[]``).
+
+    The owner (a bot account pushing to its own fork) and the branch when it
+    is one bots open (:data:`BOT_BRANCHES`): a person's branch named
+    ``github-actions`` or ``pre-commit-ci-schedule`` is not a bot's.
+
+    Examples
+    --------
+    >>> merge_source("Merge pull request #9 from pallets/dependabot/pip/requests-2.32")
+    ['pallets', 'dependabot[bot]']
+    >>> merge_source("Merge pull request #8 from pallets/pre-commit-ci-schedule")
+    ['pallets']
+    """
     m = _MERGE_FROM.match(message.strip())
-    return [m["owner"], m["branch"]] if m else []
+    if not m:
+        return []
+    bot_branch = any(_glob(p).fullmatch(m["branch"]) for p in BOT_BRANCHES)
+    return [m["owner"], *(["dependabot[bot]"] if bot_branch else [])]
 
 
 def is_changelog(path: str) -> bool:
