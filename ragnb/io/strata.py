@@ -18,8 +18,10 @@ from ragnb.io._source import (
     decode_utf8,
     json_objects,
     read_bytes,
+    loads,
     read_table_file,
     sniff_format,
+    source_of,
 )
 from ragnb.testset import Note
 
@@ -32,7 +34,7 @@ def read_strata(path: str | Path, *, format: str = "auto") -> pd.DataFrame:
     CSV/TSV/Parquet tables and JSON Lines need a ``query_id`` column; a JSON
     object mapping query ids to their fields (CODEC's ``topics.json``) works too.
     """
-    path = Path(path)
+    path = source_of(path)
     fmt = sniff_format(path) if format == "auto" else format
     if fmt == "jsonl":
         text = decode_utf8(read_bytes(path), path)
@@ -69,8 +71,10 @@ def _keyed_object(text: str, path: Path) -> list[dict] | None:
     if not stripped.startswith("{") or "\n" not in stripped:
         return None
     try:
-        whole = json.loads(stripped)
-    except json.JSONDecodeError:
+        whole = loads(stripped, path)
+    except InputError as exc:
+        if "appears twice" in exc.problem:
+            raise
         return None  # JSON Lines: one object per line
     if not isinstance(whole, dict) or not all(isinstance(v, dict) for v in whole.values()):
         raise InputError("a JSON strata file is either one object per line with a query_id, or "
