@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import argparse
+import os
+import re
 import sys
 from pathlib import Path
 
@@ -12,14 +14,36 @@ from ragnb.metrics import POLICIES
 from ragnb.run import ORDERS
 
 
-def name_file(text: str) -> tuple[str | None, Path]:
-    """Parse ``NAME=FILE`` (or just ``FILE``: the name is the file name)."""
-    if "=" in text:
+def name_file(text: str, option: str = "--run") -> tuple[str | None, Path]:
+    """Parse ``NAME=FILE`` (or just ``FILE``: the name is the file name).
+
+    A path that exists as given is a file even when it contains ``=``; ``-`` is
+    standard input.
+    """
+    if "=" in text and not os.path.lexists(text):
         name, _, path = text.partition("=")
         if not name or not path:
-            raise argparse.ArgumentTypeError(f"expected NAME=FILE, got {text!r}")
+            raise InputError(f"expected NAME=FILE or FILE, got {text!r}", key=option)
         return name, Path(path)
-    return None, Path(text)
+    if not text:
+        raise InputError("expected NAME=FILE or FILE, got an empty argument", key=option)
+    return None, Path(text) if text != "-" else "-"
+
+
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def terminal_safe(text: object, *, newlines: bool = True) -> str:
+    """``text`` with control characters shown as escapes (``\\x1b``, ``\\u202e``).
+
+    Ids, actors and reasons come from files and other users; printed raw, an
+    escape sequence could rewrite the terminal (hide a line, fake a verdict).
+    Tabs and (unless ``newlines`` is False) newlines are kept.
+    """
+    text = str(text)
+    if not newlines:
+        text = text.replace("\n", "\\n")
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
 
 
 def add_judgment_args(p: argparse.ArgumentParser) -> None:
@@ -57,11 +81,17 @@ def emit(df: pd.DataFrame, fmt: str, out: str | None, header_lines: list[str] = 
         with pd.option_context("display.max_rows", None, "display.max_columns", None,
                                "display.width", 200, "display.float_format", "{:.4f}".format):
             text = "\n".join([*header_lines, df.to_string(index=False), ""])
+        text = terminal_safe(text)
     if fmt != "table":
         for line in header_lines:
-            print(line, file=sys.stderr)
+            print(terminal_safe(line), file=sys.stderr)
     if out:
-        Path(out).write_text(text)
+        from ragnb._atomic import write_atomic
+
+        try:
+            write_atomic(out, text)
+        except OSError as exc:
+            raise InputError(f"cannot write the output ({exc.strerror})", source=out) from None
     else:
         sys.stdout.write(text)
 
