@@ -12,6 +12,7 @@ import pandas as pd
 from ragnb.errors import InputError
 from ragnb.metrics import POLICIES
 from ragnb.run import ORDERS
+from ragnb.testset import MAX_GRADE
 
 
 def name_file(text: str, option: str = "--run") -> tuple[str | None, Path]:
@@ -33,6 +34,25 @@ def name_file(text: str, option: str = "--run") -> tuple[str | None, Path]:
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
+#: Largest number of bootstrap/permutation resamples a command accepts: 10 x the
+#: default; memory and time grow linearly with it (resamples x queries).
+MAX_RESAMPLES = 100_000
+
+
+def bounded_int(lo: int, hi: int):
+    """An argparse ``type``: a strict ASCII integer in ``[lo, hi]``, else a one-line error."""
+    def parse(text: str) -> int:
+        if not re.fullmatch(r"-?[0-9]{1,18}", text):
+            raise argparse.ArgumentTypeError(f"{text[:40]!r} is not an integer")
+        value = int(text)
+        if not lo <= value <= hi:
+            raise argparse.ArgumentTypeError(f"{value} is outside [{lo:,}, {hi:,}]")
+        return value
+
+    parse.__name__ = "integer"
+    return parse
+
+
 def terminal_safe(text: object, *, newlines: bool = True) -> str:
     """``text`` with control characters shown as escapes (``\\x1b``, ``\\u202e``).
 
@@ -52,7 +72,7 @@ def add_judgment_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--policy", choices=POLICIES, default="lower",
                    help="unjudged passages: lower = not relevant (default), condensed = removed "
                         "before the cut, upper = relevant at --upper-grade and added to the ideal")
-    p.add_argument("--upper-grade", type=int, default=None,
+    p.add_argument("--upper-grade", type=bounded_int(0, MAX_GRADE), default=None,
                    help="grade given to unjudged passages under --policy upper (default: top grade)")
     p.add_argument("--order", choices=ORDERS, default=None,
                    help="ranking order: 'rank' = the rank column (default where present), "

@@ -4,6 +4,8 @@ from __future__ import annotations
 import argparse
 
 from ragnb.cli._common import (
+    MAX_RESAMPLES,
+    bounded_int,
     add_judgment_args,
     add_ledger_arg,
     emit,
@@ -40,8 +42,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="query metadata (CSV/Parquet/JSONL keyed by query_id)")
     p.add_argument("--by", metavar="COLUMN", default=None,
                    help="stratum column (in --strata, or in the test set's query metadata)")
-    p.add_argument("--resamples", type=int, default=10_000)
-    p.add_argument("--seed", type=int, default=20260729)
+    p.add_argument("--resamples", type=bounded_int(1, MAX_RESAMPLES), default=10_000)
+    p.add_argument("--seed", type=bounded_int(0, 2**63 - 1), default=20260729)
     p.add_argument("--ci", type=float, default=0.95, help="interval level (default 0.95)")
     p.add_argument("--method", choices=("percentile", "bca"), default="percentile")
     add_ledger_arg(p)
