@@ -314,6 +314,10 @@ def read_whitespace_frame(
         return None
     read_types = {n: (pa.string() if t in (pa.int64(), pa.float64()) else t)
                   for n, t in types.items()}
+    # the other columns are read too, dictionary-encoded (cheap: few distinct values), so
+    # that an empty field, a tab or bad UTF-8 in them also sends the file to the slow path
+    others = [n for n in names if n not in types]
+    read_types.update({n: pa.dictionary(pa.int32(), pa.string()) for n in others})
     try:
         table = pacsv.read_csv(
             src.arrow_input(),
@@ -322,7 +326,7 @@ def read_whitespace_frame(
                 delimiter=" ", quote_char=False, ignore_empty_lines=False
             ),
             convert_options=pacsv.ConvertOptions(
-                column_types=read_types, include_columns=list(types),
+                column_types=read_types, include_columns=list(names),
                 strings_can_be_null=False, quoted_strings_can_be_null=False
             ),
         )
@@ -330,6 +334,16 @@ def read_whitespace_frame(
         return None
     if table.num_rows == 0:
         return None
+    for n in others:
+        column = table.column(n)
+        if column.null_count:
+            return None
+        for chunk in column.chunks:
+            words = chunk.dictionary
+            if len(words) and (pc.any(pc.equal(words, "")).as_py()
+                               or pc.any(pc.match_substring_regex(words, _ODD_SPACE)).as_py()):
+                return None
+    table = table.select(list(types))
     for n in types:
         column = table.column(n)
         if column.null_count:

@@ -110,6 +110,8 @@ def _read_jsonl(path) -> pd.DataFrame:
             if not isinstance(ranking, list):
                 raise InputError(f"the ranking of query {qid!r} must be a list of passage ids",
                                  source=path, line=number)
+            # an empty list adds no rows: the query counts as having no ranking, which
+            # scoring reports (--missing error by default) rather than drops
             for r, pid in enumerate(ranking, start=1):
                 qids.append(qid)
                 pids.append(json_id(pid, f"passage id at position {r} of query {qid!r}",
