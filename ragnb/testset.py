@@ -109,6 +109,13 @@ def _grades(raw: pd.Series, line: np.ndarray, query, passage, source) -> np.ndar
     A grade above :data:`MAX_GRADE` is refused: with exponential gain it would
     make DCG overflow to infinity and every nDCG 0 or NaN.
     """
+    booleans = (np.ones(len(raw), dtype=bool) if pd.api.types.is_bool_dtype(raw.dtype)
+                else raw.map(lambda v: isinstance(v, (bool, np.bool_))).to_numpy(bool)
+                if raw.dtype == object else np.zeros(len(raw), dtype=bool))
+    if booleans.any():
+        i = int(np.argmax(booleans))
+        raise InputError(f"grade {raw.iloc[i]!r} is a boolean, not an integer", source=source,
+                         line=int(line[i]))
     if _safe_integers(raw):
         grade = raw.to_numpy(dtype=np.int64)
     else:

@@ -40,6 +40,7 @@ import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -63,8 +64,9 @@ MAX_DECOMPRESSED_BYTES = int(os.environ.get("RAGNB_MAX_DECOMPRESSED_BYTES", 64 <
 #: Seconds to wait for a writer to open a FIFO before giving up.
 FIFO_TIMEOUT = float(os.environ.get("RAGNB_FIFO_TIMEOUT", 30))
 
-#: A strict ASCII integer, as trec_eval's qrels grades: optional ``-``, digits.
-INTEGER = r"-?[0-9]+"
+#: A strict ASCII integer, as trec_eval's qrels grades: optional ``-``, at most 18
+#: digits (so it fits an int64 without wrapping).
+INTEGER = r"-?[0-9]{1,18}"
 #: A strict ASCII decimal number (scores): ``1``, ``-0.5``, ``.5``, ``1e-3``.
 DECIMAL = r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"
 _INTEGER_RE = re.compile(INTEGER)
@@ -77,7 +79,7 @@ _CHUNK = 1 << 20
 
 def parse_integer(text: str, what: str, source, line: int) -> int:
     """``text`` as an int if it is a strict ASCII integer (:data:`INTEGER`), else an error."""
-    if not _INTEGER_RE.fullmatch(text) or len(text) > 19:
+    if not _INTEGER_RE.fullmatch(text):
         raise InputError(f"{what} {text!r} is not an integer (ASCII digits, optional '-')",
                          source=source, line=line)
     return int(text)
@@ -349,7 +351,7 @@ def read_whitespace_frame(
         if column.null_count:
             return None  # blank lines or missing fields
         if types[n] == pa.int64():
-            pattern = "^-?[0-9]{1,18}$"
+            pattern = f"^{INTEGER}$"
         elif types[n] == pa.float64():
             pattern = f"^{DECIMAL}$"
         else:
@@ -534,4 +536,5 @@ def table_numbers(values: pd.Series, integer: bool, what: str, source, first_lin
         kind = "an integer" if integer else "a decimal number"
         raise InputError(f"{what} {values.iloc[i]!r} is not {kind}", source=source,
                          line=first_line + i)
-    return pd.to_numeric(text.replace("", "nan")).astype("float64")
+    return pd.Series([float(v) if v else np.nan for v in text], index=values.index,
+                     dtype="float64")

@@ -33,7 +33,7 @@ from ragnb.errors import InputError
 from ragnb.io import read_run, read_test_set
 
 SEED = 20261201
-CASES_PER_FORMAT = 260  # x 5 formats = 1,300 cases
+CASES_PER_FORMAT = 160  # x 8 formats = 1,280 cases
 MAX_GRADE = 100
 SEPARATORS = " \t\r\x0b\x0c"
 
@@ -226,9 +226,17 @@ def strict_jsonl_run(data: bytes) -> dict:
     return out
 
 
+def csv_rows(text: str, delimiter: str) -> list[list[str]]:
+    try:
+        return [r for r in csv.reader(io.StringIO(text, newline=""), delimiter=delimiter,
+                                      strict=True) if r]
+    except csv.Error as exc:
+        raise Invalid(f"csv: {exc}") from None
+
+
 def strict_csv_testset(data: bytes) -> dict:
     text = strict_text(data)
-    rows = [r for r in csv.reader(io.StringIO(text, newline=""), strict=True) if r]
+    rows = csv_rows(text, ",")
     if not rows or rows[0] != ["query_id", "passage_id", "grade"]:
         raise Invalid("header")
     out: dict = {}
@@ -236,6 +244,59 @@ def strict_csv_testset(data: bytes) -> dict:
         if len(r) != 3 or not r[0] or not r[1]:
             raise Invalid("row")
         add_judgment(out, r[0], r[1], r[2])
+    if not out:
+        raise Invalid("empty")
+    return out
+
+
+def strict_csv_run(data: bytes, delimiter: str = ",") -> dict:
+    text = strict_text(data)
+    rows = csv_rows(text, delimiter)
+    if not rows or rows[0] != ["query_id", "passage_id", "rank", "score"]:
+        raise Invalid("header")
+    ranked: dict = {}
+    for r in rows[1:]:
+        if len(r) != 4 or not r[0] or not r[1]:
+            raise Invalid("row")
+        rank = strict_int(r[2])
+        if r[3] != "":  # an empty cell of a table is a missing value (documented)
+            strict_float(r[3])
+        ranked.setdefault(r[0], []).append((rank, r[1]))
+    if not ranked:
+        raise Invalid("empty")
+    return {q: [p for _, p in sorted(v)] for q, v in ranked.items()}
+
+
+def strict_tsv_testset(data: bytes) -> dict:
+    text = strict_text(data)
+    rows = csv_rows(text, "\t")
+    if not rows or rows[0] != ["query_id", "passage_id", "grade"]:
+        raise Invalid("header")
+    out: dict = {}
+    for r in rows[1:]:
+        if len(r) != 3 or not r[0] or not r[1]:
+            raise Invalid("row")
+        add_judgment(out, r[0], r[1], r[2])
+    if not out:
+        raise Invalid("empty")
+    return out
+
+
+def strict_parquet_testset(data: bytes) -> dict:
+    """Parquet is binary: the generator records the rows it wrote after the magic bytes."""
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(io.BytesIO(strict_bytes(data)))
+    except Exception:  # noqa: BLE001 - damaged parquet: invalid for the reference too
+        raise Invalid("parquet") from None
+    if table.column_names != ["query_id", "passage_id", "grade"]:
+        raise Invalid("columns")
+    out: dict = {}
+    for q, p, g in zip(*(table.column(c).to_pylist() for c in table.column_names)):
+        if isinstance(g, float) and g.is_integer():
+            g = int(g)
+        add_judgment(out, strict_id(q), strict_id(p), g)
     if not out:
         raise Invalid("empty")
     return out
@@ -305,12 +366,61 @@ def valid_csv(rng: random.Random) -> str:
     return "\n".join(rows) + "\n"
 
 
+def valid_csv_run(rng: random.Random) -> str:
+    rows = ["query_id,passage_id,rank,score"]
+    for q in range(rng.randint(1, 3)):
+        for r, p in enumerate(rng.sample(range(9), rng.randint(1, 4)), start=1):
+            rows.append(f"q{q},d{p},{r},{10 - r}.5")
+    return "\n".join(rows) + "\n"
+
+
+def valid_tsv(rng: random.Random) -> str:
+    return valid_csv(rng).replace(",", "\t")
+
+
+def parquet_case(rng: random.Random) -> bytes:
+    """A Parquet test set whose columns have odd types or values now and then."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    n = rng.randint(1, 6)
+    q = [f"q{i % 2}" for i in range(n)]
+    p = [f"d{i}" for i in range(n)]
+    g: list = [rng.randint(0, 3) for _ in range(n)]
+    r = rng.random()
+    if r < 0.15:
+        q[rng.randrange(n)] = None
+    elif r < 0.3:
+        p = [float(i) + 0.5 for i in range(n)]
+    elif r < 0.4:
+        p = list(range(n))  # integer ids: read as decimal text
+    elif r < 0.55:
+        g[rng.randrange(n)] = rng.choice([101, 1024, -1, 2**62, None, 1.5, 2.0])
+    elif r < 0.65:
+        g = [bool(x % 2) for x in g]
+    elif r < 0.7:
+        p[-1] = p[0]  # judged twice
+    try:
+        table = pa.table({"query_id": q, "passage_id": p, "grade": g})
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        table = pa.table({"query_id": q, "passage_id": p, "grade": [str(x) for x in g]})
+    sink = io.BytesIO()
+    pq.write_table(table, sink)
+    data = sink.getvalue()
+    if rng.random() < 0.15:  # damage it
+        i = rng.randrange(len(data))
+        data = data[:i] + bytes([data[i] ^ 0x55]) + data[i + 1:]
+    return data
+
+
 def mutate_text(text: str, rng: random.Random, kind: str) -> bytes:
     """One or two text- or byte-level mutations of a valid file."""
     for _ in range(rng.randint(1, 2)):
         choice = rng.random()
         tokens = re.split(r"( |,|\n)", text)
-        if kind in ("trec", "run", "csv") and choice < 0.45:  # replace one token
+        if kind in ("trec", "run", "csv", "tsv") and choice < 0.45:  # replace one token
+            if kind == "tsv":
+                tokens = re.split("(\t|\n)", text)
             numeric = [i for i, t in enumerate(tokens) if t.isdigit() or t.endswith(".5")]
             ids = [i for i, t in enumerate(tokens) if t[:1] in "qd"]
             if numeric and (rng.random() < 0.6 or not ids):
@@ -387,6 +497,10 @@ FORMATS = {
                       "jsonl", ".jsonl"),
     "jsonl-run": (valid_jsonl_run, "json", strict_jsonl_run, ragnb_run, "jsonl", ".jsonl"),
     "csv-testset": (valid_csv, "csv", strict_csv_testset, ragnb_judgments, "csv", ".csv"),
+    "tsv-testset": (valid_tsv, "tsv", strict_tsv_testset, ragnb_judgments, "tsv", ".tsv"),
+    "csv-run": (valid_csv_run, "csv", strict_csv_run, ragnb_run, "csv", ".csv"),
+    "parquet-testset": (None, "parquet", strict_parquet_testset, ragnb_judgments, "parquet",
+                        ".parquet"),
 }
 
 
@@ -434,6 +548,9 @@ def generate(seed: int = SEED):
     for name, spec in FORMATS.items():
         valid, kind = spec[0], spec[1]
         for i in range(CASES_PER_FORMAT):
+            if kind == "parquet":
+                yield name, i, parquet_case(rng)
+                continue
             text = valid(rng)
             data = text.encode() if i % 8 == 0 else mutate_text(text, rng, kind)
             yield name, i, gzip_variant(data, rng)
@@ -456,8 +573,8 @@ def test_fuzz_every_reader_against_a_strict_reader(tmp_path):
     assert not failures, f"{len(failures)} of {total} cases failed; first: {failures[:5]}"
     # not vacuous: every format both accepts and refuses a fair share
     for name, c in by_format.items():
-        assert c.get("correct", 0) >= 40, (name, c)
-        assert c.get("clean-error", 0) >= 40, (name, c)
+        assert c.get("correct", 0) >= 25, (name, c)
+        assert c.get("clean-error", 0) >= 25, (name, c)
 
 
 def test_the_strict_reader_itself_on_hand_made_cases():
