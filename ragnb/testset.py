@@ -81,7 +81,7 @@ class TestSet:
         return counts.reindex(self.query_ids, fill_value=0).rename("relevant")
 
     def with_judgments(self, judgments: pd.DataFrame, *, name: str | None = None,
-                       notes: tuple[Note, ...] = ()) -> "TestSet":
+                       notes: tuple[Note, ...] = ()) -> TestSet:
         """A new test set with ``judgments`` (validated) and the same queries."""
         judgments = validate_judgments(judgments, self.source)
         return replace(self, judgments=judgments, name=name or self.name,

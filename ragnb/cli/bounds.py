@@ -4,8 +4,8 @@ from __future__ import annotations
 import argparse
 
 from ragnb.cli._common import MAX_RESAMPLES, bounded_int, emit, load_runs
-from ragnb.testset import MAX_GRADE
 from ragnb.run import ORDERS
+from ragnb.testset import MAX_GRADE
 
 NAME = "bounds"
 HELP = "label-bias bounds (policies lower/condensed/upper and exact min/max) and verdicts"

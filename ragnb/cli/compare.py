@@ -5,9 +5,9 @@ import argparse
 
 from ragnb.cli._common import (
     MAX_RESAMPLES,
-    bounded_int,
     add_judgment_args,
     add_ledger_arg,
+    bounded_int,
     emit,
     guard_sealed,
     ledger_line,

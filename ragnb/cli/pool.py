@@ -6,8 +6,8 @@ import sys
 
 from ragnb.cli._common import MAX_RESAMPLES, bounded_int, emit, load_runs
 from ragnb.metrics.registry import MAX_CUTOFF
-from ragnb.testset import MAX_GRADE
 from ragnb.run import ORDERS
+from ragnb.testset import MAX_GRADE
 
 NAME = "pool"
 HELP = "pooled labelling list (with a judge-next order), merge new labels, project a shard"

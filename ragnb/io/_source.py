@@ -57,12 +57,12 @@ FORMATS = ("auto", "trec", "jsonl", "csv", "tsv", "parquet")
 
 #: Largest stream (pipe, FIFO, device, standard input) read into memory, in bytes;
 #: override with the environment variable ``RAGNB_MAX_STREAM_BYTES``.
-MAX_STREAM_BYTES = int(os.environ.get("RAGNB_MAX_STREAM_BYTES", 8 << 30))
+MAX_STREAM_BYTES = int(os.environ.get("RAGNB_MAX_STREAM_BYTES", str(8 << 30)))
 #: Largest decompressed content of a gzip input, in bytes
 #: (``RAGNB_MAX_DECOMPRESSED_BYTES``); a bound against a decompression bomb.
-MAX_DECOMPRESSED_BYTES = int(os.environ.get("RAGNB_MAX_DECOMPRESSED_BYTES", 64 << 30))
+MAX_DECOMPRESSED_BYTES = int(os.environ.get("RAGNB_MAX_DECOMPRESSED_BYTES", str(64 << 30)))
 #: Seconds to wait for a writer to open a FIFO before giving up.
-FIFO_TIMEOUT = float(os.environ.get("RAGNB_FIFO_TIMEOUT", 30))
+FIFO_TIMEOUT = float(os.environ.get("RAGNB_FIFO_TIMEOUT", "30"))
 
 #: A strict ASCII integer, as trec_eval's qrels grades: optional ``-``, at most 18
 #: digits (so it fits an int64 without wrapping).
@@ -272,7 +272,7 @@ def read_bytes(path) -> bytes:
 
 def _stem(name: str) -> str:
     name = name.lower()
-    return name[:-3] if name.endswith(".gz") else name
+    return name.removesuffix(".gz")
 
 
 def sniff_format(path, data: bytes | None = None) -> str:
@@ -286,8 +286,7 @@ def sniff_format(path, data: bytes | None = None) -> str:
     head = src.text_head(4096) if data is None else data[:4096]
     if head.startswith(b"PAR1"):
         return "parquet"
-    if head.startswith(BOM):
-        head = head[len(BOM):]
+    head = head.removeprefix(BOM)
     first = head.lstrip().split(b"\n", 1)[0].strip()
     if first.startswith((b"{", b"[")):
         return "jsonl"
@@ -346,13 +345,13 @@ def read_whitespace_frame(
                                or pc.any(pc.match_substring_regex(words, _ODD_SPACE)).as_py()):
                 return None
     table = table.select(list(types))
-    for n in types:
+    for n, typ in types.items():
         column = table.column(n)
         if column.null_count:
             return None  # blank lines or missing fields
-        if types[n] == pa.int64():
+        if typ == pa.int64():
             pattern = f"^{INTEGER}$"
-        elif types[n] == pa.float64():
+        elif typ == pa.float64():
             pattern = f"^{DECIMAL}$"
         else:
             if first_empty(column) >= 0:
@@ -364,11 +363,11 @@ def read_whitespace_frame(
             return None
     del column
     columns = {}
-    for n in types:
+    for n, typ in types.items():
         column = table.column(n)
         table = table.drop_columns([n])  # this function holds the only reference
-        if types[n] != read_types[n]:
-            column = pc.cast(column, types[n])
+        if typ != read_types[n]:
+            column = pc.cast(column, typ)
         if n in one_chunk and column.num_chunks > 1:
             column = pa.chunked_array([column.combine_chunks()], type=column.type)
         columns[n] = (id_series(column) if pa.types.is_string(column.type)
@@ -405,8 +404,7 @@ def split_lines(data: bytes | str, source, ncols: int) -> Iterator[tuple[int, li
 
 def decode_utf8(data: bytes, source) -> str:
     """``data`` as text; one leading byte-order mark is dropped; bad UTF-8 names its line."""
-    if data.startswith(BOM):
-        data = data[len(BOM):]
+    data = data.removeprefix(BOM)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -422,13 +420,12 @@ def read_table_file(path, fmt: str):
             with src.binary() as fh:
                 return pd.read_parquet(fh)
         data = src.content()
-        if data.startswith(BOM):
-            data = data[len(BOM):]
+        data = data.removeprefix(BOM)
         return pd.read_csv(io.BytesIO(data), sep="\t" if fmt == "tsv" else ",", dtype=str,
                            keep_default_na=False, engine="pyarrow")
     except InputError:
         raise
-    except Exception as exc:  # pandas/pyarrow give many exception types here
+    except Exception as exc:  # noqa: BLE001 - pandas/pyarrow give many exception types here
         text = " ".join(str(exc).split())[:200]
         raise InputError(f"cannot read as {fmt}: {text}", source=src) from None
 
@@ -489,8 +486,7 @@ def json_objects(text: str, source, what: str = "one JSON object per line"
     Invalid JSON, a repeated key, or a line that is not an object is an error
     naming the line.
     """
-    if text.startswith("\ufeff"):
-        text = text[1:]
+    text = text.removeprefix("\ufeff")
     for number, raw in text_lines(text):
         if not raw.strip(" \t\r"):
             continue

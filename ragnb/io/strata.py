@@ -7,7 +7,6 @@ explicit ``unclassified`` stratum and counting them.
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -17,8 +16,8 @@ from ragnb.errors import InputError
 from ragnb.io._source import (
     decode_utf8,
     json_objects,
-    read_bytes,
     loads,
+    read_bytes,
     read_table_file,
     sniff_format,
     source_of,

@@ -18,7 +18,7 @@ import json
 import os
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
@@ -103,7 +103,7 @@ class Ledger:
                 if done:  # a retry of a recorded action: record nothing
                     return s.manifest(), None
             now = self._clock()
-            kind, payload = check(s, now.astimezone(timezone.utc).date().isoformat())
+            kind, payload = check(s, now.astimezone(UTC).date().isoformat())
             if key is not None:
                 payload = {**payload, "key": key}
             event = tx.append(s.name, kind, actor, payload, at=now)

@@ -60,7 +60,7 @@ import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -134,7 +134,7 @@ class Head:
         return f"{self.seq}:{self.sha256}"
 
     @classmethod
-    def parse(cls, text: str, source: str = "--head") -> "Head | str":
+    def parse(cls, text: str, source: str = "--head") -> Head | str:
         """A :class:`Head` from ``SEQ:HASH``, or the bare hash (a str) from ``HASH``."""
         text = str(text).strip()
         seq, sep, digest = text.rpartition(":")
@@ -233,7 +233,7 @@ def _write_all(fd: int, data: bytes) -> None:
 
 def now_utc() -> datetime:
     """The default clock."""
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 class EventLog:
@@ -468,7 +468,7 @@ class _Transaction:
         if ts.tzinfo is None:
             raise ValueError("the ledger clock must return timezone-aware datetimes")
         prev = self.events[-1].sha256 if self.events else GENESIS
-        e = Event(len(self.events) + 1, ts.astimezone(timezone.utc).isoformat(), split, event,
+        e = Event(len(self.events) + 1, ts.astimezone(UTC).isoformat(), split, event,
                   actor, payload, prev)
         record = e.to_record()
         self._log._append(record)

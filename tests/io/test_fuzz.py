@@ -90,7 +90,7 @@ def fields_of(line: str) -> list[str]:
 
 
 def strict_int(text: str) -> int:
-    digits = text[1:] if text.startswith("-") else text
+    digits = text.removeprefix("-")
     if not digits or len(digits) > 18 or any(c not in "0123456789" for c in digits):
         raise Invalid(f"integer {text!r}")
     return int(text)

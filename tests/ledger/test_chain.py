@@ -12,7 +12,6 @@ import os
 import shutil
 import stat
 import subprocess
-import sys
 import tempfile
 import warnings
 from pathlib import Path
@@ -85,7 +84,7 @@ def test_2_cut_off_tail_is_detected_against_a_recorded_head(tmp_path, qrels):
     assert any("--head: recorded head is record 40, but the log has only 10" in p
                for p in result.problems)
     assert any("golden.json" in p and "cut short" in p for p in result.problems)  # manifest's head
-    code, out, err = cli("ledger", "--ledger", str(led.root), "verify", "--head", str(head))
+    code, _, err = cli("ledger", "--ledger", str(led.root), "verify", "--head", str(head))
     assert code == 1 and "cut short" in err
 
 
@@ -114,7 +113,7 @@ def test_2_unedited_log_verifies(tmp_path, qrels):
 
 def test_the_pre_chain_demo_ledger_still_reads(tmp_path):
     old = subprocess.run(["git", "show", "main~0:data/demo/ledger/events.jsonl"], cwd=ROOT,
-                         capture_output=True)
+                         capture_output=True, check=False)
     if old.returncode or b'"prev"' in old.stdout:
         pytest.skip("no pre-chain ledger in git to compare with")
     (tmp_path / "old").mkdir()
@@ -163,7 +162,7 @@ def test_7_manifest_write_failure_is_a_warning_and_the_event_counts_once(
         warnings.simplefilter("error")  # the retry records nothing, so exports nothing
         again = led.record_selection("golden", ["a", "b"], winner="b", key="k1")
     assert again.selections_against == 3
-    code, out, err = cli("ledger", "--ledger", str(led.root), "select", "golden",
+    code, out, _ = cli("ledger", "--ledger", str(led.root), "select", "golden",
                          "--candidates", "a", "b", "--winner", "b", "--key", "k1")
     assert code == 0 and "already recorded" in out
 
@@ -173,7 +172,7 @@ def _tmpfs(path: Path, size: str) -> bool:
         return False
     path.mkdir()
     out = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
-                         capture_output=True)
+                         capture_output=True, check=False)
     return out.returncode == 0
 
 
@@ -200,7 +199,7 @@ def test_7_real_full_disk_on_a_small_tmpfs(tmp_path, qrels):
         assert led.record_selection("golden", ["a" * 5000, "b"], winner="b",
                                     key="k").selections_against == 3
     finally:
-        subprocess.run(["umount", str(disk)], capture_output=True)
+        subprocess.run(["umount", str(disk)], capture_output=True, check=False)
 
 
 # -- 8: a second user, a read-only ledger, the lock file's mode -------------------------------------
