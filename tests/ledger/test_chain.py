@@ -289,3 +289,18 @@ def test_16_forged_split_id_is_reported_at_its_line_when_reading(tmp_path, qrels
     write_records(led.log.path, rechain(records + [forged]))
     with pytest.raises(InputError, match=r"events\.jsonl:3: .*carries the split id of 'golden'"):
         Ledger(led.root).manifest("golden")
+
+
+def test_2_report_provenance_records_the_ledger_head(tmp_path, qrels):
+    from datetime import UTC, datetime
+
+    from ragnb.report.provenance import LEDGER_SECTION, ParameterValue, collect
+
+    led = selected(tmp_path, qrels, n=2)
+    params = [ParameterValue("ledger_dir", "str", "led", "given"),
+              ParameterValue("holdout_salt", "str", str(led.root), "given")]
+    prov = collect("05-ledger", params, tmp_path, datetime.now(UTC), 1.0)
+    assert prov.contributed[LEDGER_SECTION] == [
+        {"parameter": "ledger_dir", "ledger": "led", "head": str(led.head())}]
+    assert [f.parameter for f in prov.data] == ["ledger_dir"]  # the salt is not a path
+    assert led.verify([Head.parse(prov.contributed[LEDGER_SECTION][0]["head"])]).ok
