@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import argparse
+import os
+import re
 import sys
 from pathlib import Path
 
@@ -10,16 +12,58 @@ import pandas as pd
 from ragnb.errors import InputError
 from ragnb.metrics import POLICIES
 from ragnb.run import ORDERS
+from ragnb.testset import MAX_GRADE
 
 
-def name_file(text: str) -> tuple[str | None, Path]:
-    """Parse ``NAME=FILE`` (or just ``FILE``: the name is the file name)."""
-    if "=" in text:
+def name_file(text: str, option: str = "--run") -> tuple[str | None, Path]:
+    """Parse ``NAME=FILE`` (or just ``FILE``: the name is the file name).
+
+    A path that exists as given is a file even when it contains ``=``; ``-`` is
+    standard input.
+    """
+    if "=" in text and not os.path.lexists(text):
         name, _, path = text.partition("=")
         if not name or not path:
-            raise argparse.ArgumentTypeError(f"expected NAME=FILE, got {text!r}")
+            raise InputError(f"expected NAME=FILE or FILE, got {text!r}", key=option)
         return name, Path(path)
-    return None, Path(text)
+    if not text:
+        raise InputError("expected NAME=FILE or FILE, got an empty argument", key=option)
+    return None, Path(text) if text != "-" else "-"
+
+
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+#: Largest number of bootstrap/permutation resamples a command accepts: 10 x the
+#: default; memory and time grow linearly with it (resamples x queries).
+MAX_RESAMPLES = 100_000
+
+
+def bounded_int(lo: int, hi: int):
+    """An argparse ``type``: a strict ASCII integer in ``[lo, hi]``, else a one-line error."""
+    def parse(text: str) -> int:
+        if not re.fullmatch(r"-?[0-9]{1,18}", text):
+            raise argparse.ArgumentTypeError(f"{text[:40]!r} is not an integer")
+        value = int(text)
+        if not lo <= value <= hi:
+            raise argparse.ArgumentTypeError(f"{value} is outside [{lo:,}, {hi:,}]")
+        return value
+
+    parse.__name__ = "integer"
+    return parse
+
+
+def terminal_safe(text: object, *, newlines: bool = True) -> str:
+    """``text`` with control characters shown as escapes (``\\x1b``, ``\\u202e``).
+
+    Ids, actors and reasons come from files and other users; printed raw, an
+    escape sequence could rewrite the terminal (hide a line, fake a verdict).
+    Tabs and (unless ``newlines`` is False) newlines are kept.
+    """
+    text = str(text)
+    if not newlines:
+        text = text.replace("\n", "\\n")
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
 
 
 def add_judgment_args(p: argparse.ArgumentParser, required: bool = True) -> None:
@@ -29,7 +73,7 @@ def add_judgment_args(p: argparse.ArgumentParser, required: bool = True) -> None
     p.add_argument("--policy", choices=POLICIES, default="lower",
                    help="unjudged passages: lower = not relevant (default), condensed = removed "
                         "before the cut, upper = relevant at --upper-grade and added to the ideal")
-    p.add_argument("--upper-grade", type=int, default=None,
+    p.add_argument("--upper-grade", type=bounded_int(0, MAX_GRADE), default=None,
                    help="grade given to unjudged passages under --policy upper (default: top grade)")
     p.add_argument("--order", choices=ORDERS, default=None,
                    help="ranking order: 'score' = score descending, ties by passage id descending "
@@ -72,11 +116,17 @@ def emit(df: pd.DataFrame, fmt: str, out: str | None, header_lines: list[str] = 
         with pd.option_context("display.max_rows", None, "display.max_columns", None,
                                "display.width", 200, "display.float_format", "{:.4f}".format):
             text = "\n".join([*header_lines, df.to_string(index=False), ""])
+        text = terminal_safe(text)
     if fmt != "table":
         for line in header_lines:
-            print(line, file=sys.stderr)
+            print(terminal_safe(line), file=sys.stderr)
     if out:
-        Path(out).write_text(text)
+        from ragnb._atomic import write_atomic
+
+        try:
+            write_atomic(out, text)
+        except OSError as exc:
+            raise InputError(f"cannot write the output ({exc.strerror})", source=out) from None
     else:
         sys.stdout.write(text)
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 import argparse
 
 from ragnb.cli._common import (
+    MAX_RESAMPLES,
     add_judgment_args,
     add_ledger_arg,
     add_strata_args,
+    bounded_int,
     emit,
     guard_sealed,
     ledger_line,
@@ -39,8 +41,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="a challenger run (repeatable)")
     p.add_argument("--metric", required=True, help="one metric, e.g. ndcg@10")
     add_strata_args(p, "stratum column (in --strata, or in the test set's query metadata)")
-    p.add_argument("--resamples", type=int, default=10_000)
-    p.add_argument("--seed", type=int, default=20260729)
+    p.add_argument("--resamples", type=bounded_int(1, MAX_RESAMPLES), default=10_000)
+    p.add_argument("--seed", type=bounded_int(0, 2**63 - 1), default=20260729)
     p.add_argument("--ci", type=float, default=0.95, help="interval level (default 0.95)")
     p.add_argument("--method", choices=("percentile", "bca"), default="percentile")
     add_ledger_arg(p)

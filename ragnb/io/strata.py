@@ -7,7 +7,6 @@ explicit ``unclassified`` stratum and counting them.
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -17,10 +16,12 @@ from ragnb.errors import InputError
 from ragnb.io._source import (
     decode_utf8,
     json_objects,
+    loads,
     open_binary,
     read_bytes,
     read_table_file,
     sniff_format,
+    source_of,
 )
 from ragnb.testset import Note
 
@@ -43,7 +44,7 @@ def read_strata(path: str | Path, *, format: str = "auto", key: str = "query_id"
         Column names of a header-less CSV/TSV file (its first line is data);
         a file of another extension is read as TSV when its first line has a tab.
     """
-    path = Path(path)
+    path = source_of(path)
     fmt = sniff_format(path) if format == "auto" else format
     if columns:
         columns = list(columns)
@@ -120,8 +121,10 @@ def _keyed_object(text: str, path: Path) -> list[dict] | None:
     if not stripped.startswith("{") or "\n" not in stripped:
         return None
     try:
-        whole = json.loads(stripped)
-    except json.JSONDecodeError:
+        whole = loads(stripped, path)
+    except InputError as exc:
+        if "appears twice" in exc.problem:
+            raise
         return None  # JSON Lines: one object per line
     if not isinstance(whole, dict) or not all(isinstance(v, dict) for v in whole.values()):
         raise InputError("a JSON strata file is either one object per line with a query_id, or "

@@ -26,6 +26,7 @@ the source notebook, with its first line) and the exception.
 from __future__ import annotations
 
 import difflib
+import os
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -250,6 +251,45 @@ def _write_text(path: Path, text: str) -> None:
     write_atomic(path, text)
 
 
+def _keep_failed(running: Path, failed_path: Path) -> bool:
+    """Keep papermill's partial notebook as ``NN-slug.failed.ipynb`` when it has content."""
+    try:
+        if running.exists() and running.stat().st_size:
+            os.chmod(running, 0o666 & ~_umask())
+            os.replace(running, failed_path)
+            return True
+        running.unlink(missing_ok=True)
+    except OSError:
+        pass
+    return False
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def check_out_dir(out_dir: str | PathLike[str], jobs: Sequence[Job]) -> Path:
+    """The output folder, created if needed; a file, a notebooks folder or an
+    unwritable folder is an :class:`InputError` before anything runs."""
+    out = Path(out_dir).resolve()  # papermill changes directory while it runs
+    if out.exists() and not out.is_dir():
+        raise InputError("is a file; the output must be a folder", source=out_dir)
+    for job in jobs:
+        if out == job.notebook.path.parent.resolve():
+            raise InputError("is the notebooks folder: reports would overwrite the source "
+                             "notebooks; choose another output folder", source=out_dir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot create the output folder ({exc.strerror})",
+                         source=out_dir) from None
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise InputError("the output folder is not writable", source=out_dir)
+    return out
+
+
 def run(
     jobs: Sequence[Job],
     out_dir: str | PathLike[str] = REPORTS_DIR,
@@ -286,8 +326,7 @@ def run(
         def log(line: str) -> None:
             print(line, file=sys.stderr, flush=True)
 
-    out = Path(out_dir).resolve()  # papermill changes directory while it runs
-    out.mkdir(parents=True, exist_ok=True)
+    out = check_out_dir(out_dir, jobs)
     results: list[Result] = []
     with report_kernel() as kernel:
         for i, job in enumerate(jobs, start=1):
@@ -298,13 +337,17 @@ def run(
                 results.append(Result(name, True, None, None, 0.0,
                                       message=f"{name}: skipped: {job.skip}", skipped=True))
                 continue
+            # papermill writes as it goes: into a side file, so the previous notebook and
+            # page stay in place until the new ones are complete (then each is renamed in)
+            running = out / f".{name}.running.ipynb"
+            failed_path = out / f"{name}.failed.ipynb"
             log(f"[{i}/{len(jobs)}] {name}: running {job.notebook.path}")
             started = datetime.now(UTC)
             t0 = time.perf_counter()
             try:
                 executed = papermill.execute_notebook(
                     str(job.notebook.path),
-                    str(nb_path),
+                    str(running),
                     parameters=dict(job.given),
                     cwd=str(job.notebook.path.parent),
                     progress_bar=progress,
@@ -312,28 +355,40 @@ def run(
                 )
             except Exception as exc:  # noqa: BLE001 - every failure becomes a one-line result
                 seconds = time.perf_counter() - t0
-                html_path.unlink(missing_ok=True)  # never leave a page that contradicts the notebook
-                message = failure_message(job, exc, nb_path)
-                log(f"[{i}/{len(jobs)}] {name}: FAILED after {seconds:.1f} s")
-                results.append(Result(name, False, nb_path if nb_path.exists() else None, None, seconds, message=message))
+                kept = _keep_failed(running, failed_path)
+                message = failure_message(job, exc, failed_path)
+                log(f"[{i}/{len(jobs)}] {name}: FAILED after {seconds:.1f} s"
+                    + (" (the previous page is kept)" if html_path.exists() else ""))
+                results.append(Result(name, False, failed_path if kept else None, None, seconds,
+                                      message=message))
                 continue
             seconds = time.perf_counter() - t0
             prov = collect(
                 name, job.parameter_values(), job.notebook.path.parent, started, seconds, executed
             )
             executed.metadata["ragnb"] = {"provenance": prov.to_json()}
-            nbformat.write(executed, nb_path)
             try:
                 page = render_page(
                     executed, name=name, header_html=render_header(prov),
                     base_dir=str(job.notebook.path.parent),
                 )
             except InputError as exc:
-                html_path.unlink(missing_ok=True)
+                running.unlink(missing_ok=True)
                 log(f"[{i}/{len(jobs)}] {name}: FAILED (page not written)")
-                results.append(Result(name, False, nb_path, None, seconds, message=str(exc)))
+                results.append(Result(name, False, None, None, seconds, message=str(exc)))
                 continue
-            _write_text(html_path, page)
+            try:
+                _write_text(nb_path, nbformat.writes(executed))
+                _write_text(html_path, page)
+            except OSError as exc:
+                running.unlink(missing_ok=True)
+                message = (f"{name}: cannot write to {out} ({exc.strerror}); the previous page, "
+                           "if any, is unchanged")
+                log(f"[{i}/{len(jobs)}] {name}: FAILED (page not written)")
+                results.append(Result(name, False, None, None, seconds, message=message))
+                continue
+            running.unlink(missing_ok=True)
+            failed_path.unlink(missing_ok=True)
             size = html_path.stat().st_size
             log(f"[{i}/{len(jobs)}] {name}: done in {seconds:.1f} s -> {html_path} ({size / 1024:.0f} KB)")
             results.append(Result(name, True, nb_path, html_path, seconds, size))

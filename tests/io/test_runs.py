@@ -83,8 +83,8 @@ def test_csv_run_with_scores_only(tmp_path):
     ("q1 Q0 a 1 3 t\nq1 Q0 b 1 2 t\n", {"order": "rank"}, 2, "given twice"),
     ("q1 Q0 a 1 3 t\nq1 Q0 b 3 2 t\n", {"order": "rank"}, 2, "a gap"),
     ("q1 Q0 a 2 3 t\nq1 Q0 b 3 2 t\n", {"order": "rank"}, 1, "starts at rank 2"),
-    ("q1 Q0 a 1 3 t\nq1 Q0 b x 2 t\n", {}, 2, "rank 'x' is not a number"),
-    ("q1 Q0 a 1 3 t\nq1 Q0 b 2 nan t\n", {"order": "score"}, 2, "not a finite number"),
+    ("q1 Q0 a 1 3 t\nq1 Q0 b x 2 t\n", {}, 2, "rank 'x' is not an integer"),
+    ("q1 Q0 a 1 3 t\nq1 Q0 b 2 nan t\n", {"order": "score"}, 2, "'nan' is not a decimal"),
     ("q1 Q0 a 1 3\n", {}, 1, "expected 6"),
 ])
 def test_bad_runs_name_file_line_and_problem(tmp_path, content, kwargs, line, message):
@@ -188,8 +188,8 @@ def test_rows_out_of_rank_order_are_sorted(tmp_path):
 
 @pytest.mark.parametrize("content, line, message", [
     # in order, steps of 1, but not integers: found on the fast path's block heads
-    ("q1 Q0 a 1 3 t\nq2 Q0 b 1.5 2 t\nq2 Q0 c 2.5 1 t\n", 2, "rank 1.5 is not an integer"),
-    ("q1 Q0 a 1 3 t\nq1 Q0 b inf 2 t\n", 2, "rank inf is not an integer"),
+    ("q1 Q0 a 1 3 t\nq2 Q0 b 1.5 2 t\nq2 Q0 c 2.5 1 t\n", 2, "rank '1.5' is not an integer"),
+    ("q1 Q0 a 1 3 t\nq1 Q0 b inf 2 t\n", 2, "rank 'inf' is not an integer"),
     # a duplicate is reported before a bad start, as on the slow path
     ("q1 Q0 a 2 3 t\nq1 Q0 a 3 2 t\n", 2, "appears more than once"),
 ])
