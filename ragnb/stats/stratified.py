@@ -248,7 +248,7 @@ def row_figures(d: np.ndarray, *, reps: np.ndarray, delta: float, tol: float, ci
         low, high = interval(reps, delta, ci=ci, method=method, accel=accel, tol=tol)
         if low == high:  # every resample alike, but not by construction: not certainty
             low, high = cal.low, cal.high
-    if n > 1:
+    if n > 1 and not fixed:  # a row fixed by construction is not a test
         sf = sign_flip_test(d, permutations=resamples, seed=seed)
         p, p_method = sf.p_value, sf.method
     else:
