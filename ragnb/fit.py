@@ -52,9 +52,9 @@ import pandas as pd
 
 from ragnb.errors import InputError
 from ragnb.stats import paired_bootstrap, selection_inflation
+from ragnb.stats._resample import child_seed
 from ragnb.stats.bootstrap import describe_method
 from ragnb.stats.interval import TOO_FEW
-from ragnb.stats._resample import child_seed
 from ragnb.stats.unpaired import UnpairedBootstrap, bootstrap_mean, unpaired_bootstrap
 
 READINGS = ("carried over", "fit", "inconclusive", "difficulty, gain carried over",

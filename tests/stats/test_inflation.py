@@ -103,7 +103,7 @@ def test_keep_the_winner_for_forty_rounds_retains_the_running_maximum():
         scores = rng.normal(0, se_config, 41)
         champion = scores[0]
         for challenger in scores[1:]:
-            if challenger > champion:  # keep the winner of each round
+            if challenger > champion:  # keep the winner of each round  # noqa: PLR1730
                 champion = challenger
         retained.append(champion / paired)
     assert np.mean(retained) == pytest.approx(selection_inflation(41, paired) / paired, abs=0.03)
