@@ -57,3 +57,26 @@ def load_demo_splits(data_dir: str | Path, configs: Iterable[str],
     test_sets = {s: read_test_set(data_dir / f"{s}.jsonl", name=s) for s in splits}
     runs = {s: read_round_runs(data_dir / "runs" / s, configs) for s in splits}
     return test_sets, runs
+
+
+def rounds_paired_se(data_dir: str | Path, split: str, metric: str, policy: str = "lower"
+                     ) -> tuple[float, str]:
+    """The paired SE a split's selection inflation is computed from, and its source.
+
+    The first and the last config of ``<data_dir>/rounds.csv`` (the baseline
+    and the current champion) scored on ``split`` as :func:`score_splits`
+    does, then :func:`ragnb.stats.paired_se` (deterministic). The four-cell
+    table, the trajectory and this function compare the same two configs on
+    the same queries, so every page prints the same inflation for the split.
+    """
+    from ragnb.stats import paired_se
+
+    path = Path(data_dir) / "rounds.csv"
+    if not path.is_file():
+        raise InputError("no rounds.csv: cannot tell the baseline and the champion", source=path)
+    configs = list(pd.read_csv(path)["config"])
+    first, last = configs[0], configs[-1]
+    test_sets, runs = load_demo_splits(data_dir, [first, last], [split])
+    scores, _ = score_splits(test_sets, runs, metric, policy=policy)
+    wide = scores.pivot(index="query_id", columns="config", values="value")
+    return paired_se(wide[first], wide[last])

@@ -115,7 +115,7 @@ def split_status(ledger_dir, test_sets: dict, se: float | dict | None = None) ->
         rows.append({"split": name, "split_id": m.split_id, "role": m.role,
                      "selections_against": n, "budget": m.budget, "sealed": m.sealed,
                      "retired_for_selection_at": m.retired_for_selection_at,
-                     "inflation": None if split_se is None
+                     "inflation": 0.0 if n == 0 else None if split_se is None
                      else selection_inflation(int(n), split_se)})
     table = pd.DataFrame(rows)
     table["selections_against"] = table["selections_against"].astype("Int64")
