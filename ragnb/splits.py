@@ -46,3 +46,29 @@ def read_round_runs(folder: str | Path, configs: Iterable[str]) -> list[Run]:
                              f"{[p.name for p in matches]}", source=folder)
         runs.append(read_run(matches[0], name=config))
     return runs
+
+
+def rounds_paired_se(workspace, split: str, metric: str, policy: str = "lower"
+                     ) -> tuple[float, str]:
+    """The paired SE a split's selection inflation is computed from, and its source.
+
+    The first and the last config of the workspace's rounds (the baseline and
+    the current champion) scored on ``split`` as :func:`score_splits` does,
+    then :func:`ragnb.stats.paired_se` (deterministic). The four-cell table,
+    the trajectory and this function compare the same two configs on the same
+    queries, so every page prints the same inflation for the split.
+
+    Parameters
+    ----------
+    workspace : ragnb.workspace.Workspace
+        Supplies the rounds (``workspace.rounds()``) and the split's runs.
+    """
+    from ragnb.stats import paired_se
+
+    configs = list(workspace.rounds()["config"])
+    first, last = configs[0], configs[-1]
+    test_sets, runs = workspace.splits([split], [first, last])
+    scores, _ = score_splits(test_sets, runs, metric, policy=policy,
+                             **workspace.score_options)
+    wide = scores.pivot(index="query_id", columns="config", values="value")
+    return paired_se(wide[first], wide[last])

@@ -165,7 +165,7 @@ def split_manifest(ledger_dir: str | None, test_set):
 
 def ledger_line(manifest, ledger_dir: str | None, se: float | None = None) -> list[str]:
     """Header line(s) stating a split's selections_against and implied inflation."""
-    from ragnb.stats import expected_max_normal
+    from ragnb.stats import expected_max_normal, selection_inflation
 
     if not ledger_dir:
         return []
@@ -180,8 +180,9 @@ def ledger_line(manifest, ledger_dir: str | None, se: float | None = None) -> li
     if n:
         factor = expected_max_normal(n)
         text += (f"; selection alone inflates the best of {n} choices by about "
-                 f"{factor:.2f} x SE of a paired comparison"
-                 + (f" = {factor * se * 100:.2f} points" if se else ""))
+                 f"{factor:.2f} x SE of a paired comparison / √2 (configs' noise assumed "
+                 f"exchangeable)"
+                 + (f" = {selection_inflation(n, se) * 100:.2f} points" if se else ""))
     return [text]
 
 
