@@ -5,6 +5,7 @@ import argparse
 import os
 import re
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -216,17 +217,109 @@ def add_strata_args(p: argparse.ArgumentParser, by_help: str) -> None:
     p.add_argument("--by", metavar="COLUMN", default=None, help=by_help)
 
 
-def strata_labels(args: argparse.Namespace, test_set, query_ids):
-    """Stratum label per query (``--by`` in ``--strata`` or the query metadata) and notes."""
+def strata_labels(args: argparse.Namespace, test_set, query_ids,
+                  workspace_strata: pd.DataFrame | None = None):
+    """Stratum label per query (``--by`` in ``--strata``, else in the workspace's strata
+    table when given, else in the query metadata) and notes."""
     from ragnb.io import read_strata
     from ragnb.io.strata import assign_strata
 
     if args.strata and not args.by:
         raise InputError("--strata needs --by COLUMN", key="--by")
     columns = [c.strip() for c in args.strata_columns.split(",")] if args.strata_columns else None
+    if workspace_strata is not None and not args.strata:
+        labels, notes = assign_strata(workspace_strata, query_ids, args.by,
+                                      source=workspace_strata.attrs.get("source"))
+        return labels, (*workspace_strata.attrs.get("notes", ()), *notes)
     if args.strata:
         table = read_strata(args.strata, key=args.strata_key, columns=columns)
         source = args.strata
     else:
         table, source = test_set.queries, f"{test_set.source} (query metadata)"
     return assign_strata(table, query_ids, args.by, source=source)
+
+
+def add_workspace_args(p: argparse.ArgumentParser, configs: bool = True) -> None:
+    """``--workspace``, ``--split`` and (unless the command names its configs otherwise)
+    ``--config``: the one definition every command reading a workspace shares."""
+    p.add_argument("--workspace", "-w", metavar="PATH", default=None,
+                   help="read a workspace's test set and runs (ragnb.toml or its folder) "
+                        "instead of --judgments and run files; configs are named as in the "
+                        "manifest; ranking order, --extra and --missing from the manifest "
+                        "unless given")
+    p.add_argument("--split", default=None, metavar="NAME",
+                   help="with --workspace: the test set (default: production, golden or the "
+                        "first)")
+    if configs:
+        p.add_argument("--config", action="append", default=[], metavar="CONFIG",
+                       help="with --workspace: a config (repeatable; default: all)")
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What a scoring command reads: test set, runs, score options and, from a workspace,
+    its strata table (query metadata joined with the strata file) and manifest path."""
+
+    test_set: object
+    runs: list
+    options: dict
+    strata: pd.DataFrame | None = None
+    manifest: Path | None = None
+    split: str | None = None
+
+
+def workspace_split(args: argparse.Namespace):
+    """The workspace of ``--workspace`` and the test set to read: ``--split``, else
+    ``[report.<command>] test_set`` / ``[report] test_set``, production, golden, the first."""
+    from ragnb.workspace import open_workspace
+
+    if args.judgments:
+        raise InputError("--workspace replaces --judgments; give one or the other",
+                         key="--workspace")
+    ws = open_workspace(args.workspace)
+    return ws, args.split or ws.test_set_for(getattr(args, "command", None) or "score")
+
+
+def resolve_inputs(args: argparse.Namespace, runs: list[str], run_flag: str = "--run"
+                   ) -> Inputs:
+    """The test set and runs of a command: from ``--workspace`` (``runs`` are config names,
+    default every config of the split) or from ``--judgments`` and ``runs`` (``NAME=FILE``).
+
+    Errors name the manifest key (``test_sets.<split>.runs``) or the missing option.
+    """
+    from ragnb.io import read_test_set
+
+    if not getattr(args, "workspace", None):
+        if not args.judgments or not runs:
+            raise InputError(f"give --judgments and {run_flag}, or --workspace",
+                             key="--judgments" if not args.judgments else run_flag)
+        return Inputs(read_test_set(args.judgments), load_runs(runs, args.order),
+                      {"missing": args.missing, "extra": args.extra})
+    from ragnb.io import read_run
+    from ragnb.strata import strata_table
+
+    if run_flag == "--run" and getattr(args, "run", None):
+        raise InputError("--workspace replaces --run files; name configs with --config",
+                         key="--workspace")
+    ws, split = workspace_split(args)
+    entry = ws.test_set_entry(split)
+    configs = list(runs) or ws.configs(split)
+    if len(set(configs)) != len(configs):
+        raise InputError(f"a config is named twice: {configs}", key="--config")
+    order = args.order or ws.run_order
+    loaded = []
+    for c in configs:
+        if c not in entry.runs:
+            raise InputError(f"no run of config {c!r} on test set {split!r}; configs: "
+                             f"{', '.join(entry.runs) or 'none'}", source=ws.manifest.path,
+                             key=f"test_sets.{split}.runs")
+        loaded.append(read_run(entry.runs[c], name=c, order=order))
+    options = {"missing": args.missing if args.missing != "error" else ws.manifest.missing,
+               "extra": args.extra if args.extra != "error" else ws.manifest.extra}
+    test_set = ws.test_set(split)
+    strata = strata_table(test_set, ws.strata(split))
+    notes = strata.attrs.get("notes", ())
+    strata = strata[strata["query_id"].isin(set(test_set.query_ids))]
+    strata.attrs["notes"] = notes
+    strata.attrs.setdefault("source", str(entry.strata.path if entry.strata else test_set.source))
+    return Inputs(test_set, loaded, options, strata, ws.manifest.path, split)

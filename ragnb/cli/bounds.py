@@ -3,7 +3,13 @@ from __future__ import annotations
 
 import argparse
 
-from ragnb.cli._common import MAX_RESAMPLES, bounded_int, emit, load_runs
+from ragnb.cli._common import (
+    MAX_RESAMPLES,
+    add_workspace_args,
+    bounded_int,
+    emit,
+    resolve_inputs,
+)
 from ragnb.run import ORDERS
 from ragnb.testset import MAX_GRADE
 
@@ -23,16 +29,18 @@ optimistic = the reverse) and a verdict: adopt / reject / labelling decides.
 examples:
   ragnb bounds --test-set testset.jsonl --run runs/m0_r1.trec --run runs/m2_r1.trec \\
       --metric rr@10 --baseline m0_r1
+  ragnb bounds --workspace . --split golden --metric rr@10 --baseline bm25
   ragnb bounds --test-set qrels.txt --run a=a.run --run b=b.run --metric ndcg@10 \\
       --baseline a --joint --strata topics.csv --by domain
 """
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--judgments", "--test-set", dest="judgments", required=True, metavar="FILE",
+    p.add_argument("--judgments", "--test-set", dest="judgments", metavar="FILE",
                    help="test set JSONL (seed 004 format), TREC qrels, or CSV/Parquet table")
-    p.add_argument("--run", action="append", required=True, metavar="NAME=FILE",
+    p.add_argument("--run", action="append", default=[], metavar="NAME=FILE",
                    help="a run (repeatable); NAME defaults to the file name")
+    add_workspace_args(p)
     p.add_argument("--metric", default="rr@10",
                    help="metric with a cut-off, e.g. rr@10 (default), ndcg@10, recall@20, p@10")
     p.add_argument("--baseline", default=None, help="config to compare the others with")
@@ -63,14 +71,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", metavar="FILE", default=None, help="write here instead of stdout")
 
 
-def _strata(args, test_set):
+def _strata(args, test_set, workspace_strata=None):
     from ragnb.errors import InputError
     from ragnb.io import read_strata
     from ragnb.io.strata import assign_strata
 
     if args.strata is None and args.by is None:
         return None, ()
-    if args.strata is None:
+    if args.strata is None and workspace_strata is not None:
+        if args.by not in workspace_strata:
+            raise InputError(f"the workspace's strata have no column {args.by!r}; columns: "
+                             f"{[c for c in workspace_strata if c != 'query_id']}", key="--by")
+        table = workspace_strata
+    elif args.strata is None:
         if args.by not in test_set.queries:
             raise InputError(f"the test set has no column {args.by!r}; give --strata FILE",
                              key="--by")
@@ -81,16 +94,15 @@ def _strata(args, test_set):
 
 
 def run(args: argparse.Namespace) -> int:
-    from ragnb.io import read_test_set
     from ragnb.labelbias import COLUMN_KINDS, RULE, label_bounds, three_way
     from ragnb.metrics import parse_metric
 
     metric = parse_metric(args.metric)  # fail fast on a typo
-    test_set = read_test_set(args.judgments)
-    runs = load_runs(args.run, args.order)
-    strata, strata_notes = _strata(args, test_set)
+    inputs = resolve_inputs(args, args.config if args.workspace else args.run)
+    test_set, runs = inputs.test_set, inputs.runs
+    strata, strata_notes = _strata(args, test_set, inputs.strata)
     bounds = label_bounds(test_set, runs, metric, top_grade=args.top_grade,
-                          no_relevant=args.no_relevant, missing=args.missing, extra=args.extra)
+                          no_relevant=args.no_relevant, **inputs.options)
     header = [(f"# test set {test_set.name} ({len(test_set.queries)} queries), metric "
                f"{bounds.metric}, {len(runs)} configs"),
               f"# {bounds.assumption()}"]

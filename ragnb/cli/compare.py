@@ -8,11 +8,12 @@ from ragnb.cli._common import (
     add_judgment_args,
     add_ledger_arg,
     add_strata_args,
+    add_workspace_args,
     bounded_int,
     emit,
     guard_sealed,
     ledger_line,
-    load_runs,
+    resolve_inputs,
     split_manifest,
     strata_labels,
 )
@@ -38,10 +39,12 @@ SHOW = ["challenger", "stratum", "n", "baseline_mean", "challenger_mean", "delta
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    add_judgment_args(p)
-    p.add_argument("--baseline", required=True, metavar="NAME=FILE", help="the baseline run")
+    add_judgment_args(p, required=False)
+    add_workspace_args(p, configs=False)
+    p.add_argument("--baseline", required=True, metavar="NAME=FILE",
+                   help="the baseline run (with --workspace: its config)")
     p.add_argument("--challenger", action="append", required=True, metavar="NAME=FILE",
-                   help="a challenger run (repeatable)")
+                   help="a challenger run (repeatable; with --workspace: its config)")
     p.add_argument("--metric", required=True, help="one metric, e.g. ndcg@10")
     add_strata_args(p, "stratum column (in --strata, or in the test set's query metadata)")
     p.add_argument("--resamples", type=bounded_int(1, MAX_RESAMPLES), default=10_000)
@@ -56,7 +59,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ragnb.errors import InputError
-    from ragnb.io import read_test_set
     from ragnb.metrics import parse_metric
     from ragnb.score import score
     from ragnb.stats import compare
@@ -64,16 +66,16 @@ def run(args: argparse.Namespace) -> int:
     metric = str(parse_metric(args.metric))
     if args.strata and not args.by:
         raise InputError("--strata needs --by COLUMN", key="--by")
-    test_set = read_test_set(args.judgments)
-    runs = load_runs([args.baseline, *args.challenger], args.order)
+    inputs = resolve_inputs(args, [args.baseline, *args.challenger], run_flag="--baseline")
+    test_set, runs = inputs.test_set, inputs.runs
     baseline_name = runs[0].name
     scores = score(test_set, runs, metric, policy=args.policy, upper_grade=args.upper_grade,
-                   no_relevant=args.no_relevant, missing=args.missing, extra=args.extra)
+                   no_relevant=args.no_relevant, **inputs.options)
     notes = [*test_set.notes, *scores.notes]
     strata = None
     if args.by:
         scored = scores.table["query_id"].unique()
-        strata, strata_notes = strata_labels(args, test_set, scored)
+        strata, strata_notes = strata_labels(args, test_set, scored, inputs.strata)
         notes += list(strata_notes)
     result = compare(scores.table, baseline=baseline_name,
                      challengers=[r.name for r in runs[1:]], metric=metric, strata=strata,

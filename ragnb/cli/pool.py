@@ -4,7 +4,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ragnb.cli._common import MAX_RESAMPLES, bounded_int, emit, load_runs
+from ragnb.cli._common import (
+    MAX_RESAMPLES,
+    add_workspace_args,
+    bounded_int,
+    emit,
+    resolve_inputs,
+    workspace_split,
+)
 from ragnb.metrics.registry import MAX_CUTOFF
 from ragnb.run import ORDERS
 from ragnb.testset import MAX_GRADE
@@ -27,6 +34,7 @@ Three actions around labelling the unjudged passages:
 examples:
   ragnb pool list --test-set testset.jsonl --run runs/m0_r1.trec --run runs/m2_r1.trec \\
       --k 10 --csv pool.csv --jsonl pool.jsonl --baseline m0_r1 --metric rr@10
+  ragnb pool list --workspace . --split golden --config bm25 --config dense --k 10
   ragnb pool merge --test-set testset.jsonl --labels pooled_labels.csv --out testset.v5.jsonl
   ragnb pool shard --test-set testset.jsonl --labels pooled_labels.csv --run ... \\
       --metric rr@10 --shards shards.csv --by shard --shard shard1 --baseline m0_r1
@@ -35,10 +43,11 @@ examples:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("action", choices=("list", "merge", "shard"), help="what to do")
-    p.add_argument("--judgments", "--test-set", dest="judgments", required=True, metavar="FILE",
+    p.add_argument("--judgments", "--test-set", dest="judgments", metavar="FILE",
                    help="test set JSONL (seed 004 format), TREC qrels, or CSV/Parquet table")
     p.add_argument("--run", action="append", default=[], metavar="NAME=FILE",
                    help="a run (repeatable; list and shard)")
+    add_workspace_args(p)
     p.add_argument("--k", type=bounded_int(1, MAX_CUTOFF), default=10,
                    help="pool depth: each config's top k (list)")
     p.add_argument("--metric", default=None,
@@ -53,7 +62,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="merge: the new test-set file; list/shard: write the table here")
     p.add_argument("--overwrite", action="store_true", help="merge: replace an existing --out")
     p.add_argument("--shards", metavar="FILE", default=None,
-                   help="shard: query metadata (CSV/JSONL/Parquet) naming each query's shard")
+                   help="shard: query metadata (CSV/JSONL/Parquet) naming each query's shard "
+                        "(with --workspace, default: its strata file and query metadata)")
     p.add_argument("--by", default="shard", help="shard: column of --shards (default 'shard')")
     p.add_argument("--shard", default=None, help="shard: which shard's labels to use")
     p.add_argument("--top-grade", type=bounded_int(0, MAX_GRADE), default=None,
@@ -82,7 +92,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _list(args) -> int:
     from ragnb.errors import InputError
-    from ragnb.io import read_test_set
     from ragnb.labelbias import (
         ORDER_EXPLANATION,
         build_pool,
@@ -94,7 +103,8 @@ def _list(args) -> int:
     )
     from ragnb.metrics import parse_metric
 
-    _need(args, "--run")
+    if not args.workspace:
+        _need(args, "--run")
     if args.k < 1:
         raise InputError(f"--k must be at least 1, got {args.k}", key="--k")
     if args.baseline and not args.metric:
@@ -103,16 +113,15 @@ def _list(args) -> int:
     if metric is not None and metric.k != args.k:
         raise InputError(f"--metric {metric.text} cuts at {metric.k}, the pool at --k {args.k}",
                          key="--metric")
-    test_set = read_test_set(args.judgments)
-    runs = load_runs(args.run, args.order)
+    inputs = resolve_inputs(args, args.config if args.workspace else args.run)
+    test_set, runs = inputs.test_set, inputs.runs
     if args.baseline:
         bounds = label_bounds(test_set, runs, metric, top_grade=args.top_grade,
-                              missing=args.missing, extra=args.extra)
+                              **inputs.options)
         pool = bounds.pool
         table = judge_next(bounds, args.baseline, args.challenger, test_set)
     else:
-        pool = build_pool(test_set, runs, args.k, top_grade=args.top_grade, missing=args.missing,
-                          extra=args.extra)
+        pool = build_pool(test_set, runs, args.k, top_grade=args.top_grade, **inputs.options)
         table = labelling_list(pool, test_set)
     counts = pool_counts(pool)
     per_config = counts.groupby("config", sort=False)["unjudged"].sum()
@@ -131,10 +140,17 @@ def _list(args) -> int:
 
 
 def _merge(args) -> int:
+    from ragnb.errors import InputError
     from ragnb.labelbias import merge_files, record_path
 
     _need(args, "--labels", "--out")
-    record = merge_files(args.judgments, args.labels, args.out, overwrite=args.overwrite)
+    base = args.judgments
+    if args.workspace:  # the workspace's test set file (the merged one is a new file)
+        ws, split = workspace_split(args)
+        base = ws.test_set_entry(split).path
+    elif not base:
+        raise InputError("pool merge needs --judgments or --workspace", key="--judgments")
+    record = merge_files(base, args.labels, args.out, overwrite=args.overwrite)
     c = record.counts
     print(f"merged {c.added} new judgments ({c.new_relevant} relevant, "
           f"{c.share_relevant:.1%}; {c.already_present} already present) into {c.queries_touched}"
@@ -150,10 +166,18 @@ def _shard(args) -> int:
     from ragnb.io import read_strata, read_test_set
     from ragnb.labelbias import LESSON, shard_projection
 
-    _need(args, "--labels", "--run", "--metric", "--shards", "--shard")
-    test_set = read_test_set(args.judgments)
+    ws = bool(args.workspace)
+    _need(args, "--labels", *(() if ws else ("--run",)), "--metric",
+          *(() if ws else ("--shards",)), "--shard")
+    inputs = resolve_inputs(args, args.config if args.workspace else args.run)
+    test_set, runs = inputs.test_set, inputs.runs
     labels = read_test_set(args.labels)
-    table = read_strata(args.shards)
+    if args.shards:
+        table = read_strata(args.shards)
+    elif inputs.strata is not None:  # the workspace's strata file and query metadata
+        table = inputs.strata
+    else:
+        raise InputError("pool shard needs --shards", key="--shards")
     if args.by not in table:
         raise InputError(f"no column {args.by!r}; columns: "
                          f"{[c for c in table.columns if c not in ('query_id', 'line')]}",
@@ -163,10 +187,8 @@ def _shard(args) -> int:
         raise InputError(f"no shard {args.shard!r} in column {args.by!r}; shards: "
                          f"{sorted(set(values))}", source=args.shards, key="--shard")
     shard = table.loc[values == args.shard, "query_id"]
-    runs = load_runs(args.run, args.order)
     out = shard_projection(test_set, labels, runs, args.metric, shard, baseline=args.baseline,
-                           resamples=args.resamples, seed=args.seed, missing=args.missing,
-                           extra=args.extra)
+                           resamples=args.resamples, seed=args.seed, **inputs.options)
     header = [(f"# shard {args.shard}: {len(shard)} of {len(test_set.queries)} queries; "
               f"effect_full = change of the mean over all queries; projected = shard mean "
               f"change (= effect_full x N/n) with a {args.resamples:,}-resample percentile "

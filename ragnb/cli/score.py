@@ -8,14 +8,14 @@ from ragnb.cli._common import (
     add_ledger_arg,
     add_output_args,
     add_strata_args,
+    add_workspace_args,
     emit,
     guard_sealed,
     ledger_line,
-    load_runs,
+    resolve_inputs,
     split_manifest,
     strata_labels,
 )
-from ragnb.errors import InputError
 from ragnb.metrics import metric_help
 
 NAME = "score"
@@ -40,15 +40,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_judgment_args(p, required=False)
     p.add_argument("--run", action="append", default=[], metavar="NAME=FILE",
                    help="a run to score (repeatable); NAME defaults to the file name")
-    p.add_argument("--workspace", "-w", metavar="PATH", default=None,
-                   help="score a workspace's test set (ragnb.toml or its folder) instead of "
-                        "--judgments/--run: every config's run, or those named by --config; "
-                        "ranking order, --extra and --missing from the manifest unless given")
-    p.add_argument("--split", default=None, metavar="NAME",
-                   help="with --workspace: the test set (default: production, golden or the "
-                        "first)")
-    p.add_argument("--config", action="append", default=[], metavar="CONFIG",
-                   help="with --workspace: a config to score (repeatable; default: all)")
+    add_workspace_args(p)
     p.add_argument("--metric", action="append", required=True, metavar="METRIC",
                    help="metric name such as ndcg@10 (repeatable); see the list above")
     p.add_argument("--per-query", action="store_true",
@@ -60,21 +52,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ragnb.io import read_test_set
     from ragnb.metrics import parse_metric
     from ragnb.score import score
 
     for m in args.metric:  # fail fast on a typo, before reading big files
         parse_metric(m)
-    strata = None
-    if args.workspace:
-        test_set, runs, options, strata = _from_workspace(args)
-    else:
-        if not args.judgments or not args.run:
-            raise InputError("give --judgments and --run, or --workspace", key="--judgments")
-        test_set = read_test_set(args.judgments)
-        runs = load_runs(args.run, args.order)
-        options = {"missing": args.missing, "extra": args.extra}
+    inputs = resolve_inputs(args, args.config if args.workspace else args.run)
+    test_set, runs, options = inputs.test_set, inputs.runs, inputs.options
     scores = score(test_set, runs, args.metric, policy=args.policy, upper_grade=args.upper_grade,
                    no_relevant=args.no_relevant, **options)
     header = [f"# test set {test_set.name} ({len(test_set.queries)} queries), "
@@ -89,53 +73,13 @@ def run(args: argparse.Namespace) -> int:
     table = scores.table if args.per_query else means
     if args.by:
         scored = scores.table["query_id"].unique()
-        if strata is not None and not args.strata:  # the workspace's strata file
-            from ragnb.io.strata import assign_strata
-
-            labels, strata_notes = assign_strata(strata, scored, args.by,
-                                                 source=strata.attrs.get("source"))
-            strata_notes = (*strata.attrs.get("notes", ()), *strata_notes)
-        else:
-            labels, strata_notes = strata_labels(args, test_set, scored)
+        labels, strata_notes = strata_labels(args, test_set, scored, inputs.strata)
         header += [f"# note: {n}" for n in strata_notes]
         table = stratum_means(scores.table, labels, args.by)
         if args.per_query:
             table = scores.table.assign(**{args.by: scores.table["query_id"].map(labels)})
     emit(table, args.format, args.out, header)
     return 0
-
-
-def _from_workspace(args):
-    """Test set, runs and score options of a workspace (flags given on the line win)."""
-    from ragnb.workspace import open_workspace
-
-    if args.judgments or args.run:
-        raise InputError("--workspace replaces --judgments and --run; give one or the other",
-                         key="--workspace")
-    ws = open_workspace(args.workspace)
-    split = args.split or ws.test_set_for("score")
-    order = args.order or ws.run_order
-    configs = args.config or ws.configs(split)
-    from ragnb.io import read_run
-
-    entry = ws.test_set_entry(split)
-    runs = []
-    for c in configs:
-        if c not in entry.runs:
-            raise InputError(f"no run of config {c!r} on test set {split!r}; configs: "
-                             f"{', '.join(entry.runs)}", source=ws.manifest.path,
-                             key=f"test_sets.{split}.runs")
-        runs.append(read_run(entry.runs[c], name=c, order=order))
-    options = {"missing": args.missing if args.missing != "error" else ws.manifest.missing,
-               "extra": args.extra if args.extra != "error" else ws.manifest.extra}
-    from ragnb.strata import strata_table
-
-    test_set = ws.test_set(split)
-    strata = strata_table(test_set, ws.strata(split))
-    notes = strata.attrs.get("notes", ())
-    strata = strata[strata["query_id"].isin(set(test_set.query_ids))]
-    strata.attrs["notes"] = notes
-    return test_set, runs, options, strata
 
 
 def stratum_means(table, labels, column: str):
