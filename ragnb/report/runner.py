@@ -30,7 +30,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from os import PathLike
 from pathlib import Path
@@ -226,6 +226,22 @@ def _skip_reason(nb: NotebookRef, declared: dict[str, Parameter], given: dict[st
     return skip_reason(open_workspace(path), nb.slug, given)
 
 
+def _with_manifest_specs(job: Job) -> list[ParameterValue]:
+    """The run's parameter values, with each spec parameter left empty set to the spec file
+    the workspace's manifest gives it (origin "workspace"), so the header's spec-timing
+    table states it as it does a spec given with ``-p``."""
+    from ragnb.workspace import open_workspace
+    from ragnb.workspace.needs import manifest_specs
+
+    values = job.parameter_values()
+    path = _workspace_of(job.notebook, job.declared, job.given)
+    if path is None:
+        return values
+    found = manifest_specs(open_workspace(path), job.notebook.slug, job.values)
+    return [replace(v, value=found[v.name], origin="workspace") if v.name in found else v
+            for v in values]
+
+
 def failure_message(job: Job, exc: Exception, notebook_path: Path) -> str:
     """One line: notebook, cell (1-based in the source notebook, first line), exception."""
     from papermill.exceptions import PapermillExecutionError
@@ -364,7 +380,8 @@ def run(
                 continue
             seconds = time.perf_counter() - t0
             prov = collect(
-                name, job.parameter_values(), job.notebook.path.parent, started, seconds, executed
+                name, _with_manifest_specs(job), job.notebook.path.parent, started, seconds,
+                executed,
             )
             executed.metadata["ragnb"] = {"provenance": prov.to_json()}
             try:

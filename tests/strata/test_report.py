@@ -30,6 +30,17 @@ def test_pre_registered_spec_in_the_header(tmp_path):
     assert "in_scope_single_turn: 118 + follow_up: 41 + out_of_scope: 27 + malformed: 14" in page
 
 
+def test_the_manifest_spec_is_in_the_runner_spec_table_with_no_parameters(tmp_path):
+    (result,) = build_reports(["03-strata"], {"resamples": 200}, out_dir=tmp_path)
+    assert result.ok, result.message
+    page = result.html_path.read_text()
+    assert '<table class="ragnb-specs">' in page                     # the runner's table
+    table = page.split('<table class="ragnb-specs">', 1)[1].split("</table>", 1)[0]
+    assert hashlib.sha256(SPEC.read_bytes()).hexdigest() in table     # the demo's shipped spec
+    assert "strata_spec" in table and "before the run" in table
+    assert "Pre-registered." in page
+
+
 def test_a_what_if_export_builds_a_report_that_says_so(tmp_path):
     comp = demo_comparison()
     w = WhatIf.from_comparison(comp, baseline="round-00", challenger="round-40",
