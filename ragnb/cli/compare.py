@@ -1,4 +1,5 @@
-"""``ragnb compare``: paired bootstrap of challengers against a baseline, Holm-adjusted."""
+"""``ragnb compare``: paired bootstrap of challengers against a baseline, Holm-adjusted,
+on one or several metrics (one Holm family: metrics x challengers)."""
 from __future__ import annotations
 
 import argparse
@@ -23,11 +24,17 @@ DESCRIPTION = (
     "power, alpha .05) and the queries needed to resolve the observed difference.\n"
     "With --by, queries are resampled within strata (sizes fixed) and each stratum\n"
     "gets a row beside the pooled one; the strata come from --strata FILE or from the\n"
-    "test set's own query metadata (e.g. --by intent)."
+    "test set's own query metadata (e.g. --by intent).\n\n"
+    "--metric is repeatable (--metric ndcg@10 --metric map): the Holm family is then\n"
+    "metrics x challengers (x strata rows), stated in the header. Every row carries the\n"
+    "standardized effect size (mean difference / SD of differences); --also ttest and\n"
+    "--also wilcoxon add the paired t-test and Wilcoxon signed-rank p-values beside the\n"
+    "headline test. trec_eval names are accepted (map, P_10, ndcg_cut_10, ...)."
 )
 
-SHOW = ["challenger", "stratum", "n", "baseline_mean", "challenger_mean", "delta", "ci_low",
-        "ci_high", "se", "p_value", "p_holm", "p_signflip", "mde", "queries_needed"]
+SHOW = ["metric", "challenger", "stratum", "n", "baseline_mean", "challenger_mean", "delta",
+        "ci_low", "ci_high", "se", "p_value", "p_holm", "p_signflip", "effect_size", "p_ttest",
+        "p_wilcoxon", "n_zero", "mde", "queries_needed"]
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -35,7 +42,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--baseline", required=True, metavar="NAME=FILE", help="the baseline run")
     p.add_argument("--challenger", action="append", required=True, metavar="NAME=FILE",
                    help="a challenger run (repeatable)")
-    p.add_argument("--metric", required=True, help="one metric, e.g. ndcg@10")
+    p.add_argument("--metric", required=True, action="append",
+                   help="a metric, e.g. ndcg@10 or map (repeatable: one Holm family over "
+                        "metrics x challengers)")
     p.add_argument("--strata", metavar="FILE", default=None,
                    help="query metadata (CSV/Parquet/JSONL keyed by query_id)")
     p.add_argument("--by", metavar="COLUMN", default=None,
@@ -44,6 +53,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=20260729)
     p.add_argument("--ci", type=float, default=0.95, help="interval level (default 0.95)")
     p.add_argument("--method", choices=("percentile", "bca"), default="percentile")
+    p.add_argument("--also", action="append", choices=("ttest", "wilcoxon"), default=[],
+                   help="a classic paired test shown beside the headline one (repeatable)")
     add_ledger_arg(p)
     p.add_argument("--format", choices=("table", "csv", "json"), default="table")
     p.add_argument("--out", metavar="FILE", default=None)
@@ -55,15 +66,15 @@ def run(args: argparse.Namespace) -> int:
     from ragnb.io.strata import assign_strata
     from ragnb.metrics import parse_metric
     from ragnb.score import score
-    from ragnb.stats import compare
+    from ragnb.stats.family import compare_metrics
 
-    metric = str(parse_metric(args.metric))
+    metrics = list(dict.fromkeys(str(parse_metric(m)) for m in args.metric))
     if args.strata and not args.by:
         raise InputError("--strata needs --by COLUMN", key="--by")
     test_set = read_test_set(args.judgments)
     runs = load_runs([args.baseline, *args.challenger], args.order)
     baseline_name = runs[0].name
-    scores = score(test_set, runs, metric, policy=args.policy, upper_grade=args.upper_grade,
+    scores = score(test_set, runs, metrics, policy=args.policy, upper_grade=args.upper_grade,
                    no_relevant=args.no_relevant, missing=args.missing, extra=args.extra)
     notes = [*test_set.notes, *scores.notes]
     strata = None
@@ -73,18 +84,23 @@ def run(args: argparse.Namespace) -> int:
         scored = scores.table["query_id"].unique()
         strata, strata_notes = assign_strata(table, scored, args.by, source=source)
         notes += list(strata_notes)
-    result = compare(scores.table, baseline=baseline_name,
-                     challengers=[r.name for r in runs[1:]], metric=metric, strata=strata,
-                     resamples=args.resamples, seed=args.seed, ci=args.ci, method=args.method)
-    header = [f"# {metric} on {test_set.name}, label policy {scores.policy}; baseline "
-              f"{baseline_name}; differences are challenger - baseline",
-              f"# {result.attrs['description']}"]
+    result = compare_metrics(scores.table, baseline=baseline_name,
+                             challengers=[r.name for r in runs[1:]], metrics=metrics,
+                             strata=strata, tests=args.also, resamples=args.resamples,
+                             seed=args.seed, ci=args.ci, method=args.method)
+    header = [f"# {', '.join(metrics)} on {test_set.name}, label policy {scores.policy}; "
+              f"baseline {baseline_name}; differences are challenger - baseline",
+              f"# {result.attrs['description']}",
+              f"# beside it: {result.attrs['classic']}"]
     for row in result.attrs.get("checks", []):
         header.append(f"# check [{row['challenger']}] {row['check']}: "
                       f"{'ok' if row['ok'] else 'FLAGGED'} — {row['detail']}")
     manifest = split_manifest(args.ledger, test_set)
-    guard_sealed(args.ledger, manifest,
-                 scores.means().set_index("config")["mean"].to_dict(), metric)
+    means = scores.means()
+    for metric in metrics:
+        guard_sealed(args.ledger, manifest,
+                     means[means["metric"] == metric].set_index("config")["mean"].to_dict(),
+                     metric)
     cols = [c for c in SHOW if c in result.columns]
     if manifest is not None:
         from ragnb.stats import expected_max_normal
@@ -97,6 +113,8 @@ def run(args: argparse.Namespace) -> int:
     header += [f"# note: {n}" for n in notes]
     if strata is None:
         cols.remove("stratum")
+    if len(metrics) == 1:
+        cols.remove("metric")
     out = result
     if args.format == "table":
         out = result[cols].copy()
