@@ -88,8 +88,8 @@ def run(args: argparse.Namespace) -> int:
                              challengers=[r.name for r in runs[1:]], metrics=metrics,
                              strata=strata, tests=args.also, resamples=args.resamples,
                              seed=args.seed, ci=args.ci, method=args.method)
-    header = [f"# {', '.join(metrics)} on {test_set.name}, label policy {scores.policy}; "
-              f"baseline {baseline_name}; differences are challenger - baseline",
+    header = [(f"# {', '.join(metrics)} on {test_set.name}, label policy {scores.policy}; "
+               f"baseline {baseline_name}; differences are challenger - baseline"),
               f"# {result.attrs['description']}",
               f"# beside it: {result.attrs['classic']}"]
     for row in result.attrs.get("checks", []):
