@@ -167,7 +167,7 @@ def _recall(pool: Pool, config: str, metric: Metric):
 @register_bound("ndcg", "ndcg_linear")
 def _ndcg(pool: Pool, config: str, metric: Metric):
     t, nq = pool.tops[config], pool.n_queries
-    gain = A.GAINS[metric.spec.name]
+    gain = A.gain_for(metric, pool.top_grade)
     judged_rows = ~t.unjudged
     const = A.per_query(t.q[judged_rows], gain(t.grade[judged_rows]) * A.discount(
         t.pos[judged_rows]), nq)

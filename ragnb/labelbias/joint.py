@@ -191,7 +191,7 @@ def _recall(pool: Pool, base: str, chal: str, metric: Metric):
 @register_joint("ndcg", "ndcg_linear")
 def _ndcg(pool: Pool, base: str, chal: str, metric: Metric):
     nq = pool.n_queries
-    gain = A.GAINS[metric.spec.name]
+    gain = A.gain_for(metric, pool.top_grade)
 
     def judged_part(config):
         t = pool.tops[config]

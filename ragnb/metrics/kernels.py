@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ragnb.errors import InputError
+from ragnb.metrics.gains import gain_map
 from ragnb.metrics.judged import View
 from ragnb.metrics.registry import Param, register
 
@@ -33,14 +34,21 @@ def _ndcg(view: View, gain) -> np.ndarray:
     return np.divide(dcg, idcg, out=np.zeros(view.n), where=idcg > 0)
 
 
+def _check_gain(params: dict, text: str) -> None:
+    gain_map(params["gain"])
+
+
 @register(
     "ndcg",
-    summary="normalised DCG, exponential gain 2^g - 1 (seed 004's scorer)",
-    formula="DCG@k = sum_{i<=k} (2^{g_i} - 1) / log2(i + 1); nDCG@k = DCG@k / ideal DCG@k, "
+    params=(Param("gain", str, "exp", "gain map: exp (2^g - 1), linear (g), a registered "
+                  "name or a .json/.csv file grade -> gain"),),
+    check=_check_gain,
+    summary="normalised DCG, exponential gain 2^g - 1 by default, or a gain map",
+    formula="DCG@k = sum_{i<=k} gain(g_i) / log2(i + 1); nDCG@k = DCG@k / ideal DCG@k, "
             "the ideal from all judgments of the query (0 when nothing is relevant)",
 )
-def ndcg(view: View) -> np.ndarray:
-    return _ndcg(view, lambda g: np.exp2(g) - 1.0)
+def ndcg(view: View, gain: str = "exp") -> np.ndarray:
+    return _ndcg(view, gain_map(gain))
 
 
 @register(

@@ -13,6 +13,8 @@ from ragnb.errors import InputError
 from ragnb.labelbias import bounds_table, label_bounds
 from ragnb.metrics import parse_metric
 
+from ragnb.metrics.gains import register_gain_map
+
 from ._brute import brute, make_run, make_test_set, random_case
 
 L3, L11 = math.log2(3), math.log2(11)
@@ -93,7 +95,11 @@ def test_other_configs_unjudged_passages_lower_ndcg_minimum():
 
 
 METRICS = ["rr@5", "rr@5(rel=2)", "p@5", "recall@5", "ndcg@5", "ndcg_linear@5", "rbp@5(p=0.8)",
-           "answer_recall@5", "ndcg@3", "success@5", "success@3(rel=2)"]
+           "answer_recall@5", "ndcg@3", "success@5", "success@3(rel=2)",
+           "ndcg@5(gain=steep)"]
+
+# a gain map steeper than 2^g - 1, for the brute-force check of gain maps
+register_gain_map("steep", {0: 0, 1: 1, 2: 5, 3: 20})
 
 
 @pytest.mark.parametrize("metric", METRICS)
