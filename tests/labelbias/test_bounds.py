@@ -12,7 +12,6 @@ import pytest
 from ragnb.errors import InputError
 from ragnb.labelbias import bounds_table, label_bounds
 from ragnb.metrics import parse_metric
-
 from ragnb.metrics.gains import register_gain_map
 
 from ._brute import brute, make_run, make_test_set, random_case
