@@ -51,7 +51,7 @@ def expected():
     return deltas, top, comp.test_set.queries.set_index("query_id")["query"]
 
 
-def test_inspector_filters_sorts_and_shows_a_query_in_the_browser(voila_url, expected):
+def test_inspector_filters_sorts_and_shows_a_query_in_the_browser(voila_url, expected):  # noqa: F811
     from playwright.sync_api import sync_playwright
 
     url, server_log = voila_url
