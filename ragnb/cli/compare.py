@@ -93,7 +93,8 @@ def run(args: argparse.Namespace) -> int:
               f"# {result.attrs['description']}",
               f"# beside it: {result.attrs['classic']}"]
     for row in result.attrs.get("checks", []):
-        header.append(f"# check [{row['challenger']}] {row['check']}: "
+        where = row["challenger"] + (f", {row['metric']}" if len(metrics) > 1 else "")
+        header.append(f"# check [{where}] {row['check']}: "
                       f"{'ok' if row['ok'] else 'FLAGGED'} — {row['detail']}")
     manifest = split_manifest(args.ledger, test_set)
     means = scores.means()

@@ -64,7 +64,8 @@ def compare_metrics(
         family += f" x {rows_each} rows ({rows_each - 1} strata + pooled)"
     old_family = parts[0]["holm_family"].iloc[0]
     table["holm_family"] = family
-    table.attrs = {"checks": [c for p in parts for c in p.attrs.get("checks", [])],
+    checks = [{"metric": m, **c} for m, p in zip(metrics, parts) for c in p.attrs.get("checks", [])]
+    table.attrs = {"checks": checks,
                    "description": parts[0].attrs["description"].replace(old_family, family)}
     return add_classic_columns(table, scores, strata=strata, tests=tests,
                                drop_mismatched=options.get("drop_mismatched", False))

@@ -94,6 +94,7 @@ def test_classic_columns_follow_the_stratum_of_each_row():
         assert row["p_wilcoxon"] == pytest.approx(st.wilcoxon(d[ids]).pvalue)
         assert row["effect_size"] == pytest.approx(d[ids].mean() / d[ids].std(ddof=1))
     assert "x 3 rows (2 strata + pooled)" in t["holm_family"].iloc[0]
+    assert t.attrs["checks"] and {c["metric"] for c in t.attrs["checks"]} == {"m1"}
 
 
 def test_unknown_test_is_an_error():
