@@ -104,3 +104,26 @@ def test_inspector_on_the_demo_comparison():
     qi.stratum_w.value = "malformed"
     assert len(qi.deltas) == int((comp.table["query_type"] == "malformed").sum()) == 14
     assert qi.deltas["delta"].mean() == pytest.approx(d[list(qi.deltas["query_id"])].mean())
+
+
+@pytest.mark.realdata
+def test_unjudged_marks_match_judged_at_10_on_codec(real_data):
+    """CODEC's first-stage runs leave part of the top 10 unjudged: for every query the
+    inspector's unjudged marks equal 10 x (1 - judged@10) from the scorer."""
+    comp = load_comparison("codec", real_data / "codec",
+                           ["document_bm25-tuned", "document_ance-maxp"])
+    s = score(comp.test_set, comp.runs, ["ndcg_cut_10", "judged@10"], extra=comp.extra,
+              missing="empty")
+    qi = QueryInspector.from_comparison(comp, s, baseline="document_bm25-tuned",
+                                        challenger="document_ance-maxp",
+                                        metric="ndcg_cut_10", stratum="domain")
+    judged = s.wide("judged@10")
+    marks = 0
+    for qid in qi.deltas["query_id"]:
+        qi.select(qid)
+        for config in ("document_bm25-tuned", "document_ance-maxp"):
+            n = int((qi.top[f"{config} grade"] == "unjudged").sum())
+            assert n == round(10 * (1 - judged.loc[qid, config])), (qid, config)
+            marks += n
+    assert marks > 0
+    assert set(qi.stratum_w.options) == {"all strata", *set(qi.deltas["stratum"])}
