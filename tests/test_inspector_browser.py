@@ -25,12 +25,16 @@ STATE = """() => {
   if (!root) return null;
   const q = root.querySelector('.ragnb-inspector-query');
   const s = root.querySelector('.ragnb-inspector-summary');
-  const table = root.querySelector('.ragnb-inspector-top table');
+  const topDiv = root.querySelector('.ragnb-inspector-top');
+  const table = topDiv ? topDiv.querySelector('table') : null;
+  const select = root.querySelector('select[size]');
   const heads = table ? [...table.querySelectorAll('thead th')].map(th => th.innerText.trim()) : [];
   const rows = table ? [...table.querySelectorAll('tbody tr')].map(tr =>
       Object.fromEntries([...tr.querySelectorAll('td')].map((td, i) => [heads[i], td.innerText.trim()]))) : [];
-  return {query: q ? q.dataset.queryId : null, n: s ? s.dataset.n : null, rows,
-          text: q ? q.innerText : ''};
+  return {query: q && topDiv && topDiv.dataset.queryId === q.dataset.queryId ?
+            q.dataset.queryId : null, n: s ? s.dataset.n : null, rows,
+          text: q ? q.innerText : '',
+          first_option: select && select.options.length ? select.options[0].text : null};
 }"""
 
 
@@ -95,6 +99,9 @@ def test_inspector_filters_sorts_and_shows_a_query_in_the_browser(voila_url, exp
             # wins first, then pick the third query of the list
             root.get_by_label("sort").select_option("wins first")
             wins = deltas(stratum="malformed", sort="wins first")
+            page.wait_for_function(
+                f"(s => s && (s.first_option || '').endsWith('{wins['query_id'].iloc[0]}'))"
+                f"(({STATE})())", timeout=30_000)
             root.get_by_label("query").select_option(index=2)
             target = wins["query_id"].iloc[2]
             page.wait_for_function(f"(({STATE})() || {{}}).query === '{target}'",

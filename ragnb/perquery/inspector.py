@@ -166,19 +166,21 @@ class QueryInspector:
             return
         row = self.deltas.set_index("query_id").loc[qid]
         text = self._text.get(qid)
+        unjudged = {c: int((self.top[f"{c} grade"] == UNJUDGED).sum())
+                    for c in (self.baseline, self.challenger)}
+        # the query line last: a page that sees the new query id sees its tables too
+        self.scores_html.value = table_html(
+            self.scores_shown, index=False, float_format=".4f",
+            caption=f"Per-query scores ({self.challenger} − {self.baseline})")
+        self.top_html.value = (
+            f'<div class="ragnb-inspector-top" style="{_BLOCK_STYLE}" '
+            f'data-query-id="{html.escape(qid)}">'
+            + table_html(self.top, index=False, caption=(
+                f"Top {self.k_w.value} side by side; unjudged: {self.baseline} "
+                f"{unjudged[self.baseline]}, {self.challenger} {unjudged[self.challenger]}"))
+            + "</div>")
         self.query_html.value = (
             f'<div style="{_BLOCK_STYLE}" class="ragnb-inspector-query" '
             f'data-query-id="{html.escape(qid)}"><b>{html.escape(qid)}</b>'
             f" (stratum {html.escape(str(row['stratum']))})<br>"
             f"{html.escape(text) if text else '<i>no query text in the test set</i>'}</div>")
-        self.scores_html.value = table_html(
-            self.scores_shown, index=False, float_format=".4f",
-            caption=f"Per-query scores ({self.challenger} − {self.baseline})")
-        unjudged = {c: int((self.top[f"{c} grade"] == UNJUDGED).sum())
-                    for c in (self.baseline, self.challenger)}
-        self.top_html.value = (
-            f'<div class="ragnb-inspector-top" style="{_BLOCK_STYLE}">'
-            + table_html(self.top, index=False, caption=(
-                f"Top {self.k_w.value} side by side; unjudged: {self.baseline} "
-                f"{unjudged[self.baseline]}, {self.challenger} {unjudged[self.challenger]}"))
-            + "</div>")
