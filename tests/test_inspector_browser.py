@@ -11,10 +11,9 @@ from __future__ import annotations
 import browser
 import pytest
 
-from ragnb.paths import DEMO_DIR
 from ragnb.perquery import query_deltas, side_by_side
 from ragnb.score import score
-from ragnb.strata import load_comparison
+from tests.strata._workspaces import demo_comparison
 from tests.test_whatif_browser import STARTUP_S, VOILA_TEMPLATE_CDN, voila_url  # noqa: F401
 
 pytestmark = pytest.mark.slow
@@ -40,7 +39,7 @@ STATE = """() => {
 
 @pytest.fixture(scope="module")
 def expected():
-    comp = load_comparison("demo", DEMO_DIR, ["round-00", "round-40"])
+    comp = demo_comparison()
     s = score(comp.test_set, comp.runs, ["ndcg@10", "judged@10"], extra=comp.extra)
     strata = comp.table.set_index("query_id")["query_type"].astype(str)
 

@@ -103,8 +103,8 @@ class QueryInspector:
     @classmethod
     def from_comparison(cls, comparison, scores, *, stratum: str | None = None,
                         **options) -> QueryInspector:
-        """Build from :func:`ragnb.strata.load_comparison`'s result; ``stratum`` names a
-        column of its strata table."""
+        """Build from a :class:`ragnb.strata.Comparison` (``Workspace.comparison``);
+        ``stratum`` names a column of its strata table."""
         strata = None
         if stratum is not None:
             t = comparison.table

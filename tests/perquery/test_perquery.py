@@ -9,11 +9,10 @@ import pandas as pd
 import pytest
 
 from ragnb.errors import InputError
-from ragnb.paths import DEMO_DIR
 from ragnb.perquery import QueryInspector, query_delta_chart, query_deltas, side_by_side
 from ragnb.score import score
-from ragnb.strata import load_comparison
 from tests.metrics.test_kernels import make_run, make_test_set
+from tests.strata._workspaces import codec_workspace, demo_comparison
 
 
 @pytest.fixture
@@ -94,7 +93,7 @@ def test_inspector_state_follows_the_controls(case):
 
 
 def test_inspector_on_the_demo_comparison():
-    comp = load_comparison("demo", DEMO_DIR, ["round-00", "round-40"])
+    comp = demo_comparison()
     s = score(comp.test_set, comp.runs, ["ndcg@10", "judged@10"], extra=comp.extra)
     qi = QueryInspector.from_comparison(comp, s, baseline="round-00", challenger="round-40",
                                         metric="ndcg@10", stratum="query_type")
@@ -107,16 +106,16 @@ def test_inspector_on_the_demo_comparison():
 
 
 @pytest.mark.realdata
-def test_unjudged_marks_match_judged_at_10_on_codec(real_data):
+def test_unjudged_marks_match_judged_at_10_on_codec(real_data, tmp_path):
     """CODEC's first-stage runs leave part of the top 10 unjudged: for every query the
     inspector's unjudged marks equal 10 x (1 - judged@10) from the scorer."""
-    comp = load_comparison("codec", real_data / "codec",
-                           ["document_bm25-tuned", "document_ance-maxp"])
+    comp = codec_workspace(real_data, tmp_path).comparison(
+        "codec", ["document_bm25-tuned", "document_ance-maxp"])
     s = score(comp.test_set, comp.runs, ["ndcg_cut_10", "judged@10"], extra=comp.extra,
               missing="empty")
     qi = QueryInspector.from_comparison(comp, s, baseline="document_bm25-tuned",
                                         challenger="document_ance-maxp",
-                                        metric="ndcg_cut_10", stratum="domain")
+                                        metric="ndcg_cut_10", stratum="Domain")
     judged = s.wide("judged@10")
     marks = 0
     for qid in qi.deltas["query_id"]:
