@@ -14,7 +14,12 @@ import pytest
 from ragnb.perquery import query_deltas, side_by_side
 from ragnb.score import score
 from tests.strata._workspaces import demo_comparison
-from tests.test_whatif_browser import STARTUP_S, VOILA_TEMPLATE_CDN, voila_url  # noqa: F401
+from tests.test_whatif_browser import (  # noqa: F401
+    POOLED_ROW,
+    STARTUP_S,
+    VOILA_TEMPLATE_CDN,
+    voila_url,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -79,6 +84,11 @@ def test_inspector_filters_sorts_and_shows_a_query_in_the_browser(voila_url, exp
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.goto(url, timeout=STARTUP_S * 1000)
             page.wait_for_function(f"(({STATE})() || {{}}).query", timeout=STARTUP_S * 1000)
+            # the what-if widget above (and its chart) finishes drawing before we interact
+            page.wait_for_function(f"({POOLED_ROW})() !== null", timeout=STARTUP_S * 1000)
+            page.wait_for_function(
+                "() => document.querySelector('.ragnb-whatif .vega-embed svg.marks, "
+                ".ragnb-whatif .vega-embed canvas') !== null", timeout=STARTUP_S * 1000)
             first = page.evaluate(STATE)
             worst = deltas()["query_id"].iloc[0]
             assert first["n"] == "200" and first["query"] == worst
