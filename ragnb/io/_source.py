@@ -73,7 +73,6 @@ _INTEGER_RE = re.compile(INTEGER)
 _DECIMAL_RE = re.compile(DECIMAL)
 #: Field separators of whitespace-separated formats (ASCII only).
 _FIELD_SEP = re.compile(rb"[ \t\r\x0b\x0c]+")
-_ODD_SPACE = "[\t\r\x0b\x0c]"
 _CHUNK = 1 << 20
 
 
