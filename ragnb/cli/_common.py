@@ -66,8 +66,9 @@ def terminal_safe(text: object, *, newlines: bool = True) -> str:
     return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
 
 
-def add_judgment_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--judgments", "--test-set", dest="judgments", required=True, metavar="FILE",
+def add_judgment_args(p: argparse.ArgumentParser, required: bool = True) -> None:
+    p.add_argument("--judgments", "--test-set", dest="judgments", required=required,
+                   metavar="FILE",
                    help="test set JSONL (seed 004 format), TREC qrels, or CSV/Parquet table")
     p.add_argument("--policy", choices=POLICIES, default="lower",
                    help="unjudged passages: lower = not relevant (default), condensed = removed "
@@ -75,8 +76,10 @@ def add_judgment_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--upper-grade", type=bounded_int(0, MAX_GRADE), default=None,
                    help="grade given to unjudged passages under --policy upper (default: top grade)")
     p.add_argument("--order", choices=ORDERS, default=None,
-                   help="ranking order: 'rank' = the rank column (default where present), "
-                        "'score' = score descending, ties by passage id descending (trec_eval)")
+                   help="ranking order: 'score' = score descending, ties by passage id descending "
+                        "(trec_eval; default where the run has scores), 'rank' = the rank column "
+                        "(opt-in; default for JSONL lists). A note counts queries whose ranks "
+                        "disagree with the scores")
     p.add_argument("--no-relevant", choices=("keep", "drop"), default="keep",
                    help="queries with no relevant passage: keep (scored, counted; default) or "
                         "drop (counted)")
@@ -91,9 +94,21 @@ def add_output_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", metavar="FILE", default=None, help="write here instead of stdout")
 
 
+#: ``--out`` suffixes that name a table format (they win over ``--format``).
+OUT_SUFFIXES = {".csv": "csv", ".json": "json", ".tsv": "tsv"}
+
+
 def emit(df: pd.DataFrame, fmt: str, out: str | None, header_lines: list[str] = ()) -> None:
-    """Write a table as text, CSV or JSON records; header lines go to stderr for csv/json."""
-    if fmt == "csv":
+    """Write a table as text, CSV, TSV or JSON records; header lines go to stderr unless text.
+
+    An ``out`` file ending in ``.csv``, ``.tsv`` or ``.json`` gets that format
+    whatever ``fmt`` says: every ``--out`` writes the format its suffix names.
+    """
+    if out:
+        fmt = OUT_SUFFIXES.get(Path(out).suffix.lower(), fmt)
+    if fmt == "tsv":
+        text = df.to_csv(index=False, sep="\t")
+    elif fmt == "csv":
         text = df.to_csv(index=False)
     elif fmt == "json":
         text = df.to_json(orient="records", indent=1) + "\n"
@@ -150,7 +165,7 @@ def split_manifest(ledger_dir: str | None, test_set):
 
 def ledger_line(manifest, ledger_dir: str | None, se: float | None = None) -> list[str]:
     """Header line(s) stating a split's selections_against and implied inflation."""
-    from ragnb.stats import expected_max_normal
+    from ragnb.stats import expected_max_normal, selection_inflation
 
     if not ledger_dir:
         return []
@@ -165,8 +180,9 @@ def ledger_line(manifest, ledger_dir: str | None, se: float | None = None) -> li
     if n:
         factor = expected_max_normal(n)
         text += (f"; selection alone inflates the best of {n} choices by about "
-                 f"{factor:.2f} x SE of a paired comparison"
-                 + (f" = {factor * se * 100:.2f} points" if se else ""))
+                 f"{factor:.2f} x SE of a paired comparison / √2 (configs' noise assumed "
+                 f"exchangeable)"
+                 + (f" = {selection_inflation(n, se) * 100:.2f} points" if se else ""))
     return [text]
 
 
@@ -185,3 +201,32 @@ def guard_sealed(ledger_dir: str | None, manifest, values: dict[str, float], met
     for config, value in values.items():
         ledger.score(manifest.split_id, config, metric=metric, value=float(value),
                      note="ragnb CLI")
+
+
+def add_strata_args(p: argparse.ArgumentParser, by_help: str) -> None:
+    """--strata FILE, --strata-key, --strata-columns and --by COLUMN."""
+    p.add_argument("--strata", metavar="FILE", default=None,
+                   help="query annotations: CSV/TSV/Parquet/JSONL keyed by query id, or a JSON "
+                        "object query id -> fields (CODEC's topics.json); may cover more "
+                        "queries than the test set (counted in a note)")
+    p.add_argument("--strata-key", metavar="COLUMN", default="query_id",
+                   help="the column of --strata holding query ids (default query_id)")
+    p.add_argument("--strata-columns", metavar="A,B,...", default=None,
+                   help="column names of a header-less --strata file (its first line is data)")
+    p.add_argument("--by", metavar="COLUMN", default=None, help=by_help)
+
+
+def strata_labels(args: argparse.Namespace, test_set, query_ids):
+    """Stratum label per query (``--by`` in ``--strata`` or the query metadata) and notes."""
+    from ragnb.io import read_strata
+    from ragnb.io.strata import assign_strata
+
+    if args.strata and not args.by:
+        raise InputError("--strata needs --by COLUMN", key="--by")
+    columns = [c.strip() for c in args.strata_columns.split(",")] if args.strata_columns else None
+    if args.strata:
+        table = read_strata(args.strata, key=args.strata_key, columns=columns)
+        source = args.strata
+    else:
+        table, source = test_set.queries, f"{test_set.source} (query metadata)"
+    return assign_strata(table, query_ids, args.by, source=source)

@@ -48,8 +48,9 @@ def read_run(path: str | Path, *, name: str | None = None, format: str = "auto",
         Config name; defaults to the file name without extensions.
     format : {"auto", "trec", "jsonl", "csv", "tsv", "parquet"}
     order : {"rank", "score"}, optional
-        How to order each ranking (see :mod:`ragnb.run`); default: the rank
-        column where the format has one, else score descending.
+        How to order each ranking (see :mod:`ragnb.run`); default: score
+        descending, ties by passage id descending (trec_eval) where the format
+        has scores, else the rank (list position).
     """
     path = source_of(path)
     fmt = sniff_format(path) if format == "auto" else format

@@ -149,8 +149,8 @@ class Manifest:
         """Expected optimism of the retained score after this many selections.
 
         Delegates to :func:`ragnb.stats.inflation.selection_inflation`
-        (expected maximum of ``N`` standard normals times ``se``); zero for a
-        split never selected against.
+        (``E[max of N normals] x se / sqrt(2)``, the per-config noise of
+        exchangeable configs); zero for a split never selected against.
 
         Parameters
         ----------

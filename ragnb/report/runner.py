@@ -54,6 +54,8 @@ from ragnb.report.provenance import ParameterValue, is_path_parameter
 
 #: The conventional parameter for the folder of a notebook's input data.
 DATA_DIR_PARAMETER = "data_dir"
+#: The first parameter of every workbook notebook: the workspace manifest.
+WORKSPACE_PARAMETER = "workspace"
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,7 @@ class Job:
     notebook: NotebookRef
     declared: dict[str, Parameter]
     given: dict[str, Any]
+    skip: str | None = None  # why the workspace cannot feed this notebook (not run)
 
     @property
     def values(self) -> dict[str, Any]:
@@ -91,6 +94,7 @@ class Result:
     seconds: float
     html_bytes: int | None = None
     message: str = ""
+    skipped: bool = False
 
 
 def _absolute(value: Any, cwd: Path) -> Any:
@@ -107,6 +111,7 @@ def plan(
     data_dir: str | PathLike[str] | None = None,
     notebooks_dir: str | PathLike[str] = NOTEBOOKS_DIR,
     cwd: str | PathLike[str] | None = None,
+    workspace: str | PathLike[str] | None = None,
 ) -> list[Job]:
     """Check names and parameters; the jobs to run.
 
@@ -122,6 +127,13 @@ def plan(
         Where the notebooks are (default :data:`ragnb.paths.NOTEBOOKS_DIR`).
     cwd : path, optional
         Base of relative path values given here (default: the current directory).
+    workspace : path, optional
+        A workspace manifest (or its folder): sets the ``workspace`` parameter.
+        Every notebook is checked against the workspace it will read (this one,
+        else its default) with :func:`ragnb.workspace.skip_reason`; with
+        ``names=None`` one that cannot run gets a ``skip`` reason, a named one
+        is an error. ``data_dir`` naming a folder with a ``ragnb.toml`` is a
+        workspace.
 
     Raises
     ------
@@ -135,6 +147,16 @@ def plan(
     if not notebooks:
         raise InputError(f"no notebooks to run in {notebooks_dir}")
     given: dict[str, Any] = dict(parameters or {})
+    if data_dir is not None and workspace is None:
+        from ragnb.workspace import MANIFEST_NAME
+
+        if (Path(_absolute(data_dir, cwd)) / MANIFEST_NAME).is_file():
+            workspace, data_dir = data_dir, None
+    if workspace is not None:
+        if WORKSPACE_PARAMETER in given:
+            raise InputError(f"give the workspace once: --workspace or -p {WORKSPACE_PARAMETER}",
+                             key="--workspace")
+        given[WORKSPACE_PARAMETER] = _absolute(workspace, cwd)
     if data_dir is not None:
         folder = _absolute(data_dir, cwd)
         if not Path(folder).is_dir():
@@ -171,11 +193,37 @@ def plan(
             if param is None:
                 continue
             value = resolve_value(param, value, source=nb.name)
-            if is_path_parameter(key) and param.type.name in ("str", "Optional[str]"):
+            if ((is_path_parameter(key) or key == WORKSPACE_PARAMETER)
+                    and param.type.name in ("str", "Optional[str]")):
                 value = _absolute(value, cwd)
             mine[key] = value
-        jobs.append(Job(nb, declared[nb.name], mine))
+        skip = _skip_reason(nb, declared[nb.name], mine)
+        if skip and names is not None:
+            raise InputError(f"{nb.name} cannot run on workspace {_workspace_of(nb, declared[nb.name], mine)}: {skip}",
+                             key=nb.name)
+        jobs.append(Job(nb, declared[nb.name], mine, skip))
     return jobs
+
+
+def _workspace_of(nb: NotebookRef, declared: dict[str, Parameter], given: dict[str, Any]
+                  ) -> Path | None:
+    """The manifest a notebook will read: the given one, else its default."""
+    if WORKSPACE_PARAMETER not in declared:
+        return None
+    value = given.get(WORKSPACE_PARAMETER, declared[WORKSPACE_PARAMETER].default)
+    path = Path(str(value)).expanduser()
+    return path if path.is_absolute() else (nb.path.parent / path).resolve()
+
+
+def _skip_reason(nb: NotebookRef, declared: dict[str, Parameter], given: dict[str, Any]
+                 ) -> str | None:
+    """Why the notebook's workspace cannot feed it (None when it can, or it has none)."""
+    from ragnb.workspace import open_workspace, skip_reason
+
+    path = _workspace_of(nb, declared, given)
+    if path is None:
+        return None
+    return skip_reason(open_workspace(path), nb.slug, given)
 
 
 def failure_message(job: Job, exc: Exception, notebook_path: Path) -> str:
@@ -284,6 +332,11 @@ def run(
         for i, job in enumerate(jobs, start=1):
             name = job.notebook.name
             nb_path, html_path = out / f"{name}.ipynb", out / f"{name}.html"
+            if job.skip:
+                log(f"[{i}/{len(jobs)}] {name}: skipped: {job.skip}")
+                results.append(Result(name, True, None, None, 0.0,
+                                      message=f"{name}: skipped: {job.skip}", skipped=True))
+                continue
             # papermill writes as it goes: into a side file, so the previous notebook and
             # page stay in place until the new ones are complete (then each is renamed in)
             running = out / f".{name}.running.ipynb"
@@ -350,6 +403,7 @@ def build_reports(
     out_dir: str | PathLike[str] = REPORTS_DIR,
     notebooks_dir: str | PathLike[str] = NOTEBOOKS_DIR,
     progress: bool = False,
+    workspace: str | PathLike[str] | None = None,
 ) -> list[Result]:
     """:func:`plan` then :func:`run`: what ``ragnb report`` does, for tests and scripts.
 
@@ -358,5 +412,6 @@ def build_reports(
     >>> results = build_reports(["fit"], {"resamples": 200}, out_dir=tmp)  # doctest: +SKIP
     >>> assert all(r.ok for r in results), [r.message for r in results]  # doctest: +SKIP
     """
-    jobs = plan(names, parameters, data_dir=data_dir, notebooks_dir=notebooks_dir)
+    jobs = plan(names, parameters, data_dir=data_dir, notebooks_dir=notebooks_dir,
+                workspace=workspace)
     return run(jobs, out_dir, progress=progress)
