@@ -311,17 +311,21 @@ def health_finding(hr: HealthReview, *, display_names: Mapping[str, str],
 def keep_finding(kv: KeepVerdict, *, display_names: Mapping[str, str],
                  chart: Any = None) -> Finding:
     """Headline: keep or fix, with each clause's value and interval in points."""
+    from ragnb.codetasks.keep import parse_keep
+
     c = kv.clauses
+    stated = {cl.metric: f"{cl.metric} {cl.op} {points(cl.threshold)}"
+              for cl in parse_keep(kv.condition, source="condition")}
     parts = [f"{r['metric']} {points(r['mean'])} {interval(r['ci_low'], r['ci_high'])} "
-             f"({r['status']})" for r in c.to_dict("records")]
-    answer = (f"{kv.verdict.capitalize()}: " + "; ".join(parts)
-              + f" against {kv.condition}: {kv.reason}.")
+             f"against {stated.get(r['metric'], r['condition'])} ({r['status']})"
+             for r in c.to_dict("records")]
+    answer = f"{kv.verdict.capitalize()} the retriever: " + "; ".join(parts) + " points."
     next_step = {"keep": "Keep the retriever; re-check on the next batch of merged changes.",
                  "fix": "Fix the clause that fails (the gap is named above) before keeping the "
                         "retriever.",
                  }.get(kv.verdict, "Mine more tasks: the intervals straddle the thresholds.")
     table = pd.DataFrame({
-        "clause": c["condition"].astype(str),
+        "clause (points)": [stated.get(m, str(x)) for m, x in zip(c["metric"], c["condition"])],
         "mean (points)": [points(v) for v in c["mean"]],
         "95% interval (points)": [interval(lo, hi) for lo, hi in zip(c["ci_low"], c["ci_high"])],
         "tasks": c["n"],

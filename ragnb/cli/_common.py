@@ -24,7 +24,7 @@ def name_file(text: str) -> tuple[str | None, Path]:
 
 def add_judgment_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--judgments", "--test-set", dest="judgments", required=True, metavar="FILE",
-                   help="test set JSONL (seed 004 format), TREC qrels, or CSV/Parquet table")
+                   help="test set JSONL (the ragnb test-set format), TREC qrels, or CSV/Parquet table")
     p.add_argument("--policy", choices=POLICIES, default="lower",
                    help="unjudged passages: lower = not relevant (default), condensed = removed "
                         "before the cut, upper = relevant at --upper-grade and added to the ideal")

@@ -136,6 +136,7 @@ def table_html(
     float_format: str | Callable[[float], str] | None = None,
     index: bool = True,
     max_rows: int | None = None,
+    units: dict[str, str] | None = None,
 ) -> str:
     """HTML of a DataFrame with every label and cell escaped, and the table attached as CSV.
 
@@ -155,6 +156,10 @@ def table_html(
         Show the index.
     max_rows : int, optional
         Rows shown; the rest are counted under the table.
+    units : dict, optional
+        Column -> unit of its (0-1) values as shown: ``"points"`` (x100, one
+        decimal; ``"points:2"`` two), ``"signed points"`` (with a sign) or
+        ``"percent"``. The CSV keeps the values as they are.
     """
     if isinstance(float_format, str):
         spec = float_format
@@ -162,9 +167,13 @@ def table_html(
     frame = df.reset_index() if index else df
     if index and list(frame.columns[:1]) == ["index"]:
         frame = frame.rename(columns={"index": ""})
+    numeric = [_is_number(frame.iloc[:, i]) for i in range(frame.shape[1])]
+    if units:
+        frame = frame.copy()
+        for column, unit in units.items():
+            if column in frame:
+                frame[column] = [format_unit(v, unit) for v in frame[column]]
     shown = frame if max_rows is None else frame.head(max_rows)
-    numeric = [_is_number(frame[c]) if not isinstance(frame[c], type(frame)) else False
-               for c in frame.columns]
     head = "".join(f'<th class="{"num" if n else "txt"}">{html.escape(str(c))}</th>'
                    for c, n in zip(frame.columns, numeric))
     rows = []
@@ -181,6 +190,20 @@ def table_html(
     cap = (f"<figcaption>{html.escape(caption)} {link}</figcaption>" if caption
            else f"<figcaption>{link}</figcaption>")
     return f'<figure class="ragnb-table">{cap}<div class="ragnb-scroll">{table}</div>{more}</figure>'
+
+
+def format_unit(value: Any, unit: str) -> str:
+    """One value (0-1) in a display unit: ``points[:digits]``, ``signed points``, ``percent``."""
+    from ragnb.result import points
+
+    if value is None or value is pd_na() or (isinstance(value, float) and math.isnan(value)):
+        return MISSING
+    name, _, digits = unit.partition(":")
+    if name in ("points", "signed points"):
+        return points(float(value), signed=name == "signed points", digits=int(digits or 1))
+    if name == "percent":
+        return f"{float(value) * 100:.{int(digits or 1)}f}%"
+    raise InputError(f"unknown unit {unit!r}: points, signed points or percent", key="units")
 
 
 def show_table(
