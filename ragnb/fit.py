@@ -171,7 +171,8 @@ def _read(rg, rp, difficulty, carry, base_g, base_p, golden, production) -> tupl
     alike = difficulty.ci_low <= 0 <= difficulty.ci_high
     collapsed = carry.ci_high < 0
     held = carry.ci_low <= 0 <= carry.ci_high
-    base = (f"The baseline scores {base_g:.3f} on {golden} and {base_p:.3f} on {production} "
+    base = (f"The baseline scores {base_g * 100:.1f} points on {golden} and {base_p * 100:.1f} on "
+            f"{production} "
             f"(difference {_pts(difficulty.delta)} points, {_ci(difficulty.ci_low, difficulty.ci_high)})")
     gains = (f"the champion's gain is {_pts(rg.delta)} points {_ci(rg.ci_low, rg.ci_high)} on "
              f"{golden} and {_pts(rp.delta)} {_ci(rp.ci_low, rp.ci_high)} on {production} "

@@ -267,13 +267,14 @@ def headline_html(headline: Any) -> str:
     )
 
 
-def show_finding(result: Any, /, *, table: bool = True, **context: Any) -> Any:
+def show_finding(result: Any, /, *, table: bool = True, **context: Any) -> None:
     """Show any analysis result the one way: headline, its chart, its table, checks, method.
 
     ``result`` is an analysis result (adapted with :func:`ragnb.result.finding`,
     ``context`` passed on, e.g. ``display_names``) or a Finding. On a report
-    page the headline and the chart right after it open the page. Returns the
-    Finding.
+    page the headline and the chart right after it open the page. Returns
+    nothing (so a cell ending with it shows no repr); :func:`ragnb.result.finding`
+    gives the Finding itself.
     """
     from IPython.display import display
 
@@ -292,7 +293,6 @@ def show_finding(result: Any, /, *, table: bool = True, **context: Any) -> Any:
         show_checks(f.checks)
     if f.description:
         show_method(f.description)
-    return f
 
 
 def show_method(text: str) -> None:
@@ -422,10 +422,14 @@ def show_splits(manifests: pd.DataFrame) -> None:
     cols = [c for c in ("split", "role", "selections_against", "budget", "sealed",
                         "retired_for_selection_at", "inflation") if c in manifests]
     table = manifests[cols].copy().astype(object).where(manifests[cols].notna(), "—")
+    if "role" in table:
+        table["role"] = [str(r).replace("_", " ") for r in table["role"]]
     if "inflation" in manifests:
         table["inflation"] = ["—" if pd.isna(v) else f"{v * 100:.2f}"
                               for v in manifests["inflation"]]
         table = table.rename(columns={"inflation": "implied inflation (points)"})
+    table = table.rename(columns={"selections_against": "selections against",
+                                  "retired_for_selection_at": "retired for selection"})
     show_table(table, index=False,
                caption="How often each split has been used to choose (split ledger)")
     for row in manifests.to_dict("records"):

@@ -65,10 +65,16 @@ table.ragnb-table .num { text-align: right; font-variant-numeric: tabular-nums; 
 .jp-OutputArea-output pre { white-space: pre-wrap; overflow-wrap: anywhere; }
 main { max-width: 100%; overflow-wrap: break-word; }
 @page { margin: 12mm; }
+.ragnb-provenance td { overflow-wrap: anywhere; }
 @media print {
   body { font-size: 11px; }
+  main, .jp-Notebook { padding: 0 !important; margin: 0 !important; }
+  table { max-width: 100%; }
+  th, td { overflow-wrap: anywhere; }
+  .ragnb-provline, .ragnb-provenance { overflow-wrap: anywhere; }
   .jp-Cell, .jp-OutputArea-output { padding: 0 !important; }
-  table.ragnb-table { font-size: 10px; }
+  table.ragnb-table { font-size: 10px; table-layout: fixed; width: 100%; }
+  .ragnb-provenance table { table-layout: fixed; width: 100%; }
   table.ragnb-table th, table.ragnb-table td { padding: 2px 4px; }
   table.ragnb-table .num { white-space: normal; }
   .ragnb-provenance table { font-size: 10px; }
@@ -181,6 +187,10 @@ def render_header(prov: Provenance) -> str:
     parts = [f"<strong>{_e(prov.notebook)}</strong>", f"ran {_when(prov.started_at)}", code]
     if data:
         parts.append(f"data sha256 {data}")
+    late = [s for s in prov.specs if s.seconds_before_run is None or s.seconds_before_run < 0]
+    if late:
+        parts.append('<span class="warn">spec modified after the run started (or missing): '
+                     + ", ".join(f"<code>{_e(s.parameter)}</code>" for s in late) + "</span>")
     parts.append('<a href="#ragnb-provenance">full provenance</a>')
     return ('<header class="ragnb-provline" id="ragnb-provline">'
             + " · ".join(parts) + "</header>")

@@ -63,7 +63,7 @@ import nbformat
 
 from ragnb.errors import InputError
 from ragnb.paths import PACKAGE_DIR
-from ragnb.report.display import HEADLINE_MIMETYPE, PLACE_KEY
+from ragnb.report.display import BODY_MAX_COLUMNS, HEADLINE_MIMETYPE, PLACE_KEY
 from ragnb.report.header import HEADER_CSS
 from ragnb.report.parameters import INJECTED_TAG, PARAMETERS_TAG
 from ragnb.report.provenance import PROVENANCE_MIMETYPE
@@ -202,10 +202,11 @@ def prepare(nb: nbformat.NotebookNode, *, name: str) -> nbformat.NotebookNode:
                 appendix.append(_html_output(
                     f'<div class="ragnb-appendix-item" id="appendix-{number}">'
                     f"<h3>A{number}.</h3>{_output_html(output)}</div>"))
+                columns = meta.get("columns", 0)
+                wide = f" ({columns} columns)" if columns > BODY_MAX_COLUMNS else ""
                 kept.append(_html_output(
                     f'<p class="ragnb-pointer">{html.escape(str(meta.get("caption", "Table")))}'
-                    f' ({meta.get("columns", "?")} columns): '
-                    f'<a href="#appendix-{number}">appendix A{number}</a>.</p>'))
+                    f'{wide}: <a href="#appendix-{number}">appendix A{number}</a>.</p>'))
                 continue
             kept.append(output)
         cell.outputs = kept

@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 import nbformat
 import pytest
 
-from ragnb.report.header import render_header
+from ragnb.report.header import render_header, render_record
 from ragnb.report.provenance import (
     PROVENANCE_MIMETYPE,
     ParameterValue,
@@ -159,7 +159,15 @@ def test_header_escapes_and_warns(tmp_path):
         ParameterValue("n_resamples", "int", 2000, "default"),
     ]
     prov = collect("01-x", params, tmp_path, RUN_START, 3.26, executed_with_facts())
-    page = render_header(prov)
+    line = render_header(prov)  # the compact line on top: when, version, data digests
+    assert line.startswith('<header class="ragnb-provline"')
+    assert "ran 2025-06-01 12:00:00 UTC" in line and "ragnb " in line
+    assert "<code>strata_spec</code>" in line
+    assert hashlib.sha256(b"x").hexdigest()[:12] in line
+    assert "spec modified after the run started" in line
+    assert 'href="#ragnb-provenance"' in line
+    page = render_record(prov)  # the full record closes the page
+    assert page.startswith('<footer class="ragnb-provenance" id="ragnb-provenance">')
     assert "<script" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "modified 1 h after the run started" in page
