@@ -39,6 +39,8 @@ from ragnb.errors import InputError
 
 #: The unit convention of every displayed metric value and difference.
 POINTS = "points (metric × 100)"
+#: Vega expression that labels an axis of metric values (0-1) in points (x100).
+POINTS_LABELS = "format(datum.value * 100, '.3~r')"
 #: Columns of :attr:`Finding.checks`.
 CHECK_COLUMNS = ("check", "holds", "detail")
 

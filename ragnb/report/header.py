@@ -51,6 +51,10 @@ table.ragnb-table { border-collapse: collapse; font-size: 13px; table-layout: au
 table.ragnb-table th, table.ragnb-table td { padding: 3px 8px; vertical-align: top;
   border-bottom: 1px solid #e4e4e4; overflow-wrap: break-word; word-break: normal; }
 table.ragnb-table .txt { text-align: left; }
+table.ragnb-table th { overflow-wrap: anywhere; }
+.ragnb-appendix-item table.ragnb-table { font-size: 11.5px; }
+.ragnb-appendix-item table.ragnb-table th, .ragnb-appendix-item table.ragnb-table td {
+  padding: 2px 4px; }
 table.ragnb-table .num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 .jp-RenderedHTMLCommon table.ragnb-table td, .jp-RenderedHTMLCommon table.ragnb-table th {
   max-width: 28em; }
