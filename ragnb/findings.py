@@ -100,7 +100,7 @@ def trajectory_finding(tr: Trajectory, *, display_names: Mapping[str, str],
                  f"candidates on a fresh sample." if tr.divergence_round is not None else
                  f"Keep rescoring champions on {tr.production}; nothing dates a split yet.")
     table = tr.movement.copy()
-    for c in ("total", "range_from_second"):
+    for c in ("first", "last", "total", "range_from_second"):
         if c in table:
             table[c] = [points(v, signed=c == "total") for v in table[c]]
     table = table.rename(columns={"total": "total (points)",
@@ -138,18 +138,30 @@ def breakdown_finding(bd: Breakdown, *, display_names: Mapping[str, str],
     if down:
         where.append("it is lost in " + ", ".join(map(str, down)))
     if not where:
-        where.append("no stratum's interval excludes zero")
+        top = strata.loc[strata["delta"].idxmax()] if len(strata) else None
+        where.append("no stratum's interval excludes zero" + (
+            "" if top is None else f" (largest: {top['stratum']} "
+            f"{points(top['delta'], signed=True, digits=2)} "
+            f"{interval(top['ci_low'], top['ci_high'], signed=True, digits=2)})"))
+    r = bd.reconciliation
+    if r is not None:
+        where.append(f"the reported {r.reported:+g} "
+                     + ("does not reconcile with the strata" if r.flagged
+                        else "reconciles with the strata within rounding"))
     chal = display_name(bd.challenger, display_names)
     base = display_name(bd.baseline, display_names)
     answer = (f"{chal} vs {base}: pooled {points(pooled['delta'], signed=True, digits=2)} "
               f"{interval(pooled['ci_low'], pooled['ci_high'], signed=True, digits=2)} points "
               f"of {bd.metric} over {int(pooled['n'])} queries; {'; '.join(where)}.")
-    if bd.reconciliation is not None and bd.reconciliation.flagged:
+    if r is not None and r.flagged:
         next_step = ("Find the scoring pass behind the reported figure: it does not reconcile "
                      "with the strata.")
     elif up and len(up) < len(strata):
         next_step = (f"Report the gain per stratum, not pooled: it is carried by "
                      f"{', '.join(map(str, up))}.")
+    elif not up and not down:
+        next_step = ("Report the pooled figure with its interval and claim no per-stratum "
+                     "effect: no stratum resolves one at this sample size.")
     else:
         next_step = "Report the pooled figure with its interval; the strata agree with it."
     display = bd.display()
