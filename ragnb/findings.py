@@ -283,14 +283,20 @@ def split_use_finding(su: SplitUse, *, display_names: Mapping[str, str],
 
 @dataclass(frozen=True)
 class HealthReview:
-    """The test-set health checks of 06, as ``(check, holds, detail, chart)`` entries."""
+    """The test-set health checks of 06, as ``(check, holds, detail, chart)`` entries.
+
+    ``urgency`` orders what to fix first (lower first; equal ones in the order added).
+    """
 
     split: str
     entries: list[tuple[str, bool, str, Any]] = field(default_factory=list)
     description: str = ""
+    urgency: dict[str, int] = field(default_factory=dict)
 
-    def add(self, check: str, holds: bool, detail: str, chart: Any = None) -> None:
+    def add(self, check: str, holds: bool, detail: str, chart: Any = None, *,
+            urgency: int = 100) -> None:
         self.entries.append((check, bool(holds), detail, chart))
+        self.urgency[check] = urgency
 
 
 @register(HealthReview)
@@ -299,12 +305,13 @@ def health_finding(hr: HealthReview, *, display_names: Mapping[str, str],
     """Headline: how many health checks hold; the failing ones first."""
     checks = checks_frame([(c, h, d) for c, h, d, _ in hr.entries])
     failing = [e for e in hr.entries if not e[1]]
+    first = sorted(failing, key=lambda e: hr.urgency.get(e[0], 100))
     n = len(hr.entries)
     if failing:
         answer = (f"{n - len(failing)} of {n} health checks hold for {hr.split}; failing: "
-                  + "; ".join(f"{c} ({d})" for c, _, d, _ in failing) + ".")
-        next_step = f"Fix first: {failing[0][0]} — its chart is below."
-        shown = chart if chart is not None else failing[0][3]
+                  + ", ".join(c for c, _, _, _ in first) + ".")
+        next_step = f"Fix first: {first[0][0]} ({first[0][2]}) — its chart is below."
+        shown = chart if chart is not None else first[0][3]
     else:
         answer = f"All {n} health checks hold for {hr.split}."
         next_step = "Keep using the test set; re-run this check with every new corpus build."

@@ -80,7 +80,9 @@ def test_health_headline_counts_the_checks_that_hold():
     review = HealthReview("production")
     review.add("coverage", True, "all covered")
     review.add("no near-duplicates", False, "32 groups")
+    review.add("held-back 20% agrees", False, "-9.8 points", urgency=1)
     f = finding(review)
-    assert f.headline.answer.startswith("1 of 2 health checks hold for production; failing: "
-                                        "no near-duplicates (32 groups)")
-    assert f.headline.next_step.startswith("Fix first: no near-duplicates")
+    assert f.headline.answer == ("1 of 3 health checks hold for production; failing: "
+                                 "held-back 20% agrees, no near-duplicates.")
+    assert f.headline.next_step.startswith("Fix first: held-back 20% agrees (-9.8 points)")
+    assert list(f.checks["holds"]) == [True, False, False]
