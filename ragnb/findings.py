@@ -338,7 +338,8 @@ def keep_finding(kv: KeepVerdict, *, display_names: Mapping[str, str],
     parts = [f"{r['metric']} {points(r['mean'])} {interval(r['ci_low'], r['ci_high'])} "
              f"against {stated.get(r['metric'], r['condition'])} ({r['status']})"
              for r in c.to_dict("records")]
-    answer = f"{kv.verdict.capitalize()} the retriever: " + "; ".join(parts) + " points."
+    answer = (f"{kv.verdict.capitalize()} the retriever (recall in points): "
+              + "; ".join(parts) + ".")
     next_step = {"keep": "Keep the retriever; re-check on the next batch of merged changes.",
                  "fix": "Fix the clause that fails (the gap is named above) before keeping the "
                         "retriever.",

@@ -47,8 +47,23 @@ def add_output_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", metavar="FILE", default=None, help="write here instead of stdout")
 
 
-def emit(df: pd.DataFrame, fmt: str, out: str | None, header_lines: list[str] = ()) -> None:
-    """Write a table as text, CSV or JSON records; header lines go to stderr for csv/json."""
+#: The text table's unit line (CSV and JSON keep metric values as they are, 0-1).
+POINTS_LINE = "# metric values and differences in points (metric x 100); csv and json keep 0-1"
+
+
+def emit(df: pd.DataFrame, fmt: str, out: str | None, header_lines: list[str] = (),
+         points: tuple[str, ...] = ()) -> None:
+    """Write a table as text, CSV or JSON records; header lines go to stderr for csv/json.
+
+    ``points`` names the columns of metric values: the text table shows them in
+    points (x100, two decimals) and says so in a header line; CSV and JSON keep
+    the values as computed.
+    """
+    shown = [c for c in points if c in df]
+    if fmt == "table" and shown:
+        df = df.assign(**{c: [f"{v * 100:.2f}" if v == v else "—"
+                              for v in pd.to_numeric(df[c], errors="coerce")] for c in shown})
+        header_lines = [*header_lines, POINTS_LINE]
     if fmt == "csv":
         text = df.to_csv(index=False)
     elif fmt == "json":

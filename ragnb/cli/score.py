@@ -66,5 +66,5 @@ def run(args: argparse.Namespace) -> int:
     header += ledger_line(manifest, args.ledger)
     header += [f"# note: {n}" for n in (*test_set.notes, *scores.notes)]
     table = scores.table if args.per_query else means
-    emit(table, args.format, args.out, header)
+    emit(table, args.format, args.out, header, points=("mean", "value"))
     return 0
