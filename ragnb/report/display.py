@@ -362,8 +362,14 @@ def provenance_bundle(section: str, facts: dict[str, Any]) -> dict[str, Any]:
         raise InputError("a provenance section must be a non-empty string", key="section")
     clean = {k: _fact_value(k, v) for k, v in facts.items()}
     plain = ", ".join(f"{k}={v!r}" for k, v in clean.items())
+    shown = ", ".join(f"{k} {v}" for k, v in clean.items())
     return {
         PROVENANCE_MIMETYPE: {"section": section, "facts": clean},
+        # JupyterLab and Voila show this line (the report page moves the facts to its footer):
+        # small, wrapped, never running off the page.
+        "text/html": ('<div class="ragnb-provfacts" style="font-size: 11px; color: #666; '
+                      'white-space: normal; overflow-wrap: anywhere">'
+                      f"Provenance · {html.escape(section)}: {html.escape(shown)}</div>"),
         "text/plain": f"[provenance: {section}] {plain}",
     }
 

@@ -116,6 +116,10 @@ def test_provenance_bundle_normalises_values():
                      "ids": [1, 2], "none": None}
     assert type(facts["n"]) is int
     assert bundle["text/plain"].startswith("[provenance: Splits] split_id='golden'")
+    # what JupyterLab and Voila show: one small wrapped line, never the raw bracket form
+    shown = bundle["text/html"]
+    assert "overflow-wrap: anywhere" in shown and "[provenance:" not in shown
+    assert "Provenance · Splits: split_id golden, n 3" in shown
 
 
 def test_provenance_refuses_objects():
