@@ -38,7 +38,12 @@ from ragnb.trajectory import Trajectory
 BREAKDOWN_BODY = ["stratum", "n", "share", "baseline", "challenger", "Δ (points)"]
 
 
-def _chart(make, *args) -> Any:
+def _chart(given: Any, make: str, *args: Any) -> Any:
+    """The chart given (``False``: none), else the analysis' own chart from :mod:`ragnb.charts`."""
+    if given is False:
+        return None
+    if given is not None:
+        return given
     from ragnb import charts
 
     return getattr(charts, make)(*args)
@@ -76,7 +81,7 @@ def four_cell_finding(fc: FourCell, *, display_names: Mapping[str, str],
             diff, fc.delta(s), rtol=0, atol=1e-12)), f"|gap| {abs(diff - fc.delta(s)):.1g}"))
     return Finding(
         Headline("Is the gain real or fit?", answer, next_step, fc.reading),
-        table, chart if chart is not None else _chart("four_cell_chart", fc),
+        table, _chart(chart, "four_cell_chart", fc),
         checks_frame(checks), fc.method,
         caption=f"{fc.metric} in {POINTS}, mean [95% interval]; bottom row: paired difference",
         source=fc,
@@ -117,7 +122,7 @@ def trajectory_finding(tr: Trajectory, *, display_names: Mapping[str, str],
     return Finding(
         Headline("When did golden and production part?", answer, next_step,
                  "diverged" if tr.divergence_round is not None else "no divergence"),
-        table, chart if chart is not None else _chart("trajectory_chart", tr),
+        table, _chart(chart, "trajectory_chart", tr),
         checks_frame(checks), tr.method,
         caption=f"Total movement per line in {POINTS}: last − first; range from round 2 on",
         source=tr,
@@ -170,7 +175,7 @@ def breakdown_finding(bd: Breakdown, *, display_names: Mapping[str, str],
     return Finding(
         Headline("Where does the gain come from?", answer, next_step,
                  "reconciles" if bd.ok else "check failed"),
-        table, chart if chart is not None else _chart("strata_chart", bd),
+        table, _chart(chart, "strata_chart", bd),
         checks_frame(bd.checks), bd.describe(),
         caption=f"{bd.metric}, {bd.challenger} − {bd.baseline}, in {POINTS}; one row per "
                 "stratum, then the pooled and equal-weight averages",
@@ -205,7 +210,7 @@ def three_way_finding(tw: ThreeWay, *, display_names: Mapping[str, str],
     return Finding(
         Headline("Is the answer key biased?", answer, next_step,
                  f"{counts[UNDECIDED]} undecided"),
-        table, chart if chart is not None else _verdict_chart(tw), checks_frame([]),
+        table, None if chart is False else (chart if chart is not None else _verdict_chart(tw)), checks_frame([]),
         tw.description,
         caption=f"{tw.metric}: challenger − baseline per label policy, [95% interval]; "
                 "* marks an interval that excludes zero",
