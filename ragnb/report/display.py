@@ -88,6 +88,8 @@ PLACE_KEY = "ragnb_place"
 #: MIME type of the headline block (a finding's question, answer and next step).
 HEADLINE_MIMETYPE = "application/vnd.ragnb.headline+json"
 MISSING = "—"
+#: Columns whose cells are config codes (shown with their display names).
+CONFIG_COLUMNS = ("config", "baseline", "challenger", "champion", "winner", "target")
 
 
 def _cell(value: Any, float_format: Callable[[float], str] | None) -> str:
@@ -137,6 +139,7 @@ def table_html(
     index: bool = True,
     max_rows: int | None = None,
     units: dict[str, str] | None = None,
+    display_names: dict[str, str] | None = None,
 ) -> str:
     """HTML of a DataFrame with every label and cell escaped, and the table attached as CSV.
 
@@ -160,6 +163,9 @@ def table_html(
         Column -> unit of its (0-1) values as shown: ``"points"`` (x100, one
         decimal; ``"points:2"`` two), ``"signed points"`` (with a sign) or
         ``"percent"``. The CSV keeps the values as they are.
+    display_names : dict, optional
+        Config -> display name: cells of the config columns
+        (:data:`CONFIG_COLUMNS`) show ``name (config)``; the CSV keeps the codes.
     """
     if isinstance(float_format, str):
         spec = float_format
@@ -168,6 +174,12 @@ def table_html(
     if index and list(frame.columns[:1]) == ["index"]:
         frame = frame.rename(columns={"index": ""})
     numeric = [_is_number(frame.iloc[:, i]) for i in range(frame.shape[1])]
+    if display_names:
+        from ragnb.result import display_name
+
+        frame = frame.assign(**{c: [display_name(v, display_names) if isinstance(v, str) else v
+                                    for v in frame[c]]
+                                for c in CONFIG_COLUMNS if c in frame})
     if units:
         frame = frame.copy()
         for column, unit in units.items():

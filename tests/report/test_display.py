@@ -173,3 +173,17 @@ def test_wide_tables_and_checks_go_to_the_appendix(monkeypatch):
     d.show_checks(pd.DataFrame({"check": ["a", "b"], "ok": [True, False], "detail": ["", "off"]}))
     assert "1 of 2 checks hold; failing: b (off)" in shown[0][0]["text/html"]
     assert shown[1][1][d.PLACE_KEY] == "appendix"
+
+
+def test_config_columns_show_display_names_and_the_csv_keeps_codes():
+    import base64
+    import re
+
+    df = pd.DataFrame({"config": ["m0_r1", "m9"], "challenger": ["m1_r1", "m0_r1"],
+                       "query": ["m0_r1", "x"]})
+    html = table_html(df, index=False, display_names={"m0_r1": "e5 + reranker 1"})
+    cells = re.findall(r'<td class="txt">(.*?)</td>', html)
+    assert cells == ["e5 + reranker 1 (m0_r1)", "m1_r1", "m0_r1",
+                     "m9", "e5 + reranker 1 (m0_r1)", "x"]  # only config columns are named
+    csv = base64.b64decode(re.search(r"base64,([^\"]+)", html).group(1)).decode()
+    assert "e5" not in csv
