@@ -204,16 +204,24 @@ def three_way_finding(tw: ThreeWay, *, display_names: Mapping[str, str],
     next_step = ("Judge the pooled unjudged passages, in the judge-next order below, before "
                  f"deciding on {names(UNDECIDED)}." if counts[UNDECIDED] else
                  "Decide now: no verdict depends on the missing labels.")
-    table = tw.wide().copy()
-    if "challenger" in table:
-        table["challenger"] = [display_name(c, display_names) for c in table["challenger"]]
+    rows = []
+    for (_, chal), g in tw.tests.groupby(["baseline", "challenger"], sort=False):
+        row = {"challenger": display_name(chal, display_names)}
+        for r in g.to_dict("records"):
+            star = " *" if (r["ci_low"] > 0 or r["ci_high"] < 0) else ""
+            row[r["test"]] = (f"{points(r['delta'], signed=True, digits=2)} "
+                              f"{interval(r['ci_low'], r['ci_high'], signed=True, digits=2)}"
+                              f"{star}")
+        row["verdict"] = v.loc[v["challenger"] == chal, "verdict"].iloc[0]
+        rows.append(row)
+    table = pd.DataFrame(rows)
     return Finding(
         Headline("Is the answer key biased?", answer, next_step,
                  f"{counts[UNDECIDED]} undecided"),
         table, None if chart is False else (chart if chart is not None else _verdict_chart(tw)), checks_frame([]),
         tw.description,
-        caption=f"{tw.metric}: challenger − baseline per label policy, [95% interval]; "
-                "* marks an interval that excludes zero",
+        caption=f"{tw.metric} in {POINTS}: challenger − {base} per label policy, "
+                "[95% interval]; * marks an interval that excludes zero",
         source=tw,
     )
 

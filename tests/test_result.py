@@ -86,3 +86,29 @@ def test_health_headline_counts_the_checks_that_hold():
                                  "held-back 20% agrees, no near-duplicates.")
     assert f.headline.next_step.startswith("Fix first: held-back 20% agrees (-9.8 points)")
     assert list(f.checks["holds"]) == [True, False, False]
+
+
+def test_three_way_headline_counts_verdicts_and_shows_points():
+    from ragnb.labelbias.verdict import TEST_COLUMNS, ThreeWay
+
+    tests, verdicts = [], []
+    for chal, (cur, cons, opt), verdict in (("a", (0.02, 0.01, 0.03), "adopt"),
+                                             ("b", (0.0, -0.01, 0.02), "labelling decides"),
+                                             ("c", (-0.05, -0.06, -0.04), "reject")):
+        for test, d in zip(("current", "conservative", "optimistic"), (cur, cons, opt)):
+            tests.append({c: None for c in TEST_COLUMNS} | {
+                "baseline": "base", "challenger": chal, "test": test, "delta": d,
+                "ci_low": d - 0.005, "ci_high": d + 0.005})
+        verdicts.append({"baseline": "base", "challenger": chal, "verdict": verdict,
+                         "reason": ""})
+    tw = ThreeWay(pd.DataFrame(tests), pd.DataFrame(verdicts), "rr@10", "method")
+    f = finding(tw, display_names={"b": "bge"}, chart=False)
+    assert f.headline.answer == (
+        "Against base on rr@10, of 3 challengers: 1 win whatever the labels (a); 1 depend on "
+        "the missing labels (bge (b)); 1 cannot win even if every unjudged passage goes their "
+        "way.")
+    assert f.headline.next_step.startswith("Judge the pooled unjudged passages")
+    assert list(f.table.columns) == ["challenger", "current", "conservative", "optimistic",
+                                     "verdict"]
+    assert f.table.loc[0, "conservative"] == "+1.00 [+0.50, +1.50] *"
+    assert f.table.loc[1, "current"] == "+0.00 [-0.50, +0.50]"
