@@ -158,7 +158,7 @@ def checks_line(checks: pd.DataFrame) -> str:
     n, ok = len(checks), int(checks["holds"].sum())
     if n == 0:
         return "no checks"
-    line = f"{ok} of {n} check{'s' if n != 1 else ''} hold"
+    line = f"{ok} of {n} check{'s' if n != 1 else ''} hold{'s' if ok == 1 else ''}"
     failed = checks[~checks["holds"]]
     if len(failed):
         line += "; failing: " + "; ".join(

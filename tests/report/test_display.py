@@ -171,7 +171,7 @@ def test_wide_tables_and_checks_go_to_the_appendix(monkeypatch):
     assert not shown[1][1]
     shown.clear()
     d.show_checks(pd.DataFrame({"check": ["a", "b"], "ok": [True, False], "detail": ["", "off"]}))
-    assert "1 of 2 checks hold; failing: b (off)" in shown[0][0]["text/html"]
+    assert "1 of 2 checks holds; failing: b (off)" in shown[0][0]["text/html"]
     assert shown[1][1][d.PLACE_KEY] == "appendix"
 
 
