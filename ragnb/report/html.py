@@ -217,8 +217,8 @@ def prepare(nb: nbformat.NotebookNode, *, name: str) -> nbformat.NotebookNode:
         nb.cells.insert(0, first)
     if appendix:
         nb.cells.append(nbformat.v4.new_markdown_cell(
-            "## Appendix\n\nTables too wide for the body, and the checks behind the one-line "
-            "summaries."))
+            "## Appendix\n\nWide tables, full versions of body tables, and the self-checks "
+            "behind each one-line summary."))
         nb.cells.append(nbformat.v4.new_code_cell(source="", outputs=appendix))
     return nb
 
