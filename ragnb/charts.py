@@ -57,7 +57,7 @@ def trajectory_chart(tr) -> alt.LayerChart:
     inf = tr.inflation
     infl = pd.DataFrame([{"x0": pts["round"].min(), "x1": pts["round"].max(),
                           "y0": inf["band_low"] * 100, "y1": inf["band_high"] * 100,
-                          "label": f"selection alone: +{inf['inflation'] * 100:.1f} pts "
+                          "label": f"selection alone: +{inf['inflation'] * 100:.2f} points "
                                    f"after {inf['rounds']} rounds"}])
     inflation = alt.Chart(infl).mark_rect(color="#999999", opacity=0.25).encode(
         x="x0:Q", x2="x1:Q", y="y0:Q", y2="y1:Q", tooltip=["label:N"])
@@ -117,7 +117,7 @@ def inflation_chart(curve: pd.DataFrame, current: dict[str, int]) -> alt.LayerCh
         x="selections:Q", y="points:Q", color="split:N",
         tooltip=["split:N", "selections:Q", alt.Tooltip("points:Q", format=".2f")])
     return (line + pts).properties(width=420, height=220,
-                                   title="Selection inflation: E[max of N normals] x SE")
+                                   title="Selection inflation: E[max of N normals] x SE / √2")
 
 STRATUM_KINDS = alt.Scale(domain=["stratum", "pooled", "macro"],
                           range=["#3465a4", "#cc0000", "#c17d11"])

@@ -12,10 +12,30 @@ carry-over
     production delta minus golden delta — unpaired over the two query samples.
     Below zero: the gain collapsed on the new sample.
 
-Reading: equally hard + collapsed gain = *fit* to the golden set; a baseline
-that drops on production = *difficulty*; a gain that holds within the noise =
-*carried over*; anything else *inconclusive*. The honest gain is the
-production delta; the share of the golden gain that did not carry over is
+Reading: the two gaps are read jointly, each by its own interval. The level
+gap (difficulty) says whether production is harder for a fixed pipeline; the
+gain gap (carry-over) whether the champion's gain held, independently of the
+level, since a level shift moves both configs alike (gains assumed additive
+on the metric's scale). Carried over: the gain gap's interval is not below 0
+and the production gain's interval is above 0; collapsed: the gain gap's interval
+is below 0; otherwise the gain is unresolved. Both gaps' intervals are at
+``1 - (1 - ci) / 2`` (97.5% for a 95% reading, Bonferroni), since the reading
+needs both right. So:
+
+===============  ==================  ======================  ===================
+level \\ gain    carried over        collapsed               unresolved
+===============  ==================  ======================  ===================
+alike            carried over        fit                     inconclusive
+harder           difficulty, gain    difficulty and fit      difficulty, gain
+                 carried over                                inconclusive
+===============  ==================  ======================  ===================
+
+(an easier production set reads "easier, ..." the same way). Simulated at
+n = 200 per set (``tests/test_fit.py``, ``benchmarks/four_cell.py``): at least
+90% correct in each of transfer, fit, harder-and-transfer and
+harder-and-collapse, and "carried over" at most 5% for a gain made only by
+picking the best of 40 noisy configs. The honest gain is the production
+delta; the share of the golden gain that did not carry over is
 ``1 - production delta / golden delta``.
 
 Limit, always stated: shallow labelling predicts the same four cells — the
@@ -31,11 +51,15 @@ import numpy as np
 import pandas as pd
 
 from ragnb.errors import InputError
-from ragnb.stats import expected_max_normal, paired_bootstrap
+from ragnb.stats import paired_bootstrap, selection_inflation
 from ragnb.stats._resample import child_seed
+from ragnb.stats.bootstrap import describe_method
+from ragnb.stats.interval import TOO_FEW
 from ragnb.stats.unpaired import UnpairedBootstrap, bootstrap_mean, unpaired_bootstrap
 
-READINGS = ("fit", "difficulty", "carried over", "inconclusive")
+READINGS = ("carried over", "fit", "inconclusive", "difficulty, gain carried over",
+            "difficulty and fit", "difficulty, gain inconclusive", "easier, gain carried over",
+            "easier and fit", "easier, gain inconclusive")
 
 LIMIT = ("Limit: shallow labelling predicts the same four cells. If the champion's newly "
          "retrieved passages are unjudged on production they count as not relevant there, and "
@@ -76,6 +100,8 @@ class FourCell:
         """The 3 x 2 display table: ``mean [low, high]`` per cell, deltas in points."""
         def fmt(v, lo, hi, signed=False, cell_digits=digits):
             sign = "+" if signed else ""
+            if np.isnan(lo):  # below the minimum n of the calibrated interval
+                return f"{v * scale:{sign}.{cell_digits}f} ({TOO_FEW})"
             return f"{v * scale:{sign}.{cell_digits}f} [{lo * scale:{sign}.{cell_digits}f}, " \
                    f"{hi * scale:{sign}.{cell_digits}f}]"
 
@@ -116,7 +142,8 @@ def four_cell(scores: pd.DataFrame, *, baseline: str, champion: str, golden: str
         Bootstrap settings; every interval derives its seed from ``seed``.
     selections : dict, optional
         ``selections_against`` per split (from the ledger): the table then shows
-        the inflation that count implies, ``E[max of N normals] x SE`` of the delta.
+        the inflation that count implies, :func:`ragnb.stats.selection_inflation`
+        of the paired SE of the delta (``E[max of N normals] x SE / sqrt(2)``).
     """
     metric = "value"
     if "metric" in scores:
@@ -138,21 +165,27 @@ def four_cell(scores: pd.DataFrame, *, baseline: str, champion: str, golden: str
         per_split[s] = (b, c, r)
     deltas_df = pd.DataFrame(deltas)
     (bg, cg, rg), (bp, cp, rp) = per_split[golden], per_split[production]
+    gap_ci = joint_level(ci)
     difficulty = unpaired_bootstrap(bg, bp, resamples=resamples,
-                                    seed=child_seed(seed, "difficulty"), ci=ci)
+                                    seed=child_seed(seed, "difficulty"), ci=gap_ci)
     carry = unpaired_bootstrap((cg - bg).to_numpy(), (cp - bp).to_numpy(), resamples=resamples,
-                               seed=child_seed(seed, "carry"), ci=ci)
+                               seed=child_seed(seed, "carry"), ci=gap_ci)
     reading, text = _read(rg, rp, difficulty, carry, bg.mean(), bp.mean(), golden, production)
     share = 1 - rp.delta / rg.delta if rg.delta > 0 else float("nan")
-    method = (f"cells: {ci:.0%} percentile bootstrap of the mean; deltas: {ci:.0%} percentile "
-              f"paired bootstrap; difficulty and carry-over: unpaired bootstrap of two "
-              f"independent samples; {resamples:,} resamples each, seeds derived from {seed}")
+    method = (f"cells: {ci:.0%} percentile bootstrap of the mean; deltas: {ci:.0%} "
+              f"{describe_method(rg.method, resamples)}, p from the paired sign-flip test; "
+              f"difficulty and carry-over: {gap_ci:.1%} unpaired bootstrap of two independent "
+              f"samples (the two gaps are read jointly, so each at 1 - (1 - {ci:.0%}) / 2, "
+              f"Bonferroni); "
+              f"{resamples:,} resamples each, seeds derived from {seed}")
     split_rows = []
     for s, r in ((golden, rg), (production, rp)):
         n_sel = (selections or {}).get(s)
-        infl = expected_max_normal(n_sel) * r.se if n_sel else (0.0 if n_sel == 0 else np.nan)
+        infl = selection_inflation(n_sel, r.se) if n_sel is not None else np.nan
         split_rows.append({"split": s, "queries": r.n, "selections_against": n_sel,
-                           "se_delta": r.se, "inflation": infl})
+                           "se_delta": r.se, "inflation": infl,
+                           "se_source": f"calibrated SE of the paired difference {champion} − "
+                                        f"{baseline} over {r.n} queries"})
     return FourCell(metric, baseline, champion, golden, production, pd.DataFrame(cells),
                     deltas_df, difficulty, carry, reading, text, rp.delta, share, method,
                     pd.DataFrame(split_rows))
@@ -166,31 +199,73 @@ def _ci(lo: float, hi: float) -> str:
     return f"[{lo * 100:+.1f}, {hi * 100:+.1f}]"
 
 
+def joint_level(ci: float) -> float:
+    """Level of each gap's interval when the two are read jointly: ``1 - (1 - ci) / 2``.
+
+    Bonferroni: a reading that needs both gaps right errs with probability at
+    most ``1 - ci`` when both are null (0.975 each for a 95% reading).
+    """
+    return 1 - (1 - ci) / 2
+
+
+def level_reading(difficulty) -> str:
+    """``"harder"``, ``"easier"`` or ``"alike"`` from the level gap's interval (production - golden)."""
+    if difficulty.ci_high < 0:
+        return "harder"
+    if difficulty.ci_low > 0:
+        return "easier"
+    return "alike"
+
+
+def gain_reading(carry, rp) -> str:
+    """``"carried over"``, ``"collapsed"`` or ``"unresolved"`` from the gain gap and production gain."""
+    if carry.ci_high < 0:
+        return "collapsed"
+    if rp.ci_low > 0:  # not collapsed (a larger production gain also carried over)
+        return "carried over"
+    return "unresolved"
+
+
+#: (level, gain) -> reading; one table instead of a chain of conditions.
+JOINT = {
+    ("alike", "carried over"): "carried over",
+    ("alike", "collapsed"): "fit",
+    ("alike", "unresolved"): "inconclusive",
+    ("harder", "carried over"): "difficulty, gain carried over",
+    ("harder", "collapsed"): "difficulty and fit",
+    ("harder", "unresolved"): "difficulty, gain inconclusive",
+    ("easier", "carried over"): "easier, gain carried over",
+    ("easier", "collapsed"): "easier and fit",
+    ("easier", "unresolved"): "easier, gain inconclusive",
+}
+
+_LEVEL_TEXT = {
+    "harder": "{production} is harder for a fixed pipeline (the level gap's interval is below 0)",
+    "easier": "{production} is easier for a fixed pipeline (the level gap's interval is above 0)",
+    "alike": ("no level difference beyond the noise: for a fixed pipeline the two sets are "
+              "equally hard as far as this sample can tell (it cannot rule out up to {bound} "
+              "points)"),
+}
+_GAIN_TEXT = {
+    "carried over": ("the gain gap's interval contains 0 and the {production} gain's is above 0: "
+                     "the gain carried over"),
+    "collapsed": ("the gain gap's interval is below 0: the gain collapsed on queries nobody "
+                  "selected against"),
+    "unresolved": ("neither a collapse nor a carried-over gain is resolved at this sample size"),
+}
+
+
 def _read(rg, rp, difficulty, carry, base_g, base_p, golden, production) -> tuple[str, str]:
-    harder = difficulty.ci_high < 0          # baseline lower on production, beyond noise
-    alike = difficulty.ci_low <= 0 <= difficulty.ci_high
-    collapsed = carry.ci_high < 0
-    held = carry.ci_low <= 0 <= carry.ci_high
-    base = (f"The baseline scores {base_g * 100:.1f} points on {golden} and {base_p * 100:.1f} on "
-            f"{production} "
-            f"(difference {_pts(difficulty.delta)} points, {_ci(difficulty.ci_low, difficulty.ci_high)})")
-    gains = (f"the champion's gain is {_pts(rg.delta)} points {_ci(rg.ci_low, rg.ci_high)} on "
-             f"{golden} and {_pts(rp.delta)} {_ci(rp.ci_low, rp.ci_high)} on {production} "
-             f"(difference {_pts(carry.delta)}, {_ci(carry.ci_low, carry.ci_high)})")
-    if harder:
-        return "difficulty", (f"{base}: {production} is harder for a fixed pipeline, so a smaller "
-                              f"gain there is partly difficulty; {gains}. Reading: difficulty — "
-                              f"look at coverage before methodology.")
-    if alike and collapsed:
-        bound = max(abs(difficulty.ci_low), abs(difficulty.ci_high)) * 100
-        return "fit", (f"{base}: no difference beyond the noise, so for a fixed pipeline the "
-                       f"two sets are equally hard as far as this sample can tell (it cannot rule "
-                       f"out a level difference of up to {bound:.1f} points, but a level "
-                       f"difference moves both configurations alike). Yet {gains}: the gain "
-                       f"collapsed on queries nobody selected against. Reading: fit to the "
-                       f"{golden} set.")
-    if held and rp.ci_low > 0:
-        return "carried over", (f"{base}; {gains}: the gain holds on the fresh sample within the "
-                                f"noise. Reading: carried over.")
-    return "inconclusive", (f"{base}; {gains}. Neither a collapse nor a carried-over gain is "
-                            f"resolved at this sample size. Reading: inconclusive.")
+    level, gain = level_reading(difficulty), gain_reading(carry, rp)
+    bound = max(abs(difficulty.ci_low), abs(difficulty.ci_high)) * 100
+    text = (f"Level gap (difficulty): the baseline scores {base_g * 100:.1f} points on "
+            f"{golden} and {base_p * 100:.1f} on {production}, {_pts(difficulty.delta)} points "
+            f"{_ci(difficulty.ci_low, difficulty.ci_high)}: "
+            + _LEVEL_TEXT[level].format(production=production, bound=f"{bound:.1f}")
+            + f". Gain gap (carry-over): the champion gains {_pts(rg.delta)} points "
+            f"{_ci(rg.ci_low, rg.ci_high)} on {golden} and {_pts(rp.delta)} "
+            f"{_ci(rp.ci_low, rp.ci_high)} on {production}, a gap of {_pts(carry.delta)} "
+            f"{_ci(carry.ci_low, carry.ci_high)}: " + _GAIN_TEXT[gain].format(production=production)
+            + ". Read together (a level shift moves both configs alike, so the gain gap is "
+            f"read apart from it): {JOINT[level, gain]}.")
+    return JOINT[level, gain], text

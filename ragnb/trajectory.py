@@ -18,9 +18,12 @@ round. The size and significance of production's rise before r are stated:
 with a few hundred queries an early one-point rise is often not resolved.
 
 Inflation band: after N rounds of keep-the-winner, selection alone can lift
-the retained score by about ``E[max of N standard normals] x SE`` (2.16 SE for
-N = 40), SE being the paired standard error of one round's comparison (median
-over consecutive champions on the selection split).
+the retained score by about :func:`ragnb.stats.selection_inflation`,
+``E[max of N standard normals] x SE / sqrt(2)`` (per-config noise of
+exchangeable configs; 1.53 SE for N = 40), SE being the calibrated paired SE
+of the last champion against the first on the selection split
+(:func:`ragnb.stats.paired_se`) — the same comparison, so the same figure, as
+the four-cell table's golden delta.
 """
 from __future__ import annotations
 
@@ -31,7 +34,7 @@ import pandas as pd
 from scipy import stats as sps
 
 from ragnb.errors import InputError
-from ragnb.stats import expected_max_normal
+from ragnb.stats import expected_max_normal, paired_se, split_inflation
 from ragnb.stats._resample import child_seed
 from ragnb.stats.unpaired import bootstrap_mean
 
@@ -109,19 +112,23 @@ def trajectory(scores: pd.DataFrame, rounds: pd.DataFrame, *, golden: str = "gol
                          "total": means[-1] - means[0],
                          "range_from_second": float(after.max() - after.min())})
     g = wides[golden].to_numpy()
-    steps = np.diff(g, axis=1)
-    step_se = steps.std(axis=0, ddof=1) / np.sqrt(g.shape[0]) if g.shape[1] > 1 else np.array([0])
-    se = float(np.median(step_se))
     n_rounds = len(configs) - 1
-    emax = expected_max_normal(n_rounds) if n_rounds >= 1 else 0.0
+    if n_rounds >= 1:
+        se, source = paired_se(wides[golden][configs[0]], wides[golden][configs[-1]])
+    else:
+        se, source = 0.0, "one round: nothing was selected"
+    infl = split_inflation(golden, n_rounds, se, source)
     base = float(g[:, 0].mean())
-    inflation = {"rounds": n_rounds, "expected_max": emax, "se": se, "inflation": emax * se,
-                 "band_low": base, "band_high": base + emax * se}
+    emax = expected_max_normal(n_rounds) if n_rounds >= 1 else 0.0
+    inflation = {"rounds": n_rounds, "expected_max": emax, "se": se,
+                 "inflation": infl.inflation, "band_low": base,
+                 "band_high": base + infl.inflation, "source": source,
+                 "describe": infl.describe()}
     div, text = _divergence(wides[golden], wides[production], list(rounds["round"]), z)
     method = (f"points: {ci:.0%} percentile bootstrap of the mean, {resamples:,} resamples, "
               f"seeds derived from {seed}; divergence: least-squares hinge of the production "
-              f"means, flatness and golden rise by paired z at {z}; inflation band: E[max of {n_rounds} standard normals] = {emax:.2f} x "
-              f"median paired SE of one round on {golden} ({se * 100:.2f} points)")
+              f"means, flatness and golden rise by paired z at {z}; inflation band: "
+              f"{infl.describe()}")
     return Trajectory(points, pd.DataFrame(movement), div, text, inflation, golden, production,
                       method)
 

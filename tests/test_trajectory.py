@@ -45,10 +45,11 @@ def test_movement_and_inflation_by_hand():
                                                    values="value")
     m = tr.movement.set_index("split")
     assert m.loc["golden", "total"] == pytest.approx(wide["r12"].mean() - wide["r00"].mean())
-    steps = np.diff(wide.to_numpy(), axis=1)
-    se = np.median(steps.std(axis=0, ddof=1) / np.sqrt(len(wide)))
+    d = (wide["r12"] - wide["r00"]).to_numpy()
+    se = d.std(ddof=1) / np.sqrt(len(d))  # every difference nonzero: the floor does not bind
     assert tr.inflation["se"] == pytest.approx(se)
-    assert tr.inflation["inflation"] == pytest.approx(expected_max_normal(12) * se)
+    assert tr.inflation["inflation"] == pytest.approx(expected_max_normal(12) * se / np.sqrt(2))
+    assert tr.inflation["source"].startswith("calibrated SE of the paired difference r12 − r00")
 
 
 def test_endpoints_equal_the_four_cell_production_column():

@@ -4,30 +4,37 @@ from __future__ import annotations
 import argparse
 
 from ragnb.cli._common import (
+    MAX_RESAMPLES,
     add_judgment_args,
     add_ledger_arg,
+    add_strata_args,
+    bounded_int,
     emit,
     guard_sealed,
     ledger_line,
     load_runs,
     split_manifest,
+    strata_labels,
 )
 
 NAME = "compare"
-HELP = "paired bootstrap: challengers vs a baseline (optionally by stratum), Holm p-values"
+HELP = "paired comparison: challengers vs a baseline (optionally by stratum), Holm p-values"
 DESCRIPTION = (
     "Compare one or more challenger runs with a baseline run on the same test set.\n\n"
     "For each challenger: mean per-query difference (challenger - baseline), its\n"
-    "interval (percentile or BCa paired bootstrap), standard error, two-sided p-value,\n"
-    "Holm-adjusted p-value over every row shown, the minimum detectable effect (80%\n"
-    "power, alpha .05) and the queries needed to resolve the observed difference.\n"
+    "interval (calibrated t-interval by default; percentile or BCa paired bootstrap\n"
+    "with --method), standard error, two-sided paired sign-flip p-value (exact where\n"
+    "the sign patterns are few), Holm-adjusted p-value over every row shown, the\n"
+    "secondary bootstrap p, the minimum detectable effect (80% power, alpha .05) and\n"
+    "the queries needed to resolve the observed difference. Rows under 6 queries\n"
+    "read 'too few queries to say'.\n"
     "With --by, queries are resampled within strata (sizes fixed) and each stratum\n"
     "gets a row beside the pooled one; the strata come from --strata FILE or from the\n"
     "test set's own query metadata (e.g. --by intent)."
 )
 
 SHOW = ["challenger", "stratum", "n", "baseline_mean", "challenger_mean", "delta", "ci_low",
-        "ci_high", "se", "p_value", "p_holm", "p_signflip", "mde", "queries_needed"]
+        "ci_high", "se", "p_value", "p_holm", "p_bootstrap", "mde", "queries_needed"]
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -36,14 +43,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--challenger", action="append", required=True, metavar="NAME=FILE",
                    help="a challenger run (repeatable)")
     p.add_argument("--metric", required=True, help="one metric, e.g. ndcg@10")
-    p.add_argument("--strata", metavar="FILE", default=None,
-                   help="query metadata (CSV/Parquet/JSONL keyed by query_id)")
-    p.add_argument("--by", metavar="COLUMN", default=None,
-                   help="stratum column (in --strata, or in the test set's query metadata)")
-    p.add_argument("--resamples", type=int, default=10_000)
-    p.add_argument("--seed", type=int, default=20260729)
+    add_strata_args(p, "stratum column (in --strata, or in the test set's query metadata)")
+    p.add_argument("--resamples", type=bounded_int(1, MAX_RESAMPLES), default=10_000)
+    p.add_argument("--seed", type=bounded_int(0, 2**63 - 1), default=20260729)
     p.add_argument("--ci", type=float, default=0.95, help="interval level (default 0.95)")
-    p.add_argument("--method", choices=("percentile", "bca"), default="percentile")
+    p.add_argument("--method", choices=("t", "percentile", "bca"), default="t",
+                   help="interval: calibrated t (default), percentile or BCa bootstrap")
     add_ledger_arg(p)
     p.add_argument("--format", choices=("table", "csv", "json"), default="table")
     p.add_argument("--out", metavar="FILE", default=None)
@@ -51,8 +56,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ragnb.errors import InputError
-    from ragnb.io import read_strata, read_test_set
-    from ragnb.io.strata import assign_strata
+    from ragnb.io import read_test_set
     from ragnb.metrics import parse_metric
     from ragnb.score import score
     from ragnb.stats import compare
@@ -68,14 +72,13 @@ def run(args: argparse.Namespace) -> int:
     notes = [*test_set.notes, *scores.notes]
     strata = None
     if args.by:
-        table = read_strata(args.strata) if args.strata else test_set.queries
-        source = args.strata or f"{test_set.source} (query metadata)"
         scored = scores.table["query_id"].unique()
-        strata, strata_notes = assign_strata(table, scored, args.by, source=source)
+        strata, strata_notes = strata_labels(args, test_set, scored)
         notes += list(strata_notes)
     result = compare(scores.table, baseline=baseline_name,
                      challengers=[r.name for r in runs[1:]], metric=metric, strata=strata,
-                     resamples=args.resamples, seed=args.seed, ci=args.ci, method=args.method)
+                     resamples=args.resamples, seed=args.seed, ci=args.ci, method=args.method,
+                     fixed=scores.no_relevant)
     header = [f"# {metric} on {test_set.name}, label policy {scores.policy}; baseline "
               f"{baseline_name}; differences are challenger - baseline",
               f"# {result.attrs['description']}"]
@@ -86,13 +89,24 @@ def run(args: argparse.Namespace) -> int:
     guard_sealed(args.ledger, manifest,
                  scores.means().set_index("config")["mean"].to_dict(), metric)
     cols = [c for c in SHOW if c in result.columns]
+    for row in result[result["statement"] != ""].itertuples():
+        header.append(f"# [{row.challenger} / {row.stratum}] {row.statement}")
     if manifest is not None:
-        from ragnb.stats import expected_max_normal
+        from ragnb.stats import paired_se, selection_optimism, split_inflation
 
         n = manifest.selections_against
+        wide = scores.wide(metric)
+        candidates = [baseline_name, *(r.name for r in runs[1:])]
+        optimism = (selection_optimism(wide[candidates].dropna(), seed=args.seed)
+                    if n else None)
         result["selections_against"] = n
-        result["inflation"] = expected_max_normal(n) * result["se"] if n else 0.0
-        cols += ["selections_against", "inflation"]
+        for name in candidates[1:]:
+            pair = wide[[baseline_name, name]].dropna()
+            se, source = paired_se(pair[baseline_name], pair[name])
+            infl = split_inflation(test_set.name, n, se, source, optimism)
+            result.loc[result["challenger"] == name, "inflation_points"] = infl.points
+            header.append(f"# {infl.describe()}")
+        cols += ["selections_against", "inflation_points"]
     header += ledger_line(manifest, args.ledger)
     header += [f"# note: {n}" for n in notes]
     if strata is None:

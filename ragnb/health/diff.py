@@ -183,8 +183,11 @@ def version_diff(old: TestSet, new: TestSet, runs: Run | Iterable[Run], metric: 
                "new": float(vn.mean()), "n_new": len(vn),
                "difference": float(vn.mean() - vo.mean()), "n_common": len(common)}
         if len(common) >= 2:
+            # unchanged judgments on every common query: re-judging cannot move them
+            fixed = bool((kind.reindex(common) == "unchanged").all())
             p = paired_bootstrap(vo.loc[common], vn.loc[common], resamples=resamples,
-                                 seed=child_seed(seed, (run.name, "rejudging")), ci=ci)
+                                 seed=child_seed(seed, (run.name, "rejudging")), ci=ci,
+                                 fixed=fixed)
             row |= {"rejudging": p.delta, "rejudging_low": p.ci_low, "rejudging_high": p.ci_high}
         else:
             row |= {"rejudging": math.nan, "rejudging_low": math.nan, "rejudging_high": math.nan}

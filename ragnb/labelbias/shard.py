@@ -110,7 +110,8 @@ def shard_effect(
     rows = []
     for config, target, vb, va in targets:
         delta = va - vb
-        r = paired_bootstrap(vb.loc[shard], va.loc[shard], resamples=resamples, seed=seed, ci=ci)
+        r = paired_bootstrap(vb.loc[shard], va.loc[shard], resamples=resamples, seed=seed, ci=ci,
+                             method="percentile")  # the fpc-scaled bootstrap projection
         est = float(delta.loc[shard].mean())
         scale = np.sqrt(fpc)
         rows.append({

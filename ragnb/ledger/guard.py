@@ -97,7 +97,8 @@ def alert(baseline_score: float, new_score: float,
 def ranking_margin(n_selections: int, se: float, z: float = 1.96) -> tuple[float, float]:
     """Smallest lead a guard split may rank on, and the inflation inside it.
 
-    ``margin = selection_inflation(n_selections, se) + z * se``: a lead the
+    ``margin = selection_inflation(n_selections, se) + z * se`` (the inflation
+    is ``E[max of N normals] x se / sqrt(2)``, :mod:`ragnb.stats.inflation`): a lead the
     selection bias alone could explain, plus the noise of a paired
     difference at the two-sided level ``z``.
 
@@ -170,8 +171,8 @@ def check_ranking(split: str, scores: Mapping[str, float], winner: str, n_select
             f"{split} is a regression guard and will not rank {winner!r} over {runner_up!r}: "
             f"the lead is {lead * 100:+.2f} points, and after {n_selections} selections its "
             f"scores carry a selection bias of about {inflation * 100:.2f} points (expected "
-            f"maximum of {n_selections} standard normals = {emax:.2f}, SE_d = {se * 100:.2f} "
-            f"points). A lead under {margin * 100:.2f} points (bias + {z:g} SE_d) may be that "
+            f"maximum of {n_selections} standard normals = {emax:.2f} x SE_d / √2, SE_d = "
+            f"{se * 100:.2f} points, configs' noise assumed exchangeable). A lead under {margin * 100:.2f} points (bias + {z:g} SE_d) may be that "
             "bias rather than a better configuration: the bias is the size of the signal. "
             "Choose on a working split or confirm on a sealed one; the guard still runs on "
             "every change and alerts on large drops, which the bias is far too small to flip")

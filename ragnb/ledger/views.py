@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ragnb.stats import expected_max_normal
+from ragnb.stats import expected_max_normal, selection_inflation
 
 
 def selection_counts(history: pd.DataFrame) -> pd.DataFrame:
@@ -27,10 +27,15 @@ def selection_counts(history: pd.DataFrame) -> pd.DataFrame:
 
 
 def inflation_curve(se: float, n_max: int = 60) -> pd.DataFrame:
-    """Expected selection inflation after N choices: ``E[max of N standard normals] x se``."""
+    """Expected selection inflation after N choices, ``selection_inflation(N, se)``.
+
+    ``se`` is the paired SE on the split; the curve is ``E[max of N standard
+    normals] x se / sqrt(2)`` (:func:`ragnb.stats.selection_inflation`).
+    """
     n = np.arange(1, n_max + 1)
     emax = np.array([expected_max_normal(int(k)) for k in n])
-    return pd.DataFrame({"selections": n, "expected_max": emax, "inflation": emax * se})
+    return pd.DataFrame({"selections": n, "expected_max": emax,
+                         "inflation": [selection_inflation(int(k), se) for k in n]})
 
 
 def ask_holdout(ledger, split: str, working: pd.DataFrame, confirmation: pd.DataFrame,
@@ -88,7 +93,9 @@ def split_status(ledger_dir, test_sets: dict, se: float | dict | None = None) ->
     know — or no ledger at all — gives a row that says so
     (``role = "not registered"``, ``selections_against`` missing): how often it
     was selected against is unknown, and the report shows that. ``se`` (one
-    value or name -> value) gives the ``inflation`` column, ``E[max_N] x se``.
+    value or name -> value: the paired SE on that split) gives the
+    ``inflation`` column, :func:`ragnb.stats.selection_inflation` (``E[max_N] x
+    se / sqrt(2)``).
     """
     from ragnb.ledger import Ledger
 
@@ -108,8 +115,8 @@ def split_status(ledger_dir, test_sets: dict, se: float | dict | None = None) ->
         rows.append({"split": name, "split_id": m.split_id, "role": m.role,
                      "selections_against": n, "budget": m.budget, "sealed": m.sealed,
                      "retired_for_selection_at": m.retired_for_selection_at,
-                     "inflation": None if split_se is None else expected_max_normal(n) * split_se
-                     if n else 0.0})
+                     "inflation": 0.0 if n == 0 else None if split_se is None
+                     else selection_inflation(int(n), split_se)})
     table = pd.DataFrame(rows)
     table["selections_against"] = table["selections_against"].astype("Int64")
     table["budget"] = table["budget"].astype("Int64")

@@ -7,7 +7,8 @@
 :func:`holm`               Holm step-down adjusted p-values
 :func:`sign_flip_test`     paired randomization test, many pairs at once
 :func:`mde`, :func:`queries_needed`  power planning
-:func:`expected_max_normal`, :func:`selection_inflation`  selection bias
+:func:`delta_interval`     the calibrated interval, SE and MDE (small n)
+:func:`selection_inflation`  selection bias: the one formula (and its report)
 =========================  ==================================================
 
 Every function takes an integer ``seed`` and builds its own
@@ -15,7 +16,16 @@ Every function takes an integer ``seed`` and builds its own
 """
 
 from ragnb.stats.bootstrap import PairedBootstrap, paired_bootstrap
-from ragnb.stats.inflation import expected_max_normal, implied_se, selection_inflation
+from ragnb.stats.inflation import (
+    SelectionInflation,
+    expected_max_normal,
+    implied_se,
+    paired_se,
+    selection_inflation,
+    selection_optimism,
+    split_inflation,
+)
+from ragnb.stats.interval import MIN_QUERIES, delta_interval
 from ragnb.stats.multiple import compare, holm
 from ragnb.stats.permutation import SignFlipTest, sign_flip_test
 from ragnb.stats.power import mde, queries_needed, se_from_interval
@@ -27,20 +37,26 @@ from ragnb.stats.stratified import (
 )
 
 __all__ = [
+    "MIN_QUERIES",
     "PairedBootstrap",
     "Reconciliation",
+    "SelectionInflation",
     "SignFlipTest",
     "StratifiedBootstrap",
     "compare",
+    "delta_interval",
     "expected_max_normal",
     "holm",
     "implied_se",
     "mde",
     "paired_bootstrap",
+    "paired_se",
     "queries_needed",
     "reconcile_pooled",
     "se_from_interval",
     "selection_inflation",
+    "selection_optimism",
     "sign_flip_test",
+    "split_inflation",
     "stratified_bootstrap",
 ]

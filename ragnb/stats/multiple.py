@@ -25,10 +25,16 @@ import numpy as np
 import pandas as pd
 
 from ragnb.errors import InputError
-from ragnb.stats._inputs import UNCLASSIFIED, _few, align
-from ragnb.stats._resample import child_seed
-from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, method_label, paired_bootstrap
-from ragnb.stats.permutation import sign_flip_test
+from ragnb.stats._inputs import _few
+from ragnb.stats._resample import comparison_seed
+from ragnb.stats.bootstrap import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    describe_method,
+    method_label,
+    paired_bootstrap,
+)
+from ragnb.stats.interval import MIN_QUERIES, TOO_FEW
 from ragnb.stats.stratified import POOLED, stratified_bootstrap
 
 SCORE_COLUMNS = ("config", "query_id", "metric", "value")
@@ -69,18 +75,14 @@ def _per_query(scores: pd.DataFrame, config: str, metric: str) -> pd.Series:
     return pd.Series(rows["value"].to_numpy(), index=rows["query_id"].to_numpy())
 
 
-def _signflip_p(base: pd.Series, chal: pd.Series, strata, stratum, seed: int,
-                drop_mismatched: bool) -> float:
-    """Sign-flip permutation p-value of one row's differences (a check beside the bootstrap)."""
-    pair = align(base, chal, drop_mismatched=drop_mismatched)
-    d = pd.Series(pair.challenger - pair.baseline, index=pair.query_ids)
-    if strata is not None and stratum != POOLED:
-        labels = pd.Series(strata).reindex(d.index).astype(object).where(lambda x: x.notna(),
-                                                                          UNCLASSIFIED)
-        d = d[labels.astype(str) == str(stratum)]
-    if len(d) < 2:
-        return float("nan")
-    return float(sign_flip_test(d.to_numpy(), permutations=10_000, seed=seed).p_value)
+def _all_fixed(base: pd.Series, chal: pd.Series, fixed) -> bool:
+    """Every compared query is fixed at a zero difference by construction."""
+    if fixed is None:
+        return False
+    ids = {str(q) for q in fixed}
+    common = base.index.intersection(chal.index)
+    return len(common) > 0 and all(str(q) in ids for q in common) and bool(
+        (base.reindex(common) == chal.reindex(common)).all())
 
 
 def compare(
@@ -93,9 +95,10 @@ def compare(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     ci: float = 0.95,
-    method: Literal["percentile", "bca"] = "percentile",
+    method: Literal["t", "percentile", "bca"] = "t",
     drop_mismatched: bool = False,
     min_stratum: int = 10,
+    fixed=None,
 ) -> pd.DataFrame:
     """Compare challengers with one baseline on one metric: a tidy table with Holm p-values.
 
@@ -116,15 +119,20 @@ def compare(
         otherwise one row (:func:`ragnb.stats.paired_bootstrap`).
     resamples, seed, ci, method, drop_mismatched, min_stratum
         As for the bootstrap functions.
+    fixed : collection of query ids, optional
+        Queries whose difference is 0 by construction
+        (see :func:`ragnb.stats.stratified_bootstrap`).
 
     Returns
     -------
     DataFrame
         One row per challenger x stratum (+ pooled): ``delta``, ``ci_low``,
-        ``ci_high``, ``se``, ``mde``, ``queries_needed``, ``p_value`` and
-        ``p_holm`` (Holm over every row with a p-value, the family named in
-        ``holm_family``), with ``method``, ``ci``, ``resamples``, ``seed`` and
-        ``n`` on every row. ``attrs["description"]`` is a one-line statement of
+        ``ci_high``, ``se``, ``mde``, ``queries_needed``, ``p_value`` (the
+        paired sign-flip test) and ``p_holm`` (Holm over every row with a
+        p-value, the family named in ``holm_family``), the secondary
+        ``p_bootstrap`` (shift method), a ``statement`` when a row has no
+        interval or an all-zero sample, with ``method``, ``ci``,
+        ``resamples``, ``seed`` and ``n`` on every row. ``attrs["description"]`` is a one-line statement of
         method, resamples, seeds and family; with strata, ``attrs["checks"]``
         lists each challenger's stratified checks as plain records
         (``challenger, check, ok, detail``; plain data, so that pandas can
@@ -132,10 +140,12 @@ def compare(
 
     Notes
     -----
-    Challenger ``c`` is bootstrapped with ``seed = child_seed(seed, c)`` =
+    Challenger ``c`` is compared with ``seed = comparison_seed(seed, c)`` =
     ``SeedSequence([seed, crc32(c)]).generate_state(1)[0]``, shown in the
     ``seed`` column: it does not depend on which other challengers are in the
-    family, and ``paired_bootstrap(..., seed=row.seed)`` reproduces the row.
+    family, ``paired_bootstrap(..., seed=row.seed)`` reproduces the row, and
+    :func:`ragnb.strata.breakdown` and the what-if widget derive the same seed,
+    so the same comparison prints the same p-value everywhere.
     """
     if not isinstance(scores, pd.DataFrame):
         raise InputError("scores must be a DataFrame (a score table)", source="scores")
@@ -173,7 +183,7 @@ def compare(
     frames, checks = [], []
     for name in challengers:
         chal = _per_query(scores, name, metric)
-        c_seed = child_seed(seed, name)
+        c_seed = comparison_seed(seed, name)
         options = {
             "resamples": resamples,
             "seed": c_seed,
@@ -182,24 +192,24 @@ def compare(
             "drop_mismatched": drop_mismatched,
         }
         if strata is None:
-            r = paired_bootstrap(base, chal, **options)
+            r = paired_bootstrap(base, chal, fixed=_all_fixed(base, chal, fixed), **options)
             row = {k: getattr(r, k) for k in (
                 "n", "baseline_mean", "challenger_mean", "delta", "ci_low", "ci_high",
-                "se", "mde", "p_value", "seed", "path")}  # fmt: skip
+                "se", "mde", "p_value", "p_method", "seed", "path")}  # fmt: skip
             row["queries_needed"] = r.queries_needed(r.delta)
+            row["p_bootstrap"] = r.p_value_bootstrap
+            row["se_bootstrap"] = r.se_bootstrap
+            row["statement"] = r.note
             frame = pd.DataFrame([{"stratum": POOLED, **row}])
         else:
-            s = stratified_bootstrap(base, chal, strata, min_stratum=min_stratum, **options)
+            s = stratified_bootstrap(base, chal, strata, min_stratum=min_stratum, fixed=fixed,
+                                     **options)
             frame = s.table.copy()
             checks += [{"challenger": name, **row} for row in s.checks.to_dict("records")]
         frame.insert(0, "challenger", name)
         frames.append(frame)
 
     table = pd.concat(frames, ignore_index=True)
-    table["p_signflip"] = [
-        _signflip_p(base, _per_query(scores, row.challenger, metric), strata, row.stratum,
-                    child_seed(seed, (row.challenger, str(row.stratum))), drop_mismatched)
-        for row in table[["challenger", "stratum"]].itertuples()]
     table["p_holm"] = holm(table["p_value"].to_numpy())
     m = int(table["p_value"].notna().sum())
     rows_each = len(frames[0]) if strata is not None else 1
@@ -214,14 +224,15 @@ def compare(
     table["resamples"] = resamples
     first = ["metric", "baseline", "challenger", "stratum", "n", "baseline_mean",
              "challenger_mean", "delta", "ci_low", "ci_high", "se", "mde", "queries_needed",
-             "p_value", "p_holm", "p_signflip", "holm_family", "method", "ci", "resamples", "seed",
-             "path"]  # fmt: skip
+             "p_value", "p_holm", "p_bootstrap", "statement", "holm_family", "method", "ci",
+             "resamples", "seed", "path"]  # fmt: skip
     table = table[first + [c for c in table.columns if c not in first]]
     table.attrs["checks"] = checks
     table.attrs["description"] = (
-        f"{ci:.0%} {method_label(method)} paired bootstrap, {resamples:,} resamples per "
-        f"comparison, challenger seeds derived from seed {seed}; {family}; p_signflip: paired "
-        f"sign-flip permutation test (exact where small, else 10,000 permutations), a check "
-        f"beside the bootstrap p-value that matters most at small n"
+        f"{ci:.0%} {describe_method(method, resamples)} intervals; p: paired sign-flip "
+        f"randomization test (exact where the sign patterns are few, else {resamples:,} sign "
+        f"vectors), challenger seeds derived from seed {seed}; {family}; p_bootstrap: "
+        f"secondary paired-bootstrap shift p ({resamples:,} resamples), liberal at small n; "
+        f"rows under {MIN_QUERIES} queries: {TOO_FEW}"
     )
     return table

@@ -45,12 +45,11 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import special
 
 from ragnb.errors import InputError
 from ragnb.stats import _inputs
-from ragnb.stats._resample import ELEMENT_BUDGET
-from ragnb.stats.bootstrap import DEFAULT_SEED
+from ragnb.stats._resample import DEFAULT_SEED, ELEMENT_BUDGET
 
 #: Largest number of atoms of the permutation distribution enumerated exactly.
 EXACT_LIMIT = 2**16
@@ -107,7 +106,8 @@ def _exact_p(d: np.ndarray, tol: float) -> float:
     for v, m in zip(values, mult, strict=True):
         j = np.arange(m + 1)
         sums = (sums[:, None] + v * (2 * j - m)[None, :]).ravel()
-        probs = (probs[:, None] * stats.binom.pmf(j, m, 0.5)[None, :]).ravel()
+        pmf = special.binom(m, j) * 0.5**m  # Binomial(m, 1/2), exact for small m
+        probs = (probs[:, None] * pmf[None, :]).ravel()
     observed = abs(float(d.sum()))
     return float(min(1.0, probs[np.abs(sums) >= observed - tol].sum()))
 

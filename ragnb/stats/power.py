@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 
-from scipy import special, stats
+from scipy import special
 
 from ragnb.errors import InputError
 
@@ -106,7 +106,7 @@ def queries_needed(
     n = max(2, math.ceil(n0))
     for _ in range(max_iter):
         df = n - 1
-        t = stats.t.ppf(1 - alpha / 2, df) + stats.t.ppf(power, df)
+        t = special.stdtrit(df, 1 - alpha / 2) + special.stdtrit(df, power)
         new = max(2, math.ceil((t * ratio) ** 2))
         if new == n:
             break

@@ -16,6 +16,16 @@ Each stratum is bootstrapped on its own seeded stream (see
 estimator, closed-form: leaving query ``i`` of stratum ``h`` out gives
 ``u_i = (n_h / N) (d_i - delta_h) / (n_h - 1)``.
 
+Headline figures per row (stratum or pooled): the calibrated interval, SE,
+MDE and queries needed of :mod:`ragnb.stats.interval` (``method="t"``, the
+default; the pooled row applies it to all ``N`` differences, so it equals the
+unstratified comparison's), and the paired sign-flip p-value
+(:mod:`ragnb.stats.permutation`) with the row's seed. The bootstrap shift
+p-value and SE are kept as ``p_bootstrap`` and ``se_bootstrap``, secondary.
+A stratum under :data:`ragnb.stats.interval.MIN_QUERIES` queries has no
+interval, MDE or queries needed ("too few queries to say", column
+``statement``); only a stratum fixed by construction has zero width.
+
 Very small strata are flagged: the bootstrap variance of a mean of ``n_h``
 values is biased low by ``(n_h - 1) / n_h`` and needs proper scaling to be
 consistent (Bickel & Freedman 1984).
@@ -45,20 +55,19 @@ from ragnb.stats.bootstrap import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     check_options,
+    describe_method,
     interval,
     jackknife_acceleration,
-    method_label,
     shift_p_value,
 )
-from ragnb.stats.power import mde as _mde
-from ragnb.stats.power import queries_needed
 
 POOLED = "pooled"
 #: Largest |pooled - weighted| tolerated, relative to max|d|, before it is a bug.
 IDENTITY_TOLERANCE = 1e-12
 TABLE_COLUMNS = [
     "stratum", "n", "baseline_mean", "challenger_mean", "delta", "ci_low", "ci_high",
-    "p_value", "se", "mde", "queries_needed", "small", "zero_width", "seed", "path",
+    "p_value", "p_method", "se", "mde", "queries_needed", "small", "zero_width", "statement",
+    "p_bootstrap", "se_bootstrap", "seed", "path",
 ]  # fmt: skip
 
 
@@ -189,9 +198,12 @@ class StratifiedBootstrap:
     def describe(self) -> str:
         strata = len(self.table) - 1
         return (
-            f"{self.ci:.0%} {method_label(self.method)} bootstrap CIs, {self.resamples:,} "
-            f"resamples within each of {strata} strata (sizes fixed) of n={self.n} queries, "
-            f"seed {self.seed} (one derived seed per stratum, in the table)"
+            f"{self.ci:.0%} {describe_method(self.method, self.resamples)} intervals in each of "
+            f"{strata} strata and pooled, n={self.n} queries; p: paired sign-flip test (exact "
+            f"where the sign patterns are few, else {self.resamples:,} sign vectors); "
+            f"bootstrap ({self.resamples:,} resamples within strata, sizes fixed) for the "
+            f"secondary p_bootstrap and se_bootstrap; seed {self.seed} (one derived seed per "
+            f"stratum, in the table)"
         )
 
 
@@ -214,14 +226,40 @@ def _order(labels: np.ndarray, strata) -> list:
     return order + rest
 
 
-def _zero_width(d: np.ndarray) -> str:
-    if d.size == 1:
-        return "one query: nothing to resample"
-    if np.all(d == 0):
-        return f"all {d.size} differences are exactly 0, so every resample is 0"
-    if np.all(d == d[0]):
-        return f"all {d.size} differences equal {d[0]:+.4g}, so every resample does"
-    return ""
+def _fixed_mask(fixed, query_ids: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """Queries whose difference is 0 by construction (and observed 0)."""
+    if fixed is None:
+        return np.zeros(query_ids.size, dtype=bool)
+    ids = {str(q) for q in fixed}
+    return np.array([str(q) in ids for q in query_ids]) & (d == 0)
+
+
+def row_figures(d: np.ndarray, *, reps: np.ndarray, delta: float, tol: float, ci: float,
+                method: str, accel: float, fixed: bool, resamples: int, seed: int) -> dict:
+    """Interval, p-values, SE, MDE and queries needed of one row (stratum or pooled)."""
+    from ragnb.stats.interval import delta_interval
+    from ragnb.stats.permutation import sign_flip_test
+
+    n = d.size
+    cal = delta_interval(d, ci, fixed=fixed)
+    if method == "t" or fixed:
+        low, high = cal.low, cal.high
+    else:
+        low, high = interval(reps, delta, ci=ci, method=method, accel=accel, tol=tol)
+        if low == high:  # every resample alike, but not by construction: not certainty
+            low, high = cal.low, cal.high
+    if n > 1 and not fixed:  # a row fixed by construction is not a test
+        sf = sign_flip_test(d, permutations=resamples, seed=seed)
+        p, p_method = sf.p_value, sf.method
+    else:
+        p, p_method = math.nan, ""
+    return {
+        "ci_low": low, "ci_high": high, "p_value": p, "p_method": p_method,
+        "se": cal.se, "mde": cal.mde, "queries_needed": cal.queries_needed,
+        "zero_width": cal.note if fixed else "", "statement": "" if fixed else cal.note,
+        "p_bootstrap": shift_p_value(reps, delta, tol) if n > 1 else math.nan,
+        "se_bootstrap": float(reps.std(ddof=1)) if resamples > 1 else 0.0,
+    }  # fmt: skip
 
 
 def stratified_bootstrap(
@@ -232,11 +270,12 @@ def stratified_bootstrap(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     ci: float = 0.95,
-    method: Literal["percentile", "bca"] = "percentile",
+    method: Literal["t", "percentile", "bca"] = "t",
     reported_pooled=None,
     min_stratum: int = 10,
     drop_mismatched: bool = False,
     path: Literal["auto", "index", "counts"] = "auto",
+    fixed=None,
 ) -> StratifiedBootstrap:
     """Paired bootstrap within strata, with the pooled row and the checks that tie them.
 
@@ -257,6 +296,11 @@ def stratified_bootstrap(
         reconcile with the weighted stratum deltas; see :class:`Reconciliation`.
     min_stratum : int
         Strata with fewer queries are flagged ``small``.
+    fixed : collection of query ids, optional
+        Queries whose difference is 0 by construction (e.g.
+        :attr:`ragnb.score.Scores.no_relevant`: nothing to retrieve). A stratum
+        made only of them has an interval of exactly zero width, said in
+        ``zero_width``; any other all-zero stratum gets a non-zero interval.
 
     Returns
     -------
@@ -270,10 +314,10 @@ def stratified_bootstrap(
         raise InputError(f"a stratum may not be called {POOLED!r}", source="strata")
     d_all = pair.challenger - pair.baseline
     big_n = d_all.size
+    fixed_q = _fixed_mask(fixed, pair.query_ids, d_all)
 
     rows, pooled_sums, weighted_reps = [], np.zeros(resamples), np.zeros(resamples)
     u = np.zeros(big_n)  # jackknife influences of the weighted estimator
-    pooled_var = 0.0  # sum_h n_h s_h^2, for the pooled queries_needed
     for label in _order(labels, strata):
         mask = labels == label
         d, n_h = d_all[mask], int(mask.sum())
@@ -286,39 +330,30 @@ def stratified_bootstrap(
         weighted_reps += (n_h / big_n) * reps
         if n_h > 1:
             u[mask] = (n_h / big_n) * (d - delta_h) / (n_h - 1)
-            sd_h = float(d.std(ddof=1))
-            pooled_var += n_h * sd_h**2
         accel = jackknife_acceleration((d - delta_h) / (n_h - 1)) if n_h > 1 else 0.0
-        low, high = interval(reps, delta_h, ci=ci, method=method, accel=accel, tol=tol)
-        se = float(reps.std(ddof=1)) if resamples > 1 else 0.0
         rows.append({
             "stratum": label, "n": n_h,
             "baseline_mean": float(pair.baseline[mask].mean()),
             "challenger_mean": float(pair.challenger[mask].mean()),
-            "delta": delta_h, "ci_low": low, "ci_high": high,
-            "p_value": shift_p_value(reps, delta_h, tol) if n_h > 1 else math.nan,
-            "se": se, "mde": float(_mde(se)),
-            "queries_needed": queries_needed(sd_h, delta_h) if n_h > 1 else math.nan,
-            "small": n_h < min_stratum, "zero_width": _zero_width(d) if low == high else "",
-            "seed": s_seed, "path": used,
+            "delta": delta_h,
+            **row_figures(d, reps=reps, delta=delta_h, tol=tol, ci=ci, method=method,
+                          accel=accel, fixed=bool(fixed_q[mask].all()), resamples=resamples,
+                          seed=s_seed),
+            "small": n_h < min_stratum, "seed": s_seed, "path": used,
         })  # fmt: skip
 
     tol = tie_tolerance(d_all)
     delta = _snap(float(d_all.mean()), tol)
     pooled_reps = pooled_sums / big_n
-    low, high = interval(
-        pooled_reps, delta, ci=ci, method=method, accel=jackknife_acceleration(u), tol=tol
-    )
-    se = float(pooled_reps.std(ddof=1)) if resamples > 1 else 0.0
     rows.append({
         "stratum": POOLED, "n": big_n,
         "baseline_mean": float(pair.baseline.mean()),
         "challenger_mean": float(pair.challenger.mean()),
-        "delta": delta, "ci_low": low, "ci_high": high,
-        "p_value": shift_p_value(pooled_reps, delta, tol), "se": se, "mde": float(_mde(se)),
-        "queries_needed": queries_needed(math.sqrt(pooled_var / big_n), delta),
-        "small": False, "zero_width": _zero_width(d_all) if low == high else "",
-        "seed": seed, "path": "stratified",
+        "delta": delta,
+        **row_figures(d_all, reps=pooled_reps, delta=delta, tol=tol, ci=ci, method=method,
+                      accel=jackknife_acceleration(u), fixed=bool(fixed_q.all()),
+                      resamples=resamples, seed=seed),
+        "small": False, "seed": seed, "path": "stratified",
     })  # fmt: skip
     table = pd.DataFrame(rows, columns=TABLE_COLUMNS)
 

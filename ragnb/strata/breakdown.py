@@ -10,9 +10,11 @@ completeness
     are the ``unclassified`` stratum, shown; queries a spec excludes are
     counted, not dropped silently.
 zero-width strata
-    an interval of exactly zero width means every per-query difference in
-    the stratum is the same (out-of-scope queries with nothing to retrieve
-    score 0 under both configurations); the row says so.
+    an interval of exactly zero width only for a stratum that cannot move by
+    construction: every query has nothing to retrieve
+    (:attr:`ragnb.score.Scores.no_relevant`, scored 0 under both configs);
+    the row says so. A stratum whose differences merely happen to be all 0
+    gets a non-zero interval and a statement of how many queries could differ.
 pooled = size-weighted
     ``delta = sum_h (n_h / N) delta_h`` exactly, checked on the point
     estimate and on every stratified replicate
@@ -29,11 +31,16 @@ reconciliation
     deltas: a residual beyond half a unit of its last printed digit is more
     than rounding and is flagged (seed 000: +0.93 against +1.1 points).
 
-Per stratum: n, both means, delta with its percentile interval, the
-shift-method p-value, the Holm-adjusted p over the strata shown (Holm 1979;
+Per stratum: n, both means, delta with its calibrated interval
+(:mod:`ragnb.stats.interval`), the paired sign-flip p-value (exact where the
+sign patterns are few), the Holm-adjusted p over the strata shown (Holm 1979;
 the pooled and macro rows are summaries of the same queries, not further
-tests), the minimum detectable effect ``2.80 x SE`` and the queries needed to
-resolve the observed delta at 80% power (Bloom 1995; Sakai 2016).
+tests), the minimum detectable effect ``(t_.975 + t_.8) x SE`` and the queries
+needed to resolve the observed delta at 80% power (Bloom 1995; Sakai 2016).
+Strata under :data:`ragnb.stats.interval.MIN_QUERIES` queries read "too few
+queries to say" instead of an interval and MDE. The seed is the comparison's
+own (:func:`ragnb.stats._resample.comparison_seed`), as in ``ragnb compare``,
+so the pooled row there and here print the same numbers.
 """
 from __future__ import annotations
 
@@ -51,7 +58,9 @@ from ragnb.io.strata import UNCLASSIFIED
 from ragnb.metrics import parse_metric
 from ragnb.score import Scores
 from ragnb.stats import holm, stratified_bootstrap
+from ragnb.stats._resample import comparison_seed
 from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, method_label
+from ragnb.stats.interval import MIN_QUERIES, TOO_FEW
 from ragnb.stats.stratified import POOLED, Reconciliation, printed_decimals
 from ragnb.strata.spec import Applied, StrataSpec, apply_spec
 
@@ -61,6 +70,7 @@ EXCLUDED = "excluded"
 COLUMNS = [
     "stratum", "kind", "n", "share", "baseline_mean", "challenger_mean", "delta", "ci_low",
     "ci_high", "p_value", "p_holm", "se", "mde", "queries_needed", "small", "note", "seed",
+    "p_bootstrap",
 ]  # fmt: skip
 
 
@@ -120,11 +130,13 @@ class Breakdown:
         h = len(self.strata)
         policy = f" ({self.policy} policy)" if self.policy else ""
         return (f"{self.metric}{policy}, {self.challenger} − "
-                f"{self.baseline}: {self.ci:.0%} {self.method} bootstrap intervals, "
-                f"{self.resamples:,} resamples within each of {h} strata (sizes fixed), seed "
-                f"{self.seed} (one derived seed per stratum, column seed); p: two-sided shift "
-                f"test; Holm over the {int(self.strata['p_value'].notna().sum())} strata shown; "
-                f"MDE at 80% power, alpha 0.05")
+                f"{self.baseline}: {self.ci:.0%} {self.method} intervals in each of {h} strata; "
+                f"p: two-sided paired sign-flip test (exact where the sign patterns are few, "
+                f"else {self.resamples:,} sign vectors), seed {self.seed} (derived from the "
+                f"comparison as in ragnb compare; one derived seed per stratum, column seed); "
+                f"Holm over the {int(self.strata['p_value'].notna().sum())} strata shown; "
+                f"MDE at 80% power, alpha 0.05; strata under {MIN_QUERIES} queries: "
+                f"{TOO_FEW}")
 
     @property
     def reconciliation_line(self) -> str:
@@ -159,8 +171,10 @@ class Breakdown:
                 "baseline": f(r["baseline_mean"], False) if shown else "—",
                 "challenger": f(r["challenger_mean"], False) if shown else "—",
                 "Δ (points)": f(r["delta"]) if shown else "—",
-                f"{self.ci:.0%} interval": (f"[{f(r['ci_low'])},\u00a0{f(r['ci_high'])}]"
-                                            if shown else "—"),
+                f"{self.ci:.0%} interval": (
+                    f"[{f(r['ci_low'])},\u00a0{f(r['ci_high'])}]"
+                    if shown and not pd.isna(r["ci_low"])
+                    else (TOO_FEW if shown and r["kind"] == "stratum" else "—")),
                 "p": "—" if pd.isna(r["p_value"]) else f"{r['p_value']:.3g}",
                 "p (Holm)": "—" if pd.isna(r["p_holm"]) else f"{r['p_holm']:.3g}",
                 "MDE": f(r["mde"], False) if shown else "—",
@@ -227,7 +241,7 @@ def breakdown(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     ci: float = 0.95,
-    method: Literal["percentile", "bca"] = "percentile",
+    method: Literal["t", "percentile", "bca"] = "t",
     min_stratum: int = 10,
 ) -> Breakdown:
     """Per-stratum paired bootstrap of ``challenger - baseline`` under a stratification spec.
@@ -264,9 +278,11 @@ def breakdown(
     labels = applied.labels
     reported_units = None if reported_points is None or str(reported_points).strip() == "" \
         else _reported_units(reported_points)
+    fixed = scores.no_relevant if isinstance(scores, Scores) else None
     sb = stratified_bootstrap(base.reindex(keep), chal.reindex(keep), labels,
-                              resamples=resamples, seed=seed, ci=ci, method=method,
-                              reported_pooled=reported_units, min_stratum=min_stratum)
+                              resamples=resamples, seed=comparison_seed(seed, challenger),
+                              ci=ci, method=method, reported_pooled=reported_units,
+                              min_stratum=min_stratum, fixed=fixed)
     big_n = len(scored)
     t = sb.table.copy()
     strata_rows = t["stratum"] != POOLED
@@ -281,11 +297,12 @@ def breakdown(
             parts.append("size-weighted average of the strata above")
         if r["zero_width"]:
             parts.append(f"zero-width interval: {r['zero_width']}")
+        if r["statement"]:
+            parts.append(r["statement"])
         if r["stratum"] == UNCLASSIFIED and r["kind"] == "stratum":
             parts.append("queries with no stratum value")
-        if r["kind"] == "stratum" and r["small"]:
-            parts.append(f"small stratum (n < {min_stratum}): its interval is too narrow by "
-                         f"about (n-1)/n")
+        if r["kind"] == "stratum" and r["small"] and r["n"] >= MIN_QUERIES:
+            parts.append(f"small stratum (n < {min_stratum}): read its interval with care")
         notes.append("; ".join(parts))
     t["note"] = notes
     rows = [t]

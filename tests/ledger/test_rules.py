@@ -271,8 +271,8 @@ def test_manifests_table_shows_the_implied_inflation(ledger, qrels):
     for _ in range(40):
         ledger.record_selection("golden", ["a", "b"], winner="b")
     t = ledger.manifests(se={"golden": 0.0069})
-    # E[max of 40 standard normals] = 2.16 (STATS-REFERENCES section 4)
-    assert t.loc[0, "inflation"] == pytest.approx(2.16 * 0.0069, abs=1e-4)
+    # E[max of 40 standard normals] = 2.16 (STATS-REFERENCES section 4), per-config SE_d / sqrt 2
+    assert t.loc[0, "inflation"] == pytest.approx(2.16 * 0.0069 / 2**0.5, abs=1e-4)
     assert t["inflation"].isna().tolist() == [False, True]
     assert ledger.manifests(se=0.01).loc[1, "inflation"] == 0.0  # never selected against
 

@@ -1,4 +1,5 @@
 """Ledger views: running counts, the inflation curve and the guard report (demo ledger)."""
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -17,17 +18,17 @@ def test_running_counts_reach_the_budget_and_mark_the_demotion():
 
 def test_inflation_curve_values():
     curve = inflation_curve(0.0069, n_max=40).set_index("selections")
-    # seed 000: 40 rounds at a paired SE of 0.0069 inflate by about 1.5 points
-    assert curve.loc[40, "inflation"] * 100 == pytest.approx(1.49, abs=0.01)
+    # 40 rounds at a paired SE of 0.0069 inflate by 2.16 x 0.69 / sqrt(2) = 1.05 points
+    assert curve.loc[40, "inflation"] * 100 == pytest.approx(1.05, abs=0.01)
     assert curve.loc[1, "expected_max"] == pytest.approx(0.0, abs=1e-9)
 
 
 def test_guard_refuses_close_ranking_and_alerts_on_a_big_drop():
     out = guard_report("golden", {"a": 0.600, "b": 0.603}, "b", 40, 0.0069, 0.16)
     assert out["outcome"].tolist() == ["refused", "fires"]
-    # margin = 2.16 * SE + 1.96 * SE, bias = 2.16 * SE (in points)
-    assert out["selection_bias_points"].iloc[0] == pytest.approx(1.49, abs=0.01)
-    assert out["margin_points"].iloc[0] == pytest.approx(1.49 + 1.35, abs=0.01)
+    # margin = 2.16 * SE / sqrt(2) + 1.96 * SE, bias = 2.16 * SE / sqrt(2) (in points)
+    assert out["selection_bias_points"].iloc[0] == pytest.approx(1.05, abs=0.01)
+    assert out["margin_points"].iloc[0] == pytest.approx(1.05 + 1.35, abs=0.01)
     clear = guard_report("golden", {"a": 0.50, "b": 0.60}, "b", 40, 0.0069, 0.05)
     assert clear["outcome"].tolist() == ["allowed", "silent"]
     assert isinstance(clear, pd.DataFrame)
@@ -44,6 +45,6 @@ def test_split_status_matches_by_content_and_admits_the_unknown():
     g, o = t.iloc[0], t.iloc[1]
     assert g["split_id"].startswith("golden@sha256:")      # found under its ledger name
     assert g["selections_against"] == 40
-    assert g["inflation"] == pytest.approx(expected_max_normal(40) * 0.0069)
+    assert g["inflation"] == pytest.approx(expected_max_normal(40) * 0.0069 / np.sqrt(2))
     assert o["role"] == "not registered" and pd.isna(o["selections_against"])
     assert pd.isna(split_status("", {"rfp": other})["selections_against"].iloc[0])

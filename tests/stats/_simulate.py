@@ -44,3 +44,50 @@ def rr_like(rng, shape):
     base = RR_VALUES[np.minimum(np.searchsorted(np.cumsum(Q_BASE), u, side="right"), 10)]
     chal = RR_VALUES[np.minimum(np.searchsorted(np.cumsum(Q_CHAL), v, side="right"), 10)]
     return base, chal, float((Q_CHAL - Q_BASE) @ RR_VALUES)
+
+
+def sparse_like(rng, shape, share=0.1):
+    """RR@10 where only ``share`` of the queries change at all (the rest score alike).
+
+    A query changes with probability ``share`` independently of its scores, so
+    the true delta is ``share`` times :func:`rr_like`'s.
+    """
+    base, chal, truth = rr_like(rng, shape)
+    moved = rng.random(shape) < share
+    return base, np.where(moved, chal, base), share * truth
+
+
+#: Differences of a P@5-like metric: steps of 0.2, mostly tied.
+TIE_VALUES = np.array([-0.2, 0.0, 0.2, 0.4])
+TIE_PROBS = np.array([0.15, 0.60, 0.17, 0.08])
+
+
+def tie_heavy(rng, shape):
+    """P@5-like: 60% of queries tie, the rest move by one or two relevant passages.
+
+    Returns baseline scores ``k/5`` and the challenger's ``baseline + d``; the
+    true delta is ``TIE_VALUES @ TIE_PROBS`` = 0.036.
+    """
+    pick = np.searchsorted(np.cumsum(TIE_PROBS), rng.random(shape), side="right")
+    d = TIE_VALUES[np.minimum(pick, TIE_VALUES.size - 1)]
+    base = rng.integers(0, 4, shape) / 5
+    return base, base + d, float(TIE_VALUES @ TIE_PROBS)
+
+
+def exchangeable(simulate):
+    """A null version of ``simulate``: each query's two scores swap with probability 1/2.
+
+    The configs are then exchangeable on every query (true delta 0), which is
+    the null hypothesis of the sign-flip test.
+    """
+    def null(rng, shape):
+        base, chal, _ = simulate(rng, shape)
+        swap = rng.random(shape) < 0.5
+        return np.where(swap, chal, base), np.where(swap, base, chal), 0.0
+
+    null.__name__ = f"{simulate.__name__}_null"
+    return null
+
+
+SCENARIOS = {"nDCG-like": ndcg_like, "RR-like": rr_like, "sparse": sparse_like,
+             "tie-heavy": tie_heavy}

@@ -77,7 +77,7 @@ def test_interval_agrees_with_scipy_within_monte_carlo_error(method, scipy_metho
     tol = 0.1 * ref.standard_error
     assert abs(ours.ci_low - ref.confidence_interval.low) < tol
     assert abs(ours.ci_high - ref.confidence_interval.high) < tol
-    assert ours.se == pytest.approx(ref.standard_error, rel=0.02)
+    assert ours.se_bootstrap == pytest.approx(ref.standard_error, rel=0.02)
 
 
 def test_bca_and_percentile_differ_enough_on_this_data_for_the_check_to_bite():
@@ -98,8 +98,22 @@ def test_se_matches_the_exact_bootstrap_se():
     base, chal, _ = ndcg_like(np.random.default_rng(3), 300)
     r = paired_bootstrap(base, chal)
     exact = np.std(chal - base) / np.sqrt(300)
-    assert r.se == pytest.approx(exact, rel=0.03)
-    assert r.mde == pytest.approx((stats.norm.ppf(0.975) + stats.norm.ppf(0.8)) * r.se)
+    assert r.se_bootstrap == pytest.approx(exact, rel=0.03)
+
+
+def test_headline_se_and_mde_are_the_t_figures_when_most_queries_differ():
+    """Every difference is nonzero, so the share floor does not bind (p_U = 1 and
+    v_U = mean(d^2) - mean(d)^2 <= s^2): SE = sd(d, ddof=1)/sqrt(n), the interval
+    is the textbook paired t-interval (scipy), and MDE = (t_.975 + t_.8) SE, df n-1."""
+    rng = np.random.default_rng(3)
+    base = rng.beta(2, 3, 300)
+    chal = base + rng.normal(0.01, 0.2, 300)
+    d = chal - base
+    r = paired_bootstrap(base, chal)
+    assert r.se == pytest.approx(np.std(d, ddof=1) / np.sqrt(300), rel=1e-12)
+    ref = stats.ttest_rel(chal, base).confidence_interval(0.95)
+    assert (r.ci_low, r.ci_high) == pytest.approx((ref.low, ref.high), rel=1e-9)
+    assert r.mde == pytest.approx((stats.t.ppf(0.975, 299) + stats.t.ppf(0.8, 299)) * r.se)
 
 
 def test_shift_p_value_is_close_to_the_t_test_at_large_n():
@@ -109,26 +123,54 @@ def test_shift_p_value_is_close_to_the_t_test_at_large_n():
     r = paired_bootstrap(base, chal)
     t = stats.ttest_rel(chal, base).pvalue
     assert 0.001 < t < 0.5  # the comparison is informative, not saturated
-    assert r.p_value == pytest.approx(t, abs=0.01)
+    assert r.p_value_bootstrap == pytest.approx(t, abs=0.01)
+    assert r.p_value == pytest.approx(t, abs=0.01)  # the sign-flip test agrees at large n
+    assert r.p_method == "monte carlo"
 
 
 def test_p_value_is_never_zero():
     base = np.zeros(30)
     chal = np.full(30, 0.5) + np.linspace(0, 0.1, 30)
     r = paired_bootstrap(base, chal, resamples=1_000)
-    assert r.p_value == pytest.approx(1 / 1_001)
+    assert r.p_value_bootstrap == pytest.approx(1 / 1_001)
+    assert r.p_value == pytest.approx(1 / 1_001)  # Monte Carlo sign-flip, same floor
+
+
+def test_headline_p_is_the_exact_sign_flip_test_at_small_n():
+    """Two queries, both better: of the 4 sign patterns 2 are as extreme, p = 0.5
+    (the bootstrap shift p says 1/(B+1): every resample of two equal gains is that gain)."""
+    r = paired_bootstrap([0.2, 0.4], [0.3, 0.5])
+    assert (r.p_value, r.p_method) == (0.5, "exact")
+    assert r.p_value_bootstrap < 0.001
+    assert np.isnan(r.ci_low) and np.isnan(r.mde)
+    assert r.note == "too few queries to say (n = 2 < 6)"
 
 
 # --- edge cases ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("method", ["percentile", "bca"])
+@pytest.mark.parametrize("method", ["t", "percentile", "bca"])
 @pytest.mark.parametrize("path", ["auto", "index", "counts"])
-def test_all_zero_differences_give_an_interval_of_exactly_zero_width(method, path):
+def test_observed_all_zero_differences_get_a_non_zero_interval_and_a_statement(method, path):
+    """27 unchanged queries: an 80% Clopper-Pearson upper bound on the share that
+    differ is 1 - 0.2^(1/27) = 5.78%; with |d| <= 1 the variance floor is that share,
+    so the half-width is t_.975,26 sqrt(0.0578 * 27/26 / 27), by hand."""
     scores = pd.Series(np.linspace(0, 1, 27), index=[f"q{i}" for i in range(27)])
     r = paired_bootstrap(scores, scores.copy(), method=method, path=path)
-    assert (r.delta, r.ci_low, r.ci_high, r.se, r.mde) == (0.0, 0.0, 0.0, 0.0, 0.0)
-    assert r.p_value == 1.0
+    share = 1 - 0.2 ** (1 / 27)
+    half = stats.t.ppf(0.975, 26) * np.sqrt(share / 26)
+    assert (r.delta, r.p_value) == (0.0, 1.0)
+    assert (r.ci_low, r.ci_high) == pytest.approx((-half, half), rel=1e-9)
+    assert r.mde > 0
+    assert "at most 11% of such queries differ" in r.note  # 1 - 0.05^(1/27) = 10.5%
+
+
+@pytest.mark.parametrize("method", ["t", "percentile", "bca"])
+def test_a_comparison_fixed_by_construction_has_exactly_zero_width(method):
+    scores = pd.Series(np.zeros(27), index=[f"q{i}" for i in range(27)])
+    r = paired_bootstrap(scores, scores.copy(), method=method, fixed=True)
+    assert (r.delta, r.ci_low, r.ci_high, r.se, r.p_value) == (0.0, 0.0, 0.0, 0.0, 1.0)
+    assert r.note.startswith("cannot move by construction")
 
 
 def test_fixed_seed_reproduces_exactly_and_another_seed_does_not():
@@ -188,7 +230,7 @@ def test_duplicate_query_ids_are_an_error():
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        ({"method": "bootstrap-t"}, r"`method` must be one of 'percentile', 'bca'"),
+        ({"method": "bootstrap-t"}, r"`method` must be one of 't', 'percentile', 'bca'"),
         ({"resamples": 0}, r"`resamples` must be a positive integer"),
         ({"seed": -1}, r"`seed` must be a non-negative integer"),
         ({"seed": 1.5}, r"`seed` must be a non-negative integer"),
@@ -208,11 +250,12 @@ def test_one_query_is_not_enough():
 
 def test_describe_and_to_dict():
     r = paired_bootstrap(np.zeros(200), np.linspace(0, 0.1, 200), method="bca")
-    assert (
-        r.describe()
-        == "95% BCa bootstrap CI, 10,000 paired resamples of n=200 queries, seed 20260729"
+    assert r.describe() == (
+        "95% BCa bootstrap, 10,000 paired resamples of n=200 queries; p: paired sign-flip test "
+        "(monte carlo, 10,000 sign vectors), seed 20260729"
     )
     d = r.to_dict()
     assert d["description"] == r.describe()
     assert {"delta", "ci_low", "ci_high", "se", "p_value", "n", "resamples", "seed", "method",
-            "mde", "dropped", "path"} <= d.keys()  # fmt: skip
+            "mde", "dropped", "path", "p_value_bootstrap", "se_bootstrap", "p_method",
+            "note"} <= d.keys()  # fmt: skip

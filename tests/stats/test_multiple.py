@@ -70,7 +70,7 @@ def test_compare_rows_reproduce_with_the_row_seed_and_holm_is_applied():
         assert (r.delta, r.ci_low, r.ci_high, r.p_value) == (
             row["delta"], row["ci_low"], row["ci_high"], row["p_value"])  # fmt: skip
     assert {"method", "ci", "resamples", "n", "seed", "mde", "queries_needed"} <= set(table.columns)
-    assert table["method"].unique().tolist() == ["percentile"]
+    assert table["method"].unique().tolist() == ["calibrated t"]
 
 
 def test_a_challenger_row_does_not_depend_on_the_other_challengers():
@@ -123,3 +123,18 @@ def test_compare_refuses_a_table_with_two_splits():
     doubled = pd.concat([scores.assign(split="golden"), scores.assign(split="production")])
     with pytest.raises(InputError, match=r"scored more than once for ndcg@10: .*filter the table"):
         compare(doubled, baseline="january", metric="ndcg@10", resamples=10)
+
+
+def test_the_pooled_row_with_strata_prints_the_unstratified_numbers():
+    """Issue 11 (same comparison, same numbers): the calibrated interval is computed
+    from all the differences and the sign-flip p from the comparison's one seed, so
+    stratifying the table changes no pooled figure."""
+    scores = score_table()
+    strata = pd.Series(np.where(np.arange(120) < 80, "in_scope", "follow_up"),
+                       index=[f"q{i}" for i in range(120)])  # fmt: skip
+    plain = compare(scores, baseline="january", metric="ndcg@10", resamples=500)
+    by = compare(scores, baseline="january", metric="ndcg@10", strata=strata, resamples=500)
+    pooled = by[by["stratum"] == "pooled"].set_index("challenger")
+    cols = ["n", "delta", "ci_low", "ci_high", "se", "mde", "p_value", "seed"]
+    for _, row in plain.iterrows():
+        assert row[cols].tolist() == pooled.loc[row["challenger"], cols].tolist()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from ragnb.errors import InputError
 from ragnb.stats import paired_bootstrap, reconcile_pooled, stratified_bootstrap
@@ -48,13 +49,25 @@ def test_seed000_table_has_one_row_per_stratum_then_pooled(seed000):
     assert t["delta"].iloc[-1] == pytest.approx(0.00928, abs=1e-12)
 
 
-def test_seed000_out_of_scope_interval_has_exactly_zero_width(seed000):
-    row = seed000.table.set_index("stratum").loc["out_of_scope"]
-    assert (row["ci_low"], row["ci_high"], row["se"], row["p_value"]) == (0.0, 0.0, 0.0, 1.0)
-    assert row["zero_width"] == "all 27 differences are exactly 0, so every resample is 0"
-    others = seed000.table[seed000.table["stratum"] != "out_of_scope"]
+def test_seed000_out_of_scope_interval_has_exactly_zero_width_only_when_fixed(seed000):
+    """Out-of-scope queries have nothing to retrieve: passed as ``fixed`` they cannot
+    move and the interval is [0, 0]; the same zeros merely observed get a non-zero
+    interval: 27 zeros, 80% upper share 1 - 0.2^(1/27), half-width t_.975,26 sqrt(share/26)."""
+    base, chal, strata = seed000_scores()
+    fixed = strata.index[strata == "out_of_scope"]
+    t = stratified_bootstrap(base, chal, strata, fixed=fixed).table.set_index("stratum")
+    row = t.loc["out_of_scope"]
+    assert (row["ci_low"], row["ci_high"], row["se"]) == (0.0, 0.0, 0.0)
+    assert np.isnan(row["p_value"])  # not a test: it cannot move
+    assert row["zero_width"].startswith("cannot move by construction")
+    others = t.drop("out_of_scope")
     assert (others["ci_high"] > others["ci_low"]).all()
     assert (others["zero_width"] == "").all()
+    observed = seed000.table.set_index("stratum").loc["out_of_scope"]
+    half = stats.t.ppf(0.975, 26) * np.sqrt((1 - 0.2 ** (1 / 27)) / 26)
+    assert (observed["ci_low"], observed["ci_high"]) == pytest.approx((-half, half))
+    assert observed["zero_width"] == ""
+    assert observed["statement"].startswith("all 27 differences are 0 in this sample")
 
 
 def test_seed000_checks_and_flagged_reconciliation(seed000):
@@ -180,7 +193,24 @@ def test_one_query_stratum_has_no_p_value():
     strata.iloc[0] = "singleton"
     t = stratified_bootstrap(base, chal, strata, resamples=200).table.set_index("stratum")
     assert np.isnan(t.loc["singleton", "p_value"])
-    assert t.loc["singleton", "zero_width"] == "one query: nothing to resample"
+    assert np.isnan(t.loc["singleton", "ci_low"]) and np.isnan(t.loc["singleton", "mde"])
+    assert t.loc["singleton", "statement"] == "too few queries to say (n = 1 < 6)"
+    assert t.loc["singleton", "zero_width"] == ""
+
+
+def test_a_two_query_stratum_gets_the_exact_sign_flip_p_not_the_bootstrap_one():
+    """Issue 11: two queries that both gain printed p = 0.0001 from the bootstrap;
+    of the 4 equally likely sign patterns two are as extreme, so p = 0.5 exactly."""
+    base, chal, strata = seed000_scores()
+    strata = strata.copy()
+    strata.iloc[:2] = "pair"
+    chal = chal.copy()
+    chal.iloc[:2] = base.iloc[:2] + [0.1, 0.3]
+    t = stratified_bootstrap(base, chal, strata, resamples=2_000).table.set_index("stratum")
+    assert (t.loc["pair", "p_value"], t.loc["pair", "p_method"]) == (0.5, "exact")
+    assert t.loc["pair", "p_bootstrap"] < 0.01
+    assert t.loc["pair", "statement"] == "too few queries to say (n = 2 < 6)"
+    assert np.isnan(t.loc["pair", "mde"]) and np.isnan(t.loc["pair", "queries_needed"])
 
 
 def test_a_stratum_called_pooled_is_refused():
@@ -191,8 +221,11 @@ def test_a_stratum_called_pooled_is_refused():
 
 def test_describe_states_method_resamples_and_seed(seed000):
     assert seed000.describe() == (
-        "95% percentile bootstrap CIs, 10,000 resamples within each of 4 strata (sizes fixed) "
-        "of n=200 queries, seed 20260729 (one derived seed per stratum, in the table)"
+        "95% calibrated t-interval (variance floored by the share of queries that differ) "
+        "intervals in each of 4 strata and pooled, n=200 queries; p: paired sign-flip test "
+        "(exact where the sign patterns are few, else 10,000 sign vectors); bootstrap (10,000 "
+        "resamples within strata, sizes fixed) for the secondary p_bootstrap and se_bootstrap; "
+        "seed 20260729 (one derived seed per stratum, in the table)"
     )
 
 
@@ -204,5 +237,7 @@ def test_one_stratum_pooled_row_equals_the_stratum_row(method):
     t = stratified_bootstrap(
         base, chal, pd.Series("all", index=strata.index), method=method, resamples=3_000
     ).table
-    cols = ["n", "delta", "ci_low", "ci_high", "se", "p_value"]
+    cols = ["n", "delta", "ci_low", "ci_high", "se", "mde", "se_bootstrap", "p_bootstrap"]
     assert t.iloc[0][cols].tolist() == pytest.approx(t.iloc[1][cols].tolist(), abs=1e-15)
+    # the sign-flip p of the two rows uses two seeds: equal within Monte Carlo error
+    assert t.iloc[0]["p_value"] == pytest.approx(t.iloc[1]["p_value"], abs=0.03)

@@ -7,9 +7,9 @@ import pytest
 from scipy import stats
 
 from ragnb.errors import InputError
-from ragnb.paths import DEMO_DIR
 from ragnb.score import score
-from ragnb.strata import StrataSpec, breakdown, load_comparison
+from ragnb.strata import StrataSpec, breakdown
+from tests.strata._workspaces import cast_workspace, codec_workspace, demo_comparison
 
 
 def scores_table(rows):
@@ -50,8 +50,11 @@ def test_zero_width_and_unclassified_are_explained(hand):
     scores, strata = hand
     bd = breakdown(scores, strata, "kind", baseline="b", challenger="c", resamples=500)
     z = bd.table.set_index("stratum").loc["Z"]
-    assert (z["ci_low"], z["ci_high"], z["p_value"]) == (0.0, 0.0, 1.0)
-    assert "zero-width interval: all 3 differences are exactly 0" in z["note"]
+    # three queries: no interval or MDE, and zeros merely observed are not a zero width
+    assert np.isnan(z["ci_low"]) and np.isnan(z["mde"]) and z["p_value"] == 1.0
+    assert "too few queries to say (n = 3 < 6)" in z["note"]
+    assert "zero-width" not in z["note"]
+    assert bd.display().set_index("stratum").loc["Z", "95% interval"] == "too few queries to say"
     assert "queries with no stratum value" in bd.table.set_index("stratum").loc[
         "unclassified", "note"]
     assert bd.completeness == (
@@ -102,14 +105,20 @@ def test_holm_is_over_the_strata_shown_only():
     assert np.isnan(strata.loc["one", "p_holm"])
     assert bd.table.loc[bd.table["kind"] != "stratum", "p_holm"].isna().all()
     assert "Holm over the 3 strata shown" in bd.describe()
-    assert "small stratum" in strata.loc["one", "note"]
+    assert "too few queries to say (n = 1 < 6)" in strata.loc["one", "note"]
 
 
-def test_mde_is_2_80_standard_errors(hand):
-    scores, strata = hand
-    bd = breakdown(scores, strata, "kind", baseline="b", challenger="c", resamples=500)
+def test_mde_is_t_quantiles_times_the_standard_error():
+    """40 queries, every difference nonzero (the share floor does not bind):
+    SE = sd(d, ddof=1)/sqrt(40), MDE = (t_.975,39 + t_.8,39) SE = 2.87 SE, by hand."""
+    d = 0.01 + 0.05 * np.sin(np.arange(1, 41))
+    rows = [(f"a{i}", 0.5, 0.5 + d[i]) for i in range(40)]
+    bd = breakdown(scores_table(rows), pd.Series("A", index=[r[0] for r in rows]), "kind",
+                   baseline="b", challenger="c", resamples=500)
     a = bd.table.set_index("stratum").loc["A"]
-    assert a["mde"] == pytest.approx((stats.norm.ppf(0.975) + stats.norm.ppf(0.8)) * a["se"])
+    assert a["se"] == pytest.approx(np.std(d, ddof=1) / np.sqrt(40))
+    assert a["mde"] == pytest.approx((stats.t.ppf(0.975, 39) + stats.t.ppf(0.8, 39)) * a["se"])
+    assert a["mde"] > 0 and a["queries_needed"] >= 2
 
 
 def test_pooled_and_equal_weight_of_opposite_sign_are_flagged():
@@ -184,7 +193,10 @@ def test_seed000_weighted_strata_against_reported_1_1_is_flagged(seed000):
     assert "FLAGGED" in bd.reconciliation_line
     assert not bd.checks.set_index("check").loc["reconciles with reported pooled", "ok"]
     zero = bd.table.set_index("stratum").loc["out_of_scope"]
-    assert (zero["ci_low"], zero["ci_high"]) == (0.0, 0.0)
+    # a tidy table does not say these queries have nothing to retrieve: the zeros are
+    # observed, so the interval is not zero width (the demo test below passes Scores)
+    assert zero["ci_low"] < 0 < zero["ci_high"]
+    assert "all 27 differences are 0 in this sample" in zero["note"]
 
 
 def test_seed000_reported_to_two_decimals_reconciles(seed000):
@@ -196,7 +208,7 @@ def test_seed000_reported_to_two_decimals_reconciles(seed000):
 
 
 def test_tidy_table_and_scores_object_agree():
-    comp = load_comparison("demo", DEMO_DIR, ["round-00", "round-40"])
+    comp = demo_comparison()
     sc = score(comp.test_set, comp.runs, ["ndcg@10", "rr@10"])
     a = breakdown(sc, comp.table, "intent", baseline="round-00", challenger="round-40",
                   metric="rr@10", resamples=300)
@@ -209,7 +221,7 @@ def test_tidy_table_and_scores_object_agree():
 
 # ------------------------------------------------------------- demo data
 def test_demo_query_types_match_the_data_readme():
-    comp = load_comparison("demo", DEMO_DIR, ["round-00", "round-40"])
+    comp = demo_comparison()
     sc = score(comp.test_set, comp.runs, "ndcg@10")
     bd = breakdown(sc, comp.table, "query_type", baseline="round-00", challenger="round-40",
                    reported_points="+1.1", resamples=500)
@@ -222,13 +234,14 @@ def test_demo_query_types_match_the_data_readme():
         ["in_scope_single_turn", "follow_up", "out_of_scope", "malformed", "pooled"]
     ].tolist() == [1.5, 1.2, 0.0, -0.3, 1.1]
     assert t.loc["out_of_scope", "ci_high"] - t.loc["out_of_scope", "ci_low"] == 0
+    assert "cannot move by construction" in t.loc["out_of_scope", "note"]
     assert not bd.reconciliation.flagged
     assert bd.ok
 
 
 @pytest.mark.parametrize("column", ["intent", "source", "turn", "unanswerable"])
 def test_any_demo_column_adds_up(column):
-    comp = load_comparison("demo", DEMO_DIR, ["round-00", "round-40"])
+    comp = demo_comparison()
     sc = score(comp.test_set, comp.runs, "ndcg@10")
     bd = breakdown(sc, comp.table, column, baseline="round-00", challenger="round-40",
                    resamples=200)
@@ -240,11 +253,11 @@ def test_any_demo_column_adds_up(column):
 
 # ------------------------------------------------------------- real data
 @pytest.mark.realdata
-def test_codec_by_domain(real_data):
-    comp = load_comparison("codec", real_data / "codec",
-                           ["document_bm25-tuned", "document_bm25-tuned+t5-maxp"])
+def test_codec_by_domain(real_data, tmp_path):
+    comp = codec_workspace(real_data, tmp_path).comparison(
+        "codec", ["document_bm25-tuned", "document_bm25-tuned+t5-maxp"])
     sc = score(comp.test_set, comp.runs, "ndcg_linear@10", extra=comp.extra)
-    bd = breakdown(sc, comp.table, "domain", baseline="document_bm25-tuned",
+    bd = breakdown(sc, comp.table, "Domain", baseline="document_bm25-tuned",
                    challenger="document_bm25-tuned+t5-maxp", resamples=1000)
     # PROVENANCE.md: 14 topics in each of finance, history, politics; BM25+T5 vs BM25 +0.146
     assert dict(zip(bd.strata["stratum"], bd.strata["n"])) == \
@@ -254,13 +267,12 @@ def test_codec_by_domain(real_data):
 
 
 @pytest.mark.realdata
-def test_cast_by_turn_depth(real_data):
-    comp = load_comparison("cast", real_data / "trec-cast-2021",
-                           ["org_convdr", "org_manual_bm25"])
+def test_cast_by_turn_depth(real_data, tmp_path):
+    comp = cast_workspace(real_data, tmp_path).comparison("cast", ["org_convdr", "org_manual_bm25"])
     sc = score(comp.test_set, comp.runs, "ndcg_linear@10", extra=comp.extra)
     bd = breakdown(sc, comp.table, "turn_depth", baseline="org_convdr",
                    challenger="org_manual_bm25", resamples=500)
     # PROVENANCE.md: 158 judged turns, by depth 1-2: 38, 3-6: 73, >=7: 47 (in turn order)
-    assert list(zip(bd.strata["stratum"], bd.strata["n"])) == \
-        [("1-2", 38), ("3-6", 73), (">=7", 47)]
+    assert dict(zip(bd.strata["stratum"], bd.strata["n"])) == \
+        {"1-2": 38, "3-6": 73, ">=7": 47}
     assert bd.pooled["n"] == 158 and bd.ok
