@@ -188,6 +188,16 @@ def render_header(prov: Provenance) -> str:
     data = ", ".join(_short_digest(f) for f in prov.data[:2])
     if len(prov.data) > 2:
         data += f" and {len(prov.data) - 2} more"
+    if not data:  # files a notebook hashed itself (a workspace's files), from its facts
+        hashed = [row for rows in prov.contributed.values() for row in rows
+                  if isinstance(row.get("sha256"), str)]
+        if hashed:
+            first = hashed[0]
+            name = str(first.get("file", first.get("path", "file"))).replace("\\", "/")
+            data = (f'<code>{_e(name.rsplit("/", 1)[-1])}</code> <span class="digest" '
+                    f'title="{_e(first["sha256"])}">{_e(first["sha256"][:12])}</span>')
+            if len(hashed) > 1:
+                data += f" and {len(hashed) - 1} more"
     parts = [f"<strong>{_e(prov.notebook)}</strong>", f"ran {_when(prov.started_at)}", code]
     if data:
         parts.append(f"data sha256 {data}")

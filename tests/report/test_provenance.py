@@ -182,3 +182,18 @@ def test_header_escapes_and_warns(tmp_path):
     data = json.loads(json.dumps(prov.to_json()))
     assert data["started_at"] == "2025-06-01T12:00:00+00:00"
     assert data["contributed"]["Splits"][1]["inflation"] == 0.01
+
+
+def test_compact_line_shows_the_digest_of_files_a_notebook_hashed_itself(tmp_path):
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    facts = [{"file": "/x/ragnb.toml", "sha256": "a" * 64, "bytes": 3},
+             {"file": "/x/runs.jsonl", "sha256": "b" * 64, "bytes": 4}]
+    nb.cells = [nbformat.v4.new_code_cell(outputs=[nbformat.v4.new_output(
+        "display_data", data={PROVENANCE_MIMETYPE: {"section": "Workspace files", "facts": f},
+                              "text/plain": ""}) for f in facts])]
+    prov = collect("06-x", [], tmp_path, RUN_START, 1.0, nb)
+    line = render_header(prov)
+    assert ('data sha256 <code>ragnb.toml</code> <span class="digest" '
+            f'title="{"a" * 64}">{"a" * 12}</span> and 1 more') in line
