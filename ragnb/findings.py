@@ -287,8 +287,8 @@ def split_use_finding(su: SplitUse, *, display_names: Mapping[str, str],
         Headline("How often has each split been used to choose?", answer, next_step,
                  ranking["outcome"]),
         table, chart, checks_frame(checks),
-        f"implied inflation = E[max of N standard normals] × SE, SE = {points(su.se, digits=2)} "
-        "points",
+        "implied inflation as the split ledger computes it (expected maximum of N standard "
+        f"normals times the split's noise); paired SE given: {points(su.se, digits=2)} points",
         caption=f"Each split's use for selection; inflation in {POINTS}",
         source=su,
     )
