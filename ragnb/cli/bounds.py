@@ -30,7 +30,7 @@ examples:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--judgments", "--test-set", dest="judgments", required=True, metavar="FILE",
-                   help="test set JSONL (seed 004 format), TREC qrels, or CSV/Parquet table")
+                   help="test set JSONL (the ragnb test-set format), TREC qrels, or CSV/Parquet table")
     p.add_argument("--run", action="append", required=True, metavar="NAME=FILE",
                    help="a run (repeatable); NAME defaults to the file name")
     p.add_argument("--metric", default="rr@10",

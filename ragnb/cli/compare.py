@@ -139,5 +139,7 @@ def run(args: argparse.Namespace) -> int:
         out = result[cols].copy()
         out["queries_needed"] = [f"{int(v):,}" if v == v and v != float("inf") else "—"
                                  for v in out["queries_needed"]]
-    emit(out, args.format, args.out, header)
+    emit(out, args.format, args.out, header, points=(
+        "baseline_mean", "challenger_mean", "delta", "ci_low", "ci_high", "se", "mde",
+        "inflation"))
     return 0

@@ -36,7 +36,7 @@ examples:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("action", choices=("list", "merge", "shard"), help="what to do")
     p.add_argument("--judgments", "--test-set", dest="judgments", required=True, metavar="FILE",
-                   help="test set JSONL (seed 004 format), TREC qrels, or CSV/Parquet table")
+                   help="test set JSONL (the ragnb test-set format), TREC qrels, or CSV/Parquet table")
     p.add_argument("--run", action="append", default=[], metavar="NAME=FILE",
                    help="a run (repeatable; list and shard)")
     p.add_argument("--k", type=bounded_int(1, MAX_CUTOFF), default=10,
