@@ -12,8 +12,9 @@ SPLIT_COLORS = alt.Scale(domain=["golden", "production"], range=["#c17d11", "#34
 
 
 def four_cell_chart(fc) -> alt.LayerChart:
-    """Means with intervals: baseline and champion on each split (a FourCell)."""
+    """Means with intervals in points (x100): baseline and champion on each split (a FourCell)."""
     cells = fc.cells.assign(
+        **{c: fc.cells[c] * 100 for c in ("mean", "ci_low", "ci_high")}).assign(
         config_role=lambda d: d["config"].map({fc.baseline: "baseline", fc.champion: "champion"}),
         label=lambda d: d["config"] + " (" + d["config_role"] + ")")
     base = alt.Chart(cells).encode(
@@ -25,39 +26,44 @@ def four_cell_chart(fc) -> alt.LayerChart:
                         scale=alt.Scale(range=["#888888", "#cc0000"])),
     )
     bars = base.mark_errorbar(thickness=2).encode(
-        y=alt.Y("ci_low:Q", title=f"mean {fc.metric}", scale=alt.Scale(zero=False)),
+        y=alt.Y("ci_low:Q", title=f"mean {fc.metric} (points)", scale=alt.Scale(zero=False)),
         y2="ci_high:Q")
     points = base.mark_point(filled=True, size=80).encode(
-        y="mean:Q", tooltip=["config:N", "split:N", alt.Tooltip("mean:Q", format=".3f"),
-                             alt.Tooltip("ci_low:Q", format=".3f"),
-                             alt.Tooltip("ci_high:Q", format=".3f"), "n:Q"])
+        y="mean:Q", tooltip=["config:N", "split:N", alt.Tooltip("mean:Q", format=".1f"),
+                             alt.Tooltip("ci_low:Q", format=".1f"),
+                             alt.Tooltip("ci_high:Q", format=".1f"), "n:Q"])
     return (bars + points).properties(
         width=320, height=260,
         title=f"{fc.metric}: baseline vs champion on {fc.golden} and {fc.production}")
 
 
 def trajectory_chart(tr) -> alt.LayerChart:
-    """Golden and production lines across rounds with bands, inflation band and divergence."""
-    pts = tr.points
+    """Golden and production lines across rounds, in points (x100), with bands, inflation, divergence.
+
+    The inflation label sits in the lower right corner and the divergence label
+    at the top, beside its rule, so no line crosses either.
+    """
+    pts = tr.points.assign(**{c: tr.points[c] * 100 for c in ("mean", "ci_low", "ci_high")})
     x = alt.X("round:Q", title="round of selection", scale=alt.Scale(nice=False))
     color = alt.Color("split:N", scale=alt.Scale(domain=[tr.golden, tr.production],
                                                  range=["#c17d11", "#3465a4"]))
     band = alt.Chart(pts).mark_area(opacity=0.18).encode(x=x, y="ci_low:Q", y2="ci_high:Q",
                                                           color=color)
     line = alt.Chart(pts).mark_line(point=True).encode(
-        x=x, y=alt.Y("mean:Q", title="mean score", scale=alt.Scale(zero=False)), color=color,
-        tooltip=["round:Q", "config:N", "split:N", alt.Tooltip("mean:Q", format=".3f"),
-                 alt.Tooltip("ci_low:Q", format=".3f"), alt.Tooltip("ci_high:Q", format=".3f")])
+        x=x, y=alt.Y("mean:Q", title="mean score (points)", scale=alt.Scale(zero=False)),
+        color=color,
+        tooltip=["round:Q", "config:N", "split:N", alt.Tooltip("mean:Q", format=".1f"),
+                 alt.Tooltip("ci_low:Q", format=".1f"), alt.Tooltip("ci_high:Q", format=".1f")])
     inf = tr.inflation
     infl = pd.DataFrame([{"x0": pts["round"].min(), "x1": pts["round"].max(),
-                          "y0": inf["band_low"], "y1": inf["band_high"],
+                          "y0": inf["band_low"] * 100, "y1": inf["band_high"] * 100,
                           "label": f"selection alone: +{inf['inflation'] * 100:.2f} points "
                                    f"after {inf['rounds']} rounds"}])
     inflation = alt.Chart(infl).mark_rect(color="#999999", opacity=0.25).encode(
         x="x0:Q", x2="x1:Q", y="y0:Q", y2="y1:Q", tooltip=["label:N"])
-    inflation_text = alt.Chart(infl).mark_text(align="left", dx=4, dy=-6, fontSize=10,
-                                               color="#555555").encode(
-        x="x0:Q", y="y1:Q", text="label:N")
+    inflation_text = alt.Chart(infl).mark_text(align="right", dx=-4, baseline="bottom",
+                                               fontSize=10, color="#555555").encode(
+        x="x1:Q", y=alt.value(296), text="label:N")
     layers = [inflation, inflation_text, band, line]
     if tr.divergence_round is not None:
         rule_df = pd.DataFrame([{"round": tr.divergence_round,

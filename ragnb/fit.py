@@ -258,8 +258,8 @@ _GAIN_TEXT = {
 def _read(rg, rp, difficulty, carry, base_g, base_p, golden, production) -> tuple[str, str]:
     level, gain = level_reading(difficulty), gain_reading(carry, rp)
     bound = max(abs(difficulty.ci_low), abs(difficulty.ci_high)) * 100
-    text = (f"Level gap (difficulty): the baseline scores {base_g:.3f} on {golden} and "
-            f"{base_p:.3f} on {production}, {_pts(difficulty.delta)} points "
+    text = (f"Level gap (difficulty): the baseline scores {base_g * 100:.1f} points on "
+            f"{golden} and {base_p * 100:.1f} on {production}, {_pts(difficulty.delta)} points "
             f"{_ci(difficulty.ci_low, difficulty.ci_high)}: "
             + _LEVEL_TEXT[level].format(production=production, bound=f"{bound:.1f}")
             + f". Gain gap (carry-over): the champion gains {_pts(rg.delta)} points "

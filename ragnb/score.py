@@ -163,6 +163,10 @@ def score(
     parsed = list(dict.fromkeys(parse_metric(m) for m in metrics))
     if not parsed:
         raise InputError("no metric given", key="metric")
+    for m in parsed:
+        if m.spec.uses_policy and policy not in m.spec.policies:
+            raise InputError(f"metric {m.text} is not defined under the {policy!r} label policy; "
+                             f"it is defined under {', '.join(m.spec.policies)}", key=m.text)
     run_list = _as_runs(runs)
     names = [r.name for r in run_list]
     if len(set(names)) != len(names):

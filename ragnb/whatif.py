@@ -40,7 +40,8 @@ import pandas as pd
 from ragnb.errors import InputError, RagnbError
 from ragnb.io.strata import UNCLASSIFIED
 from ragnb.metrics import POLICIES, REGISTRY, JudgmentIndex, parse_metric
-from ragnb.report.display import table_html
+from ragnb.report.display import checks_html, headline_html, table_html
+from ragnb.result import finding
 from ragnb.run import Run
 from ragnb.score import Scores, score
 from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
@@ -438,7 +439,9 @@ class WhatIf:
         lines += [f"⚠ {c}: {d}" for c, d in zip(bad["check"], bad["detail"])
                   if c not in ("completeness", "reconciles with reported pooled")]
         lines.append(f"{bd.describe()}. Updated in {t4 - t0:.2f} s.")
-        self.status_html.value = (f'<div style="{_BLOCK_STYLE}">'
+        found = finding(bd, chart=False)  # the one result shape: the same headline as the report
+        self.status_html.value = (f'<div style="{_BLOCK_STYLE}">' + headline_html(found.headline)
+                                  + checks_html(found.checks)
                                   + "".join(f"<p>{html.escape(x)}</p>" for x in lines) + "</div>")
         self._render_log()
 

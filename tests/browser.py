@@ -149,3 +149,97 @@ def static_loaders(html: str) -> list[str]:
     fetched unless a reader clicks.
     """
     return [m.group(0) for m in _LOADERS.finditer(html)]
+
+
+#: Printable width in CSS pixels (96 per inch) of A4 and Letter with the pages' 12 mm margins.
+PRINT_WIDTHS = {"A4": round((210 - 24) / 25.4 * 96), "Letter": round((8.5 * 25.4 - 24) / 25.4 * 96)}
+#: What a meeting page must never show: missing-value markers, internal jargon, errors, reprs.
+FORBIDDEN = re.compile(
+    r"\bNaN\b|<NA>|\bnan%|seed 00\d|Traceback|\b[A-Z][A-Za-z]+\((?:[a-z_]+=|\.\.\.\))"
+    r"|\balt\.[A-Z]\w+\(|\[provenance:|\\n"
+)
+
+_LAYOUT = """() => {
+  const h = document.querySelector('#ragnb-headline');
+  const r = h ? h.getBoundingClientRect() : null;
+  const wide = [...document.querySelectorAll('main *')].filter(
+      e => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
+    .slice(0, 5).map(e => e.tagName + '.' + e.className + ': ' + (e.textContent || '').slice(0, 60));
+  return {
+    headline_top: r ? r.top + window.scrollY : null,
+    headline_bottom: r ? r.bottom + window.scrollY : null,
+    scroll_width: document.documentElement.scrollWidth,
+    client_width: document.documentElement.clientWidth,
+    too_wide: wide,
+    csv: [...document.querySelectorAll('a.ragnb-csv')].map(a => [a.getAttribute('href'), a.textContent]),
+    links: [...document.querySelectorAll('a[href]')].map(a => a.getAttribute('href')),
+    first_chart_top: (() => { const i = document.querySelector('.jp-RenderedSVG img');
+                              return i ? i.getBoundingClientRect().top + window.scrollY : null; })(),
+  };
+}"""
+
+
+@dataclass
+class Layout:
+    """Where a report page puts its headline, whether it fits, what it attaches."""
+
+    url: str
+    screen: dict = field(default_factory=dict)
+    print_media: dict = field(default_factory=dict)
+    text: str = ""
+    screenshots: list[Path] = field(default_factory=list)
+
+
+def inspect_layout(html_path: Path, name: str | None = None, width: int = 1280,
+                   height: int = 800, timeout_ms: int = 15000) -> Layout:
+    """Measure a page at ``width`` px on screen and at A4/Letter widths in print media.
+
+    With ``name``, keeps ``<name>-top.png`` (the first screen) and
+    ``<name>-full.png`` (the whole page) under :data:`ARTIFACTS_DIR`.
+    """
+    from playwright.sync_api import sync_playwright
+
+    url = html_path.resolve().as_uri()
+    out = Layout(url)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=[
+            "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--no-first-run"])
+        try:
+            context = browser.new_context(viewport={"width": width, "height": height})
+            context.route("**/*", lambda r: r.continue_() if r.request.url.startswith(
+                ("file:", "data:")) else r.abort())
+            page = context.new_page()
+            page.goto(url, wait_until="load", timeout=timeout_ms)
+            out.screen = page.evaluate(_LAYOUT)
+            out.text = page.inner_text("body")
+            if name:
+                ARTIFACTS_DIR.mkdir(parents=True, exist_ok=True)
+                top, full = ARTIFACTS_DIR / f"{name}-top.png", ARTIFACTS_DIR / f"{name}-full.png"
+                page.screenshot(path=str(top))
+                page.screenshot(path=str(full), full_page=True)
+                out.screenshots = [top, full]
+            page.emulate_media(media="print")
+            for paper, w in PRINT_WIDTHS.items():
+                page.set_viewport_size({"width": w, "height": height})
+                out.print_media[paper] = page.evaluate(_LAYOUT)
+        finally:
+            browser.close()
+    return out
+
+
+def csv_attachments(layout: Layout) -> list[tuple[str, int, object]]:
+    """Each CSV link's text, its stated row count and the parsed table (a DataFrame)."""
+    import base64
+    import io
+
+    import pandas as pd
+
+    found = []
+    for href, text in layout.screen["csv"]:
+        prefix = "data:text/csv;base64,"
+        assert href.startswith(prefix), href[:40]
+        table = pd.read_csv(io.BytesIO(base64.b64decode(href[len(prefix):])))
+        stated = int(re.search(r"\((\d+) rows?\)", text).group(1))
+        found.append((text, stated, table))
+    return found

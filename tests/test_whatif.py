@@ -53,6 +53,11 @@ def test_starts_with_the_spec_and_one_checkbox_per_stratum(comparison):
         "in_scope_single_turn (118)", "follow_up (41)", "out_of_scope (27)", "malformed (14)"]
     assert w.breakdown.pooled["n"] == 200
     assert 'data-pooled-n="200"' in w.table_html.value
+    # the same headline block as the report page, from the same result shape
+    pooled = w.breakdown.pooled["delta"] * 100
+    assert 'id="ragnb-headline"' in w.status_html.value
+    assert f"pooled {pooled:+.2f} [" in w.status_html.value
+    assert "checks hold" in w.status_html.value
     assert WARNING.split(":")[0] in w.log_html.value and "<li>none</li>" in w.log_html.value
 
 

@@ -70,7 +70,7 @@ def terminal_safe(text: object, *, newlines: bool = True) -> str:
 def add_judgment_args(p: argparse.ArgumentParser, required: bool = True) -> None:
     p.add_argument("--judgments", "--test-set", dest="judgments", required=required,
                    metavar="FILE",
-                   help="test set JSONL (seed 004 format), TREC qrels, or CSV/Parquet table")
+                   help="test set JSONL (the ragnb test-set format), TREC qrels, or CSV/Parquet table")
     p.add_argument("--policy", choices=POLICIES, default="lower",
                    help="unjudged passages: lower = not relevant (default), condensed = removed "
                         "before the cut, upper = relevant at --upper-grade and added to the ideal")
@@ -95,18 +95,29 @@ def add_output_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", metavar="FILE", default=None, help="write here instead of stdout")
 
 
+#: The text table's unit line (CSV and JSON keep metric values as they are, 0-1).
+POINTS_LINE = "# metric values and differences in points (metric x 100); csv and json keep 0-1"
 #: ``--out`` suffixes that name a table format (they win over ``--format``).
 OUT_SUFFIXES = {".csv": "csv", ".json": "json", ".tsv": "tsv"}
 
 
-def emit(df: pd.DataFrame, fmt: str, out: str | None, header_lines: list[str] = ()) -> None:
+def emit(df: pd.DataFrame, fmt: str, out: str | None, header_lines: list[str] = (),
+         points: tuple[str, ...] = ()) -> None:
     """Write a table as text, CSV, TSV or JSON records; header lines go to stderr unless text.
 
     An ``out`` file ending in ``.csv``, ``.tsv`` or ``.json`` gets that format
     whatever ``fmt`` says: every ``--out`` writes the format its suffix names.
+    ``points`` names the columns of metric values: the text table shows them in
+    points (x100, two decimals) and says so in a header line; CSV, TSV and JSON
+    keep the values as computed.
     """
     if out:
         fmt = OUT_SUFFIXES.get(Path(out).suffix.lower(), fmt)
+    shown = [c for c in points if c in df]
+    if fmt == "table" and shown:
+        df = df.assign(**{c: [f"{v * 100:.2f}" if v == v else "—"
+                              for v in pd.to_numeric(df[c], errors="coerce")] for c in shown})
+        header_lines = [*header_lines, POINTS_LINE]
     if fmt == "tsv":
         text = df.to_csv(index=False, sep="\t")
     elif fmt == "csv":

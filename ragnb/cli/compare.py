@@ -1,4 +1,5 @@
-"""``ragnb compare``: paired bootstrap of challengers against a baseline, Holm-adjusted."""
+"""``ragnb compare``: paired bootstrap of challengers against a baseline, Holm-adjusted,
+on one or several metrics (one Holm family: metrics x challengers)."""
 from __future__ import annotations
 
 import argparse
@@ -31,11 +32,17 @@ DESCRIPTION = (
     "read 'too few queries to say'.\n"
     "With --by, queries are resampled within strata (sizes fixed) and each stratum\n"
     "gets a row beside the pooled one; the strata come from --strata FILE or from the\n"
-    "test set's own query metadata (e.g. --by intent)."
+    "test set's own query metadata (e.g. --by intent).\n\n"
+    "--metric is repeatable (--metric ndcg@10 --metric map): the Holm family is then\n"
+    "metrics x challengers (x strata rows), stated in the header. Every row carries the\n"
+    "standardized effect size (mean difference / SD of differences); --also ttest and\n"
+    "--also wilcoxon add the paired t-test and Wilcoxon signed-rank p-values beside the\n"
+    "headline test. trec_eval names are accepted (map, P_10, ndcg_cut_10, ...)."
 )
 
-SHOW = ["challenger", "stratum", "n", "baseline_mean", "challenger_mean", "delta", "ci_low",
-        "ci_high", "se", "p_value", "p_holm", "p_bootstrap", "mde", "queries_needed"]
+SHOW = ["metric", "challenger", "stratum", "n", "baseline_mean", "challenger_mean", "delta",
+        "ci_low", "ci_high", "se", "p_value", "p_holm", "p_bootstrap", "effect_size", "p_ttest",
+        "p_wilcoxon", "n_zero", "mde", "queries_needed"]
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -45,13 +52,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="the baseline run (with --workspace: its config)")
     p.add_argument("--challenger", action="append", required=True, metavar="NAME=FILE",
                    help="a challenger run (repeatable; with --workspace: its config)")
-    p.add_argument("--metric", required=True, help="one metric, e.g. ndcg@10")
+    p.add_argument("--metric", required=True, action="append",
+                   help="a metric, e.g. ndcg@10 or map (repeatable: one Holm family over "
+                        "metrics x challengers)")
     add_strata_args(p, "stratum column (in --strata, or in the test set's query metadata)")
     p.add_argument("--resamples", type=bounded_int(1, MAX_RESAMPLES), default=10_000)
     p.add_argument("--seed", type=bounded_int(0, 2**63 - 1), default=20260729)
     p.add_argument("--ci", type=float, default=0.95, help="interval level (default 0.95)")
     p.add_argument("--method", choices=("t", "percentile", "bca"), default="t",
                    help="interval: calibrated t (default), percentile or BCa bootstrap")
+    p.add_argument("--also", action="append", choices=("ttest", "wilcoxon"), default=[],
+                   help="a classic paired test shown beside the headline one (repeatable)")
     add_ledger_arg(p)
     p.add_argument("--format", choices=("table", "csv", "json"), default="table")
     p.add_argument("--out", metavar="FILE", default=None)
@@ -61,15 +72,15 @@ def run(args: argparse.Namespace) -> int:
     from ragnb.errors import InputError
     from ragnb.metrics import parse_metric
     from ragnb.score import score
-    from ragnb.stats import compare
+    from ragnb.stats.family import compare_metrics
 
-    metric = str(parse_metric(args.metric))
+    metrics = list(dict.fromkeys(str(parse_metric(m)) for m in args.metric))
     if args.strata and not args.by:
         raise InputError("--strata needs --by COLUMN", key="--by")
     inputs = resolve_inputs(args, [args.baseline, *args.challenger], run_flag="--baseline")
     test_set, runs = inputs.test_set, inputs.runs
     baseline_name = runs[0].name
-    scores = score(test_set, runs, metric, policy=args.policy, upper_grade=args.upper_grade,
+    scores = score(test_set, runs, metrics, policy=args.policy, upper_grade=args.upper_grade,
                    no_relevant=args.no_relevant, **inputs.options)
     notes = [*test_set.notes, *scores.notes]
     strata = None
@@ -77,46 +88,60 @@ def run(args: argparse.Namespace) -> int:
         scored = scores.table["query_id"].unique()
         strata, strata_notes = strata_labels(args, test_set, scored, inputs.strata)
         notes += list(strata_notes)
-    result = compare(scores.table, baseline=baseline_name,
-                     challengers=[r.name for r in runs[1:]], metric=metric, strata=strata,
-                     resamples=args.resamples, seed=args.seed, ci=args.ci, method=args.method,
-                     fixed=scores.no_relevant)
-    header = [f"# {metric} on {test_set.name}, label policy {scores.policy}; baseline "
-              f"{baseline_name}; differences are challenger - baseline",
-              f"# {result.attrs['description']}"]
+    result = compare_metrics(scores.table, baseline=baseline_name,
+                             challengers=[r.name for r in runs[1:]], metrics=metrics,
+                             strata=strata, tests=args.also, resamples=args.resamples,
+                             seed=args.seed, ci=args.ci, method=args.method,
+                             fixed=scores.no_relevant)
+    header = [(f"# {', '.join(metrics)} on {test_set.name}, label policy {scores.policy}; "
+               f"baseline {baseline_name}; differences are challenger - baseline"),
+              f"# {result.attrs['description']}",
+              f"# beside it: {result.attrs['classic']}"]
     for row in result.attrs.get("checks", []):
-        header.append(f"# check [{row['challenger']}] {row['check']}: "
+        where = row["challenger"] + (f", {row['metric']}" if len(metrics) > 1 else "")
+        header.append(f"# check [{where}] {row['check']}: "
                       f"{'ok' if row['ok'] else 'FLAGGED'} — {row['detail']}")
     manifest = split_manifest(args.ledger, test_set)
-    guard_sealed(args.ledger, manifest,
-                 scores.means().set_index("config")["mean"].to_dict(), metric)
+    means = scores.means()
+    for metric in metrics:
+        guard_sealed(args.ledger, manifest,
+                     means[means["metric"] == metric].set_index("config")["mean"].to_dict(),
+                     metric)
     cols = [c for c in SHOW if c in result.columns]
     for row in result[result["statement"] != ""].itertuples():
-        header.append(f"# [{row.challenger} / {row.stratum}] {row.statement}")
+        what = f"{row.metric}: " if len(metrics) > 1 else ""
+        header.append(f"# [{what}{row.challenger} / {row.stratum}] {row.statement}")
     if manifest is not None:
         from ragnb.stats import paired_se, selection_optimism, split_inflation
 
         n = manifest.selections_against
-        wide = scores.wide(metric)
         candidates = [baseline_name, *(r.name for r in runs[1:])]
-        optimism = (selection_optimism(wide[candidates].dropna(), seed=args.seed)
-                    if n else None)
         result["selections_against"] = n
-        for name in candidates[1:]:
-            pair = wide[[baseline_name, name]].dropna()
-            se, source = paired_se(pair[baseline_name], pair[name])
-            infl = split_inflation(test_set.name, n, se, source, optimism)
-            result.loc[result["challenger"] == name, "inflation_points"] = infl.points
-            header.append(f"# {infl.describe()}")
+        for metric in metrics:
+            wide = scores.wide(metric)
+            optimism = (selection_optimism(wide[candidates].dropna(), seed=args.seed)
+                        if n else None)
+            for name in candidates[1:]:
+                pair = wide[[baseline_name, name]].dropna()
+                se, source = paired_se(pair[baseline_name], pair[name])
+                infl = split_inflation(test_set.name, n, se, source, optimism)
+                rows = (result["challenger"] == name) & (result["metric"] == metric)
+                result.loc[rows, "inflation_points"] = infl.points
+                header.append(f"# {infl.describe()}"
+                              + (f" [{metric}]" if len(metrics) > 1 else ""))
         cols += ["selections_against", "inflation_points"]
     header += ledger_line(manifest, args.ledger)
     header += [f"# note: {n}" for n in notes]
     if strata is None:
         cols.remove("stratum")
+    if len(metrics) == 1:
+        cols.remove("metric")
     out = result
     if args.format == "table":
         out = result[cols].copy()
         out["queries_needed"] = [f"{int(v):,}" if v == v and v != float("inf") else "—"
                                  for v in out["queries_needed"]]
-    emit(out, args.format, args.out, header)
+    emit(out, args.format, args.out, header, points=(
+        "baseline_mean", "challenger_mean", "delta", "ci_low", "ci_high", "se", "mde",
+        "inflation"))
     return 0

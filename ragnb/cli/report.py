@@ -11,8 +11,12 @@ NAME = "report"
 HELP = "execute notebooks with papermill into self-contained HTML reports"
 DESCRIPTION = """\
 Execute notebooks with papermill and write, for each, the executed notebook and
-a self-contained HTML page (no code, charts as SVG, no network needed, a
-provenance header with data hashes, code version, parameters and seeds).
+a self-contained HTML page (no code, charts as SVG, no network needed). Each
+page opens with its answer (the question, the answer with its interval, what to
+do next) under a one-line provenance summary; the full provenance (data
+hashes, code version, parameters, seeds) closes the page. <out>/index.html
+lists every report in the folder with its answer; --pdf also prints each page
+to PDF with headless chromium.
 
 NAME is a notebook's number, slug or both (01, fit, 01-fit). Parameters are
 checked against each notebook's `parameters` cell before anything runs: an
@@ -26,6 +30,7 @@ Without it, notebooks read their default workspace, the bundled demo.
 
 examples:
   ragnb report --all
+  ragnb report --all --pdf      # and NN-slug.pdf beside each page
   ragnb report --all --workspace my-eval --out my-eval/reports
   ragnb report fit -p k=20 -p seed=7
   ragnb report 01 02 --data /path/to/data --out /tmp/reports
@@ -58,6 +63,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--no-progress", action="store_true", help="no per-cell progress bar")
     parser.add_argument(
+        "--pdf", action="store_true",
+        help="also print each page to NN-slug.pdf with headless chromium (/usr/bin/chromium)",
+    )
+    parser.add_argument(
         "--check", action="store_true",
         help="only check that the notebooks are stored without outputs and with a valid parameters cell",
     )
@@ -86,7 +95,8 @@ def run(args: argparse.Namespace) -> int:
         None if args.all else args.names, params, data_dir=args.data, notebooks_dir=notebooks_dir,
         workspace=args.workspace,
     )
-    results = runner.run(jobs, args.out or REPORTS_DIR, progress=not args.no_progress)
+    results = runner.run(jobs, args.out or REPORTS_DIR, progress=not args.no_progress,
+                         pdf=args.pdf)
     for r in results:
         if r.skipped:
             print(f"ragnb report: {r.message}", file=sys.stderr)

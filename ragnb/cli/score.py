@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
         table = stratum_means(scores.table, labels, args.by)
         if args.per_query:
             table = scores.table.assign(**{args.by: scores.table["query_id"].map(labels)})
-    emit(table, args.format, args.out, header)
+    emit(table, args.format, args.out, header, points=("mean", "value"))
     return 0
 
 

@@ -9,7 +9,7 @@ from ragnb.run import ORDERS
 NAME = "tasks"
 HELP = "mine code tasks from a git repository's merged changes; score a retriever's run on them"
 DESCRIPTION = """\
-Two actions (SPEC section 9, seed 002):
+Two actions:
 
   mine   one task per merged change on the first-parent history of --branch (merge
          commits, diffed against their first parent; --every-commit for squash-merge

@@ -7,6 +7,7 @@ import pandas as pd
 
 from ragnb.codetasks.keep import KeepVerdict
 from ragnb.codetasks.recall import TaskRecall
+from ragnb.result import POINTS_LABELS
 
 
 def recall_chart(summary: pd.DataFrame, verdict: KeepVerdict | None = None,
@@ -27,7 +28,8 @@ def recall_chart(summary: pd.DataFrame, verdict: KeepVerdict | None = None,
     y = alt.Y("label:N", title=None, sort=order)
     x_scale = alt.Scale(domain=[0, 1])
     bars = alt.Chart(data).mark_rule(strokeWidth=2).encode(
-        y=y, x=alt.X("ci_low:Q", title="recall (mean over tasks, 95% interval)", scale=x_scale),
+        y=y, x=alt.X("ci_low:Q", title="recall (mean over tasks, 95% interval, points)",
+                      scale=x_scale, axis=alt.Axis(labelExpr=POINTS_LABELS)),
         x2="ci_high:Q")
     points = alt.Chart(data).mark_point(filled=True, size=80, color="#1f4e79").encode(
         y=y, x="mean:Q",
@@ -70,7 +72,7 @@ def all_files_by_size_chart(recall: TaskRecall) -> alt.LayerChart:
     x = alt.X("files:Q", title="edit-set files in the task", scale=alt.Scale(nice=False),
               axis=alt.Axis(tickMinStep=1))
     line = alt.Chart(curve).mark_line(color="#888888", strokeDash=[4, 3]).encode(
-        x=x, y=alt.Y("expected:Q", title=f"all-files recall@{recall.k}",
+        x=x, y=alt.Y("expected:Q", title=f"all-files recall@{recall.k} (points)", axis=alt.Axis(labelExpr=POINTS_LABELS),
                      scale=alt.Scale(domain=[0, 1])),
         tooltip=[alt.Tooltip("expected:Q", format=".3f")])
     dots = alt.Chart(grouped).mark_circle(color="#1f4e79").encode(

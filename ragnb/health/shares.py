@@ -30,8 +30,8 @@ from ragnb.errors import InputError
 from ragnb.testset import TestSet
 
 #: How every share interval in :mod:`ragnb.health` is made.
-SHARE_METHOD = ("Clopper-Pearson exact binomial interval "
-                "(scipy.stats.binomtest(k, n).proportion_ci(method='exact'))")
+#: (computed as ``scipy.stats.binomtest(k, n).proportion_ci(method="exact")``)
+SHARE_METHOD = "Clopper-Pearson exact binomial interval"
 #: Seed 004's suggested share of unanswerable queries.
 UNANSWERABLE_TARGET = 0.15
 MISSING_SOURCE = "(missing)"

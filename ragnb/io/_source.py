@@ -73,7 +73,6 @@ _INTEGER_RE = re.compile(INTEGER)
 _DECIMAL_RE = re.compile(DECIMAL)
 #: Field separators of whitespace-separated formats (ASCII only).
 _FIELD_SEP = re.compile(rb"[ \t\r\x0b\x0c]+")
-_ODD_SPACE = "[\t\r\x0b\x0c]"
 _CHUNK = 1 << 20
 
 
@@ -302,19 +301,20 @@ def read_whitespace_frame(
     Only the columns in ``types`` are converted (the others are skipped); strings
     become arrow-string columns (:func:`ragnb._keys.id_series`), numbers numpy
     arrays, and each arrow column is released as soon as it is converted.
-    Numbers are read as text and must match :data:`INTEGER` (int64 columns) or
-    :data:`DECIMAL` (float64 columns) exactly, as on the slow path.
+    Integers are read as text and must be ASCII digits (at most 18; a ``-``
+    goes to the slow path); decimals are parsed by pyarrow, and ``nan`` or an
+    infinity (which pyarrow reads from ``inf``) goes to the slow path, so the fast
+    path accepts exactly what :data:`INTEGER` and :data:`DECIMAL` accept.
     Returns ``None`` when the file does not fit the fast path exactly (a byte-order
-    mark, tabs or other separators, repeated spaces, blank lines, a value of the
-    wrong type); the caller then falls back to :func:`split_lines`, which reports
+    mark, a tab, CR, VT or FF anywhere, repeated spaces, blank lines, a value of
+    the wrong type); the caller then falls back to :func:`split_lines`, which reports
     the offending line. Columns in ``one_chunk`` are made contiguous (a copy,
     once), for columns that are later read at random rows.
     """
     src = source_of(path)
-    if src.text_head(3).startswith(BOM):
+    if src.text_head(3).startswith(BOM) or _has_odd_space(src):
         return None
-    read_types = {n: (pa.string() if t in (pa.int64(), pa.float64()) else t)
-                  for n, t in types.items()}
+    read_types = {n: (pa.string() if t == pa.int64() else t) for n, t in types.items()}
     # the other columns are read too, dictionary-encoded (cheap: few distinct values), so
     # that an empty field, a tab or bad UTF-8 in them also sends the file to the slow path
     others = [n for n in names if n not in types]
@@ -341,8 +341,7 @@ def read_whitespace_frame(
             return None
         for chunk in column.chunks:
             words = chunk.dictionary
-            if len(words) and (pc.any(pc.equal(words, "")).as_py()
-                               or pc.any(pc.match_substring_regex(words, _ODD_SPACE)).as_py()):
+            if len(words) and pc.any(pc.equal(words, "")).as_py():
                 return None
     table = table.select(list(types))
     for n, typ in types.items():
@@ -350,17 +349,14 @@ def read_whitespace_frame(
         if column.null_count:
             return None  # blank lines or missing fields
         if typ == pa.int64():
-            pattern = f"^{INTEGER}$"
+            if not (pc.all(pc.ascii_is_decimal(column)).as_py()
+                    and pc.max(pc.binary_length(column)).as_py() <= 18):
+                return None
         elif typ == pa.float64():
-            pattern = f"^{DECIMAL}$"
-        else:
-            if first_empty(column) >= 0:
-                return None  # repeated spaces give empty fields
-            if pc.any(pc.match_substring_regex(column, _ODD_SPACE)).as_py():
-                return None  # a tab or other separator inside a field
-            continue
-        if not pc.all(pc.match_substring_regex(column, pattern)).as_py():
-            return None
+            if pc.any(pc.is_inf(column)).as_py():
+                return None  # 'inf' or '1e999': the slow path tells them apart
+        elif first_empty(column) >= 0:
+            return None  # repeated spaces give empty fields
     del column
     columns = {}
     for n, typ in types.items():
@@ -375,6 +371,20 @@ def read_whitespace_frame(
         del column
     release_memory()  # arrow's allocator keeps the parser's buffers otherwise
     return pd.DataFrame(columns, copy=False)
+
+
+def _has_odd_space(src: Source) -> bool:
+    """Whether the (decompressed) text holds a tab, CR, VT or FF anywhere (memchr scans)."""
+    if src.path is not None and not src.is_gzip:
+        import mmap
+
+        with open(src.path, "rb") as fh:
+            if os.fstat(fh.fileno()).st_size == 0:
+                return False
+            with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
+                return any(data.find(c) >= 0 for c in (b"\t", b"\r", b"\x0b", b"\x0c"))
+    data = src.content()
+    return any(c in data for c in (b"\t", b"\r", b"\x0b", b"\x0c"))
 
 
 def text_lines(text: str) -> Iterator[tuple[int, str]]:

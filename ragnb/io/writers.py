@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ragnb._atomic import _umask
 from ragnb.errors import InputError
 from ragnb.run import Run, positions
 from ragnb.testset import TestSet
@@ -56,6 +57,7 @@ def _write(path: Path, data: bytes, gz: bool) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; follow the umask like open()
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()

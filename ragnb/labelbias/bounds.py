@@ -16,7 +16,7 @@ How each bound is computed (``u`` = the config's unjudged passages in its top
 k, ``m`` = pooled unjudged passages outside its top k, ``rel`` = relevance
 threshold):
 
-RR@k, P@k, answer recall, RBP@k
+RR@k, P@k, success@k, answer recall, RBP@k
     monotone in each label and blind to passages outside the top k: the
     minimum labels every unjudged passage 0, the maximum labels it ``G``.
     For RBP@k the maximum adds ``(1 - p) sum_{unjudged i <= k} p^{i-1}``; the
@@ -35,7 +35,10 @@ nDCG@k (exponential and linear gain)
     minimum ``G`` (they only enter the ideal, which can only lower nDCG).
 
 Metrics that do not read labels (``judged@k``, ``rbp_residual``) have
-``bound_min = bound_max = lower``.
+``bound_min = bound_max = lower``. AP, R-precision, bpref and infAP have no
+exact bound here (AP and R-precision are not monotone in a label, since a new
+relevant passage also raises R; bpref and infAP define their own treatment of
+unjudged passages): asking for one is an error naming the metric.
 """
 from __future__ import annotations
 
@@ -104,6 +107,16 @@ def _precision(pool: Pool, config: str, metric: Metric):
     return A.safe_div(hits, den), A.safe_div(hits + unj, den)
 
 
+@register_bound("success")
+def _success(pool: Pool, config: str, metric: Metric):
+    t, nq, rel = pool.tops[config], pool.n_queries, _rel(metric)
+    lo = (A.per_query(t.q, ~t.unjudged & (t.grade >= rel), nq) > 0).astype(np.float64)
+    if pool.top_grade < rel:
+        return lo, lo
+    unj = A.per_query(t.q, t.unjudged, nq) > 0
+    return lo, np.maximum(lo, unj.astype(np.float64))
+
+
 @register_bound("answer_recall")
 def _answer_recall(pool: Pool, config: str, metric: Metric):
     t, nq = pool.tops[config], pool.n_queries
@@ -154,7 +167,7 @@ def _recall(pool: Pool, config: str, metric: Metric):
 @register_bound("ndcg", "ndcg_linear")
 def _ndcg(pool: Pool, config: str, metric: Metric):
     t, nq = pool.tops[config], pool.n_queries
-    gain = A.GAINS[metric.spec.name]
+    gain = A.gain_for(metric, pool.top_grade)
     judged_rows = ~t.unjudged
     const = A.per_query(t.q[judged_rows], gain(t.grade[judged_rows]) * A.discount(
         t.pos[judged_rows]), nq)

@@ -15,6 +15,7 @@ import altair as alt
 import pandas as pd
 
 from ragnb.labelbias.verdict import RULE, ThreeWay
+from ragnb.result import POINTS_LABELS
 
 POLICY_SHAPES = {"lower": "triangle-down", "condensed": "diamond", "upper": "triangle-up"}
 
@@ -36,7 +37,7 @@ def bounds_chart(table: pd.DataFrame, *, stratum: str = "all", title: str | None
     y = alt.Y("config:N", sort=configs, title=None)
     interval = alt.Chart(t).mark_bar(height=12, opacity=0.35).encode(
         y=y,
-        x=alt.X("bound_min:Q", title=f"{metric} (mean over queries)",
+        x=alt.X("bound_min:Q", title=f"{metric} (mean over queries, points)", axis=alt.Axis(labelExpr=POINTS_LABELS),
                 scale=alt.Scale(zero=False)),
         x2="bound_max:Q",
         tooltip=["config", alt.Tooltip("bound_min:Q", format=".4f", title="bound min"),
@@ -68,7 +69,8 @@ def verdict_chart(result: ThreeWay, *, title: str | None = None) -> alt.LayerCha
     base = alt.Chart()
     bars = base.mark_rule(strokeWidth=3).encode(
         y=y,
-        x=alt.X("ci_low:Q", title=f"difference in mean {result.metric} (challenger - baseline)"),
+        x=alt.X("ci_low:Q", axis=alt.Axis(labelExpr=POINTS_LABELS),
+                title=f"difference in mean {result.metric} (challenger - baseline, points)"),
         x2="ci_high:Q",
         color=alt.Color("verdict:N", title="verdict",
                         scale=alt.Scale(domain=["adopt", "labelling decides", "reject"],
@@ -91,7 +93,7 @@ def shard_chart(table: pd.DataFrame, *, title: str | None = None) -> alt.LayerCh
     t = table[table["target"] == table["config"]]
     y = alt.Y("config:N", sort=list(pd.unique(t["config"])), title=None)
     effect = alt.Chart(t).mark_bar(opacity=0.5).encode(
-        y=y, x=alt.X("effect_full:Q", title="change of the full-set mean"),
+        y=y, x=alt.X("effect_full:Q", title="change of the full-set mean (points)", axis=alt.Axis(labelExpr=POINTS_LABELS)),
         tooltip=["config", alt.Tooltip("effect_full:Q", format="+.4f"),
                  alt.Tooltip("projected:Q", format="+.4f")])
     rule = alt.Chart(t).mark_rule(strokeWidth=2).encode(y=y, x="ci_low:Q", x2="ci_high:Q")

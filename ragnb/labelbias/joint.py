@@ -112,6 +112,19 @@ def _answer_recall(pool: Pool, base: str, chal: str, metric: Metric):
                             lower(chal), lower(base), pool.top_grade >= top)
 
 
+@register_joint("success")
+def _success(pool: Pool, base: str, chal: str, metric: Metric):
+    rel = int(metric.params.get("rel", 1))
+    nq = pool.n_queries
+
+    def lower(config):
+        t = pool.tops[config]
+        return (A.per_query(t.q, ~t.unjudged & (t.grade >= rel), nq) > 0).astype(np.float64)
+
+    return _first_hit_joint(pool, base, chal, lambda r: np.ones_like(r, dtype=np.float64),
+                            lower(chal), lower(base), pool.top_grade >= rel)
+
+
 def _linear_joint(pool, base, chal, lower_c, lower_b, coef_c, coef_b, possible):
     d0 = lower_c - lower_b
     if not possible or not len(pool.item_q):
@@ -191,7 +204,7 @@ def _recall(pool: Pool, base: str, chal: str, metric: Metric):
 @register_joint("ndcg", "ndcg_linear")
 def _ndcg(pool: Pool, base: str, chal: str, metric: Metric):
     nq = pool.n_queries
-    gain = A.GAINS[metric.spec.name]
+    gain = A.gain_for(metric, pool.top_grade)
 
     def judged_part(config):
         t = pool.tops[config]

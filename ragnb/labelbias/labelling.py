@@ -159,8 +159,11 @@ def _single_item_values(pool: Pool, config: str, metric, grade: int) -> np.ndarr
         total = pool.index.relevant_counts(rel)[q].astype(np.float64)
         is_rel = grade >= rel
         return A.safe_div(hits + (inside & is_rel), total + is_rel)
+    if name == "success":
+        lower = (A.per_query(t.q, judged_hit, nq) > 0)[q]
+        return (lower | (inside & (grade >= rel))).astype(np.float64)
     if name in A.GAINS:
-        gain = A.GAINS[name]
+        gain = A.gain_for(metric, pool.top_grade)
         j = ~t.unjudged
         num = A.per_query(t.q[j], gain(t.grade[j]) * A.discount(t.pos[j]), nq)[q]
         num = num + np.where(inside, gain(float(grade)) * A.discount(rr_), 0.0)

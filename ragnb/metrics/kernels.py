@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ragnb.errors import InputError
+from ragnb.metrics.gains import gain_map
 from ragnb.metrics.judged import View
 from ragnb.metrics.registry import Param, register
 
@@ -33,14 +34,21 @@ def _ndcg(view: View, gain) -> np.ndarray:
     return np.divide(dcg, idcg, out=np.zeros(view.n), where=idcg > 0)
 
 
+def _check_gain(params: dict, text: str) -> None:
+    gain_map(params["gain"])
+
+
 @register(
     "ndcg",
-    summary="normalised DCG, exponential gain 2^g - 1 (seed 004's scorer)",
-    formula="DCG@k = sum_{i<=k} (2^{g_i} - 1) / log2(i + 1); nDCG@k = DCG@k / ideal DCG@k, "
+    params=(Param("gain", str, "exp", "gain map: exp (2^g - 1), linear (g), a registered "
+                  "name or a .json/.csv file grade -> gain"),),
+    check=_check_gain,
+    summary="normalised DCG, exponential gain 2^g - 1 by default, or a gain map",
+    formula="DCG@k = sum_{i<=k} gain(g_i) / log2(i + 1); nDCG@k = DCG@k / ideal DCG@k, "
             "the ideal from all judgments of the query (0 when nothing is relevant)",
 )
-def ndcg(view: View) -> np.ndarray:
-    return _ndcg(view, lambda g: np.exp2(g) - 1.0)
+def ndcg(view: View, gain: str = "exp") -> np.ndarray:
+    return _ndcg(view, gain_map(gain))
 
 
 @register(
@@ -55,7 +63,7 @@ def ndcg_linear(view: View) -> np.ndarray:
 
 @register(
     "rr",
-    aliases=("mrr",),
+    aliases=("mrr", "recip_rank"),
     params=(_REL,),
     summary="reciprocal rank of the first relevant passage in the top k (MRR when averaged)",
     formula="RR@k = 1 / rank of the first passage with grade >= rel within the top k, else 0",
@@ -161,3 +169,64 @@ def rbp_residual(view: View, p: float = 0.8) -> np.ndarray:
         depth = np.minimum(depth, view.k)
     unjudged = (1.0 - p) * view.per_query(view.unjudged * np.power(p, view.pos))
     return np.power(p, depth) + unjudged
+
+
+def _relevant_total(view: View, rel: int) -> np.ndarray:
+    """R per query: judged passages with grade >= rel, plus (upper policy) the unjudged
+    passages labelled relevant at ``extra_grade``."""
+    total = view.index.relevant_counts(rel).astype(np.float64)
+    if view.extra_grade >= rel:
+        total = total + view.extra
+    return total
+
+
+def _running_count(view: View, flags: np.ndarray) -> np.ndarray:
+    """Per row: how many rows of the same query up to and including it have ``flags``."""
+    c = np.cumsum(flags, dtype=np.int64)
+    heads = view._heads
+    if not len(heads):
+        return c
+    before = np.r_[0, c[heads[1:] - 1]]
+    return c - np.repeat(before, np.diff(np.r_[heads, len(c)]))
+
+
+@register(
+    "ap",
+    aliases=("map", "map_cut"),
+    params=(_REL,),
+    summary="average precision (MAP when averaged); trec_eval's map, and map_cut_k at @k",
+    formula="AP@k = (1/R) * sum over relevant passages at rank i <= k of P@i, R = number of "
+            "judged passages with grade >= rel (upper policy: plus the unjudged ones in the "
+            "ranking); 0 when R = 0",
+)
+def ap(view: View, rel: int = 1) -> np.ndarray:
+    hit = view.grade >= rel
+    prec = _running_count(view, hit)[hit] / (view.pos[hit] + 1.0)
+    total = _relevant_total(view, rel)
+    return np.divide(view.per_query(prec, rows=hit), total, out=np.zeros(view.n),
+                     where=total > 0)
+
+
+@register(
+    "rprec",
+    cutoff=False,
+    params=(_REL,),
+    summary="R-precision: precision at rank R, R = the query's number of relevant passages "
+            "(trec_eval's Rprec)",
+    formula="Rprec = |relevant in top R| / R (fewer than R retrieved: still divided by R); "
+            "0 when R = 0",
+)
+def rprec(view: View, rel: int = 1) -> np.ndarray:
+    total = _relevant_total(view, rel)
+    within = (view.grade >= rel) & (view.pos < total[view.q])
+    return np.divide(view.per_query(within), total, out=np.zeros(view.n), where=total > 0)
+
+
+@register(
+    "success",
+    params=(_REL,),
+    summary="1 when some passage in the top k is relevant (trec_eval's success_k; hit rate)",
+    formula="S@k = 1 if some passage in the top k has grade >= rel, else 0",
+)
+def success(view: View, rel: int = 1) -> np.ndarray:
+    return (view.per_query(view.grade >= rel) > 0).astype(np.float64)

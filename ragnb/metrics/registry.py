@@ -3,6 +3,14 @@
 A metric name is ``name[@k][(param=value, ...)]``: ``ndcg@10``, ``rr@10``,
 ``recall@100``, ``rbp(p=0.9)``, ``p@10(rel=2)``. The parser and its error
 message use the registry, so the list of valid names cannot drift from the code.
+
+trec_eval's measure names are accepted too, with trec_eval's semantics (see
+:data:`TREC_EVAL_NAMES`): ``map``, ``map_cut_10``, ``P_10``, ``recall_100``,
+``ndcg_cut_10`` (linear gain), ``recip_rank`` (whole ranking), ``Rprec``,
+``bpref``, ``infAP``, ``success_10``. They parse to the canonical ragnb name
+(``P_10`` -> ``p@10``), which is what score tables show. One exception:
+trec_eval's plain ``ndcg`` (linear gain) is ragnb's ``ndcg_linear``; ragnb's
+``ndcg`` keeps its exponential gain 2^g - 1.
 """
 from __future__ import annotations
 
@@ -47,6 +55,10 @@ class MetricSpec:
     aliases : tuple of str
     check : callable, optional
         ``check(params, text)`` raising InputError for out-of-range values.
+    policies : tuple of str
+        The label policies under which the metric is defined; scoring under
+        another is an error naming the metric (bpref and infAP define their own
+        treatment of unjudged passages).
     """
 
     name: str
@@ -58,6 +70,7 @@ class MetricSpec:
     uses_policy: bool = True
     aliases: tuple[str, ...] = ()
     check: Callable | None = None
+    policies: tuple[str, ...] = ("lower", "condensed", "upper")
 
 
 REGISTRY: dict[str, MetricSpec] = {}
@@ -66,12 +79,13 @@ _ALIASES: dict[str, str] = {}
 
 def register(name: str, *, summary: str, formula: str, params: tuple[Param, ...] = (),
              cutoff: bool = True, uses_policy: bool = True, aliases: tuple[str, ...] = (),
-             check: Callable | None = None):
+             check: Callable | None = None,
+             policies: tuple[str, ...] = ("lower", "condensed", "upper")):
     """Decorator adding a metric kernel to :data:`REGISTRY`."""
 
     def wrap(func: Callable) -> Callable:
         spec = MetricSpec(name, func, summary, formula, params, cutoff, uses_policy, aliases,
-                          check)
+                          check, policies)
         for n in (name, *aliases):
             if n in REGISTRY or n in _ALIASES:
                 raise ValueError(f"metric name {n!r} registered twice")
@@ -106,6 +120,14 @@ class Metric:
         return self.text
 
 
+#: trec_eval measure -> ragnb name, for the help text and the agreement tests.
+TREC_EVAL_NAMES = {
+    "map": "ap", "map_cut_K": "ap@K", "P_K": "p@K", "recall_K": "recall@K",
+    "ndcg_cut_K": "ndcg_linear@K", "recip_rank": "rr", "Rprec": "rprec", "bpref": "bpref",
+    "infAP": "infap", "success_K": "success@K",
+}
+#: trec_eval's cut-off families, written ``name_K`` (``P_10``).
+_TREC_CUTOFF = re.compile(r"^(?P<family>p|recall|ndcg_cut|map_cut|success)_(?P<k>\d+)$")
 #: Largest cut-off @k accepted (rankings this deep are evaluated whole anyway).
 MAX_CUTOFF = 100_000
 
@@ -150,18 +172,27 @@ def parse_metric(text: str | Metric) -> Metric:
         raise InputError(f"cannot parse metric {text!r}; expected name@k or "
                          f"name(param=value); available: {available()}", key=str(text))
     raw_name = m.group("name").lower()
+    raw_k = m.group("k")
+    trec = _TREC_CUTOFF.match(raw_name)
+    if trec and raw_name not in REGISTRY and raw_name not in _ALIASES:
+        if raw_k is not None:
+            raise InputError(f"{m.group('name')} already has its cut-off; write "
+                             f"{m.group('name')} or {trec.group('family')}@{raw_k}",
+                             key=str(text))
+        raw_name, raw_k = trec.group("family"), trec.group("k")
     name = _ALIASES.get(raw_name, raw_name)
     spec = REGISTRY.get(name)
     if spec is None:
-        raise InputError(f"unknown metric {m.group('name')!r}; available: {available()}",
+        raise InputError(f"unknown metric {m.group('name')!r}; available: {available()} "
+                         "(and trec_eval's names such as map, P_10, ndcg_cut_10)",
                          key=str(text))
     k = None
-    if m.group("k") is not None:
+    if raw_k is not None:
         if not spec.cutoff:
             raise InputError(f"{spec.name} takes no cut-off @k", key=str(text))
-        if not re.fullmatch(r"[0-9]{1,18}", m.group("k")):
-            raise InputError(f"cut-off {m.group('k')!r} is not an integer", key=str(text))
-        k = int(m.group("k"))
+        if not re.fullmatch(r"[0-9]{1,18}", raw_k):
+            raise InputError(f"cut-off {raw_k!r} is not an integer", key=str(text))
+        k = int(raw_k)
         if k < 1:
             raise InputError(f"cut-off must be at least 1, got {k}", key=str(text))
         if k > MAX_CUTOFF:
@@ -201,4 +232,10 @@ def metric_help() -> str:
         lines.append(f"      {spec.formula}")
         for p in spec.params:
             lines.append(f"      ({p.name}={p.default}: {p.help})")
+        if spec.policies != ("lower", "condensed", "upper"):
+            lines.append(f"      (label policies: {', '.join(spec.policies)} only)")
+    lines.append("  trec_eval names: " + ", ".join(
+        f"{t} = {r}" for t, r in TREC_EVAL_NAMES.items()))
+    lines.append("      (trec_eval's plain ndcg, linear gain, is ndcg_linear here: ragnb's "
+                 "ndcg keeps the exponential gain 2^g - 1)")
     return "\n".join(lines)

@@ -3,8 +3,13 @@
 What a notebook calls (light imports, safe inside a kernel):
 
 - :func:`setup_notebook` in its first cell (charts that draw with no network);
+- :func:`show_finding` for an analysis result (any of them, through
+  :mod:`ragnb.result`): the headline that opens the page, its chart, its table,
+  its checks in one line and its method;
 - :func:`show_table`, :func:`show_text`, :func:`show_markdown` for anything
-  holding text from the data (always escaped);
+  holding text from the data (always escaped; tables carry a CSV download,
+  are capped at 15 rows and go to the appendix when wider than 8 columns);
+  :func:`show_checks` for a checks table (one line; the table in the appendix);
 - :func:`provenance` / :func:`note_split` to add facts to the page's header.
 
 The machinery behind ``ragnb report``, one concept per module:
@@ -23,7 +28,10 @@ from ragnb.report.display import (
     note_split,
     provenance,
     setup_notebook,
+    show_checks,
+    show_finding,
     show_markdown,
+    show_method,
     show_splits,
     show_table,
     show_text,
@@ -37,7 +45,10 @@ __all__ = [
     "note_split",
     "provenance",
     "setup_notebook",
+    "show_checks",
+    "show_finding",
     "show_markdown",
+    "show_method",
     "show_splits",
     "show_table",
     "show_text",

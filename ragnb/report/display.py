@@ -73,10 +73,62 @@ def setup_notebook() -> None:
         alt.renderers.enable("jupyter", offline=True)
 
 
-def _display_bundle(bundle: dict[str, Any]) -> None:
+def _display_bundle(bundle: dict[str, Any], metadata: dict[str, Any] | None = None) -> None:
     from IPython.display import display
 
-    display(bundle, raw=True)
+    display(bundle, raw=True, metadata=metadata or None)
+
+
+#: Most columns a table shows in the body of a page; wider ones go to the appendix.
+BODY_MAX_COLUMNS = 8
+#: Rows a body table shows before it is capped (the CSV attachment has them all).
+BODY_MAX_ROWS = 15
+#: Output metadata key saying where the page puts an output (``appendix``).
+PLACE_KEY = "ragnb_place"
+#: MIME type of the headline block (a finding's question, answer and next step).
+HEADLINE_MIMETYPE = "application/vnd.ragnb.headline+json"
+MISSING = "—"
+#: Columns whose cells are config codes (shown with their display names).
+CONFIG_COLUMNS = ("config", "baseline", "challenger", "champion", "winner", "target")
+
+
+def _cell(value: Any, float_format: Callable[[float], str] | None) -> str:
+    if value is None or value is pd_na() or (isinstance(value, float) and math.isnan(value)):
+        return MISSING
+    if hasattr(value, "item") and getattr(value, "ndim", 1) == 0:
+        value = value.item()
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return MISSING
+        return float_format(value) if float_format else f"{value:.4g}"
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return ", ".join(_cell(v, float_format) for v in value)
+    text = str(value)
+    return text.replace("\\n", " ").replace("\n", " ")
+
+
+def pd_na() -> Any:
+    import pandas as pd
+
+    return pd.NA
+
+
+def _is_number(series: pd.Series) -> bool:
+    import pandas as pd
+
+    return bool(pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series))
+
+
+def csv_link(df: pd.DataFrame, name: str, *, index: bool = True) -> str:
+    """A download link holding the whole table as CSV in a ``data:`` URI."""
+    import base64
+
+    data = base64.b64encode(df.to_csv(index=index).encode("utf-8")).decode("ascii")
+    slug = "".join(ch if ch.isalnum() else "-" for ch in name.lower()).strip("-")[:60] or "table"
+    return (f'<a class="ragnb-csv" download="{html.escape(slug)}.csv" '
+            f'href="data:text/csv;base64,{data}">CSV ({len(df)} rows)</a>')
 
 
 def table_html(
@@ -86,45 +138,179 @@ def table_html(
     float_format: str | Callable[[float], str] | None = None,
     index: bool = True,
     max_rows: int | None = None,
+    units: dict[str, str] | None = None,
+    display_names: dict[str, str] | None = None,
 ) -> str:
-    """HTML of a DataFrame with every label and cell escaped.
+    """HTML of a DataFrame with every label and cell escaped, and the table attached as CSV.
+
+    Missing values show as "—" (never ``NaN`` or ``<NA>``), booleans as yes/no,
+    text columns align left and numbers right. Only the first ``max_rows`` rows
+    are shown, with a count of the rows not shown; the CSV link holds them all.
 
     Parameters
     ----------
     df : DataFrame
         The table; values, column labels and index labels may hold any text.
     caption : str, optional
-        Shown above the table (escaped too).
+        Shown above the table (escaped too); states the units.
     float_format : str or callable, optional
         A format spec (``".3f"``) or a function from float to str.
     index : bool
         Show the index.
     max_rows : int, optional
-        Truncate long tables (pandas' ``max_rows``).
+        Rows shown; the rest are counted under the table.
+    units : dict, optional
+        Column -> unit of its (0-1) values as shown: ``"points"`` (x100, one
+        decimal; ``"points:2"`` two), ``"signed points"`` (with a sign) or
+        ``"percent"``. The CSV keeps the values as they are.
+    display_names : dict, optional
+        Config -> display name: cells of the config columns
+        (:data:`CONFIG_COLUMNS`) show ``name (config)``; the CSV keeps the codes.
     """
     if isinstance(float_format, str):
         spec = float_format
         float_format = lambda x: format(x, spec)
-    table = df.to_html(
-        escape=True,
-        float_format=float_format,
-        index=index,
-        max_rows=max_rows,
-        border=0,
-        classes="dataframe ragnb-table",
-        render_links=False,
-    )
-    if caption is None:
-        return table
+    frame = df.reset_index() if index else df
+    if index and list(frame.columns[:1]) == ["index"]:
+        frame = frame.rename(columns={"index": ""})
+    numeric = [_is_number(frame.iloc[:, i]) for i in range(frame.shape[1])]
+    if display_names:
+        from ragnb.result import display_name
+
+        frame = frame.assign(**{c: [display_name(v, display_names) if isinstance(v, str) else v
+                                    for v in frame[c]]
+                                for c in CONFIG_COLUMNS if c in frame})
+    if units:
+        frame = frame.copy()
+        for column, unit in units.items():
+            if column in frame:
+                frame[column] = [format_unit(v, unit) for v in frame[column]]
+    shown = frame if max_rows is None else frame.head(max_rows)
+    head = "".join(f'<th class="{"num" if n else "txt"}">{html.escape(str(c))}</th>'
+                   for c, n in zip(frame.columns, numeric))
+    rows = []
+    for values in shown.itertuples(index=False, name=None):
+        rows.append("<tr>" + "".join(
+            f'<td class="{"num" if n else "txt"}">{html.escape(_cell(v, float_format))}</td>'
+            for v, n in zip(values, numeric)) + "</tr>")
+    hidden = len(frame) - len(shown)
+    more = (f'<p class="ragnb-more">{hidden} more row{"s" if hidden != 1 else ""} not shown '
+            "(all rows in the CSV).</p>") if hidden else ""
+    table = (f'<table class="dataframe ragnb-table"><thead><tr>{head}</tr></thead>'
+             f'<tbody>{"".join(rows)}</tbody></table>')
+    link = csv_link(df, caption or "table", index=index)
+    cap = (f"<figcaption>{html.escape(caption)} {link}</figcaption>" if caption
+           else f"<figcaption>{link}</figcaption>")
+    return f'<figure class="ragnb-table">{cap}<div class="ragnb-scroll">{table}</div>{more}</figure>'
+
+
+def format_unit(value: Any, unit: str) -> str:
+    """One value (0-1) in a display unit: ``points[:digits]``, ``signed points``, ``percent``."""
+    from ragnb.result import points
+
+    if value is None or value is pd_na() or (isinstance(value, float) and math.isnan(value)):
+        return MISSING
+    name, _, digits = unit.partition(":")
+    if name in ("points", "signed points"):
+        return points(float(value), signed=name == "signed points", digits=int(digits or 1))
+    if name == "percent":
+        return f"{float(value) * 100:.{int(digits or 1)}f}%"
+    raise InputError(f"unknown unit {unit!r}: points, signed points or percent", key="units")
+
+
+def show_table(
+    df: pd.DataFrame,
+    *,
+    appendix: bool | None = None,
+    max_rows: int | None = BODY_MAX_ROWS,
+    **options: Any,
+) -> None:
+    """Display a DataFrame as an escaped HTML table with a CSV attachment.
+
+    Parameters
+    ----------
+    df : DataFrame
+    appendix : bool, optional
+        Put the table in the page's appendix (a pointer stays in the body).
+        Default: when it has more than :data:`BODY_MAX_COLUMNS` columns.
+    max_rows : int or None
+        Rows shown (:data:`BODY_MAX_ROWS`; ``None`` for all); the CSV has every row.
+    **options
+        Of :func:`table_html` (``caption``, ``float_format``, ``index``).
+    """
+    columns = len(df.columns) + (df.index.nlevels if options.get("index", True) else 0)
+    if appendix is None:
+        appendix = columns > BODY_MAX_COLUMNS
+    metadata = {PLACE_KEY: "appendix", "caption": options.get("caption") or "table",
+                "columns": columns} if appendix else {}
+    _display_bundle({"text/html": table_html(df, max_rows=max_rows, **options),
+                     "text/plain": df.to_string(max_rows=max_rows)}, metadata)
+
+
+def checks_html(checks: pd.DataFrame) -> str:
+    """One line: "N of M checks hold", the failing ones named."""
+    from ragnb.result import checks_frame, checks_line
+
+    frame = checks_frame(checks)
+    ok = bool(frame["holds"].all())
+    return (f'<p class="ragnb-checks {"ok" if ok else "fail"}">'
+            f'{"✓" if ok else "✗"} {html.escape(checks_line(frame))}</p>')
+
+
+def show_checks(checks: pd.DataFrame, *, caption: str = "Checks") -> None:
+    """Show a checks table as one line in the body; the table itself goes to the appendix."""
+    from ragnb.result import checks_frame, checks_line
+
+    frame = checks_frame(checks)
+    _display_bundle({"text/html": checks_html(frame), "text/plain": checks_line(frame)})
+    if len(frame):
+        show_table(frame, index=False, caption=caption, appendix=True, max_rows=None)
+
+
+def headline_html(headline: Any) -> str:
+    """The headline block: the question, the answer in one sentence, what to do next."""
+    h = headline.to_dict() if hasattr(headline, "to_dict") else dict(headline)
     return (
-        f'<figure class="ragnb-table"><figcaption>{html.escape(caption)}</figcaption>'
-        f"{table}</figure>"
+        '<section class="ragnb-headline" id="ragnb-headline">'
+        f'<h1 class="ragnb-question">{html.escape(h["question"])}</h1>'
+        f'<p class="ragnb-answer">{html.escape(h["answer"])}</p>'
+        f'<p class="ragnb-next"><strong>Next:</strong> {html.escape(h["next_step"])}</p>'
+        "</section>"
     )
 
 
-def show_table(df: pd.DataFrame, **options: Any) -> None:
-    """Display a DataFrame as an escaped HTML table (options of :func:`table_html`)."""
-    _display_bundle({"text/html": table_html(df, **options), "text/plain": df.to_string()})
+def show_finding(result: Any, /, *, table: bool = True, **context: Any) -> None:
+    """Show any analysis result the one way: headline, its chart, its table, checks, method.
+
+    ``result`` is an analysis result (adapted with :func:`ragnb.result.finding`,
+    ``context`` passed on, e.g. ``display_names``) or a Finding. On a report
+    page the headline and the chart right after it open the page. Returns
+    nothing (so a cell ending with it shows no repr); :func:`ragnb.result.finding`
+    gives the Finding itself.
+    """
+    from IPython.display import display
+
+    from ragnb.result import finding
+
+    f = finding(result, **context)
+    _display_bundle({HEADLINE_MIMETYPE: f.headline.to_dict(),
+                     "text/html": headline_html(f.headline),
+                     "text/plain": f"{f.headline.question}\n{f.headline.answer}\n"
+                                   f"Next: {f.headline.next_step}"})
+    if f.chart is not None:
+        display(f.chart)
+    if table and f.table is not None and len(f.table.columns):
+        show_table(f.table, index=False, caption=f.caption or None)
+    if len(f.checks):
+        show_checks(f.checks)
+    if f.description:
+        show_method(f.description)
+
+
+def show_method(text: str) -> None:
+    """How the numbers were made, as a muted line under what it describes."""
+    _display_bundle({"text/html": f'<p class="ragnb-method">Method: {html.escape(str(text))}</p>',
+                     "text/plain": f"Method: {text}"})
 
 
 def text_html(text: str) -> str:
@@ -188,8 +374,14 @@ def provenance_bundle(section: str, facts: dict[str, Any]) -> dict[str, Any]:
         raise InputError("a provenance section must be a non-empty string", key="section")
     clean = {k: _fact_value(k, v) for k, v in facts.items()}
     plain = ", ".join(f"{k}={v!r}" for k, v in clean.items())
+    shown = ", ".join(f"{k} {v}" for k, v in clean.items())
     return {
         PROVENANCE_MIMETYPE: {"section": section, "facts": clean},
+        # JupyterLab and Voila show this line (the report page moves the facts to its footer):
+        # small, wrapped, never running off the page.
+        "text/html": ('<div class="ragnb-provfacts" style="font-size: 11px; color: #666; '
+                      'white-space: normal; overflow-wrap: anywhere">'
+                      f"Provenance · {html.escape(section)}: {html.escape(shown)}</div>"),
         "text/plain": f"[provenance: {section}] {plain}",
     }
 
@@ -248,10 +440,14 @@ def show_splits(manifests: pd.DataFrame) -> None:
     cols = [c for c in ("split", "role", "selections_against", "budget", "sealed",
                         "retired_for_selection_at", "inflation") if c in manifests]
     table = manifests[cols].copy().astype(object).where(manifests[cols].notna(), "—")
+    if "role" in table:
+        table["role"] = [str(r).replace("_", " ") for r in table["role"]]
     if "inflation" in manifests:
         table["inflation"] = ["—" if pd.isna(v) else f"{v * 100:.2f}"
                               for v in manifests["inflation"]]
         table = table.rename(columns={"inflation": "implied inflation (points)"})
+    table = table.rename(columns={"selections_against": "selections against",
+                                  "retired_for_selection_at": "retired for selection"})
     show_table(table, index=False,
                caption="How often each split has been used to choose (split ledger)")
     for row in manifests.to_dict("records"):

@@ -34,6 +34,58 @@ HEADER_CSS = """
 .ragnb-provenance summary { cursor: pointer; font-weight: 600; }
 .ragnb-provenance .warn { color: #b00020; font-weight: 600; }
 .jp-RenderedSVG img, .jp-RenderedImage img { max-width: 100%; height: auto; }
+.ragnb-provline { font-family: var(--jp-ui-font-family, system-ui, sans-serif); font-size: 12px;
+  color: #555; padding: 6px 12px; border-bottom: 1px solid #ddd; overflow-wrap: anywhere; }
+.ragnb-provline code, .ragnb-provline .digest { font-family: monospace; font-size: 11px; }
+.ragnb-provline .warn { color: #b00020; }
+.ragnb-headline { border-left: 6px solid #1f5fa8; background: #f3f7fc; padding: 10px 18px;
+  margin: 8px 0 12px 0; font-family: var(--jp-ui-font-family, system-ui, sans-serif); }
+.ragnb-headline h1.ragnb-question { font-size: 20px; margin: 4px 0 8px 0; padding: 0; }
+.ragnb-headline .ragnb-answer { font-size: 17px; line-height: 1.45; margin: 0 0 8px 0; }
+.ragnb-headline .ragnb-next { font-size: 15px; margin: 0; color: #123; }
+.ragnb-headline .jp-InternalAnchorLink, .ragnb-headline .anchor-link { display: none; }
+figure.ragnb-table { margin: 0.6em 0 1em 0; max-width: 100%; }
+figure.ragnb-table figcaption { font-size: 13px; color: #333; margin-bottom: 4px; }
+.ragnb-scroll { max-width: 100%; }
+table.ragnb-table { border-collapse: collapse; font-size: 13px; table-layout: auto; }
+table.ragnb-table th, table.ragnb-table td { padding: 3px 8px; vertical-align: top;
+  border-bottom: 1px solid #e4e4e4; overflow-wrap: break-word; word-break: normal; }
+table.ragnb-table .txt { text-align: left; }
+table.ragnb-table th { overflow-wrap: anywhere; }
+.ragnb-appendix-item table.ragnb-table { font-size: 11.5px; }
+.ragnb-appendix-item table.ragnb-table th, .ragnb-appendix-item table.ragnb-table td {
+  padding: 2px 4px; }
+table.ragnb-table .num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+.jp-RenderedHTMLCommon table.ragnb-table td, .jp-RenderedHTMLCommon table.ragnb-table th {
+  max-width: 28em; }
+.jp-RenderedHTMLCommon table.ragnb-table td.txt { text-align: left; }
+.jp-RenderedHTMLCommon table.ragnb-table th.txt { text-align: left; }
+.ragnb-csv { font-size: 12px; margin-left: 0.5em; }
+.ragnb-more, .ragnb-pointer, .ragnb-method { font-size: 12.5px; color: #555; margin: 0.3em 0; }
+.ragnb-checks { font-size: 14px; margin: 0.4em 0; }
+.ragnb-checks.ok { color: #1b5e20; }
+.ragnb-checks.fail { color: #b00020; font-weight: 600; }
+.ragnb-text { overflow-wrap: anywhere; }
+.jp-OutputArea-output pre { white-space: pre-wrap; overflow-wrap: anywhere; }
+main { max-width: 100%; overflow-wrap: break-word; }
+@page { margin: 12mm; }
+.ragnb-provenance td { overflow-wrap: anywhere; }
+@media print {
+  body { font-size: 11px; }
+  main, .jp-Notebook { padding: 0 !important; margin: 0 !important; }
+  table { max-width: 100%; }
+  th, td { overflow-wrap: anywhere; }
+  .ragnb-provline, .ragnb-provenance { overflow-wrap: anywhere; }
+  .jp-Cell, .jp-OutputArea-output { padding: 0 !important; }
+  table.ragnb-table { font-size: 10px; table-layout: fixed; width: 100%; }
+  .ragnb-provenance table { table-layout: fixed; width: 100%; }
+  table.ragnb-table th, table.ragnb-table td { padding: 2px 4px; }
+  table.ragnb-table .num { white-space: normal; }
+  .ragnb-provenance table { font-size: 10px; }
+  .ragnb-provenance .digest, .ragnb-provenance code { word-break: break-all; }
+  .ragnb-provenance details { display: block; }
+  .ragnb-headline, figure.ragnb-table, .jp-RenderedSVG { break-inside: avoid; }
+}
 .ragnb-omitted { font-style: italic; color: #666; }
 """
 
@@ -115,8 +167,51 @@ def _git_text(prov: Provenance) -> str:
     return text
 
 
+def _short_digest(fact: PathFact) -> str:
+    if fact.kind == "missing":
+        return f'<code>{_e(fact.parameter)}</code> <span class="warn">missing</span>'
+    digest = fact.files[0].sha256 if fact.kind == "file" else fact.tree_sha256
+    return (f'<code>{_e(fact.parameter)}</code> <span class="digest" title="{_e(digest)}">'
+            f"{_e((digest or '')[:12])}</span>")
+
+
 def render_header(prov: Provenance) -> str:
-    """The ``<header>`` element for a report page."""
+    """The compact provenance line that opens a report page (data digest, version, when).
+
+    The full record is :func:`render_record`, at the end of the page.
+    """
+    code = f"ragnb {_e(prov.ragnb_version)}"
+    if prov.git is not None:
+        code += f" · git <code>{_e(prov.git.commit[:10])}</code>"
+        if prov.git.dirty:
+            code += ' <span class="warn">(uncommitted changes)</span>'
+    data = ", ".join(_short_digest(f) for f in prov.data[:2])
+    if len(prov.data) > 2:
+        data += f" and {len(prov.data) - 2} more"
+    if not data:  # files a notebook hashed itself (a workspace's files), from its facts
+        hashed = [row for rows in prov.contributed.values() for row in rows
+                  if isinstance(row.get("sha256"), str)]
+        if hashed:
+            first = hashed[0]
+            name = str(first.get("file", first.get("path", "file"))).replace("\\", "/")
+            data = (f'<code>{_e(name.rsplit("/", 1)[-1])}</code> <span class="digest" '
+                    f'title="{_e(first["sha256"])}">{_e(first["sha256"][:12])}</span>')
+            if len(hashed) > 1:
+                data += f" and {len(hashed) - 1} more"
+    parts = [f"<strong>{_e(prov.notebook)}</strong>", f"ran {_when(prov.started_at)}", code]
+    if data:
+        parts.append(f"data sha256 {data}")
+    late = [s for s in prov.specs if s.seconds_before_run is None or s.seconds_before_run < 0]
+    if late:
+        parts.append('<span class="warn">spec modified after the run started (or missing): '
+                     + ", ".join(f"<code>{_e(s.parameter)}</code>" for s in late) + "</span>")
+    parts.append('<a href="#ragnb-provenance">full provenance</a>')
+    return ('<header class="ragnb-provline" id="ragnb-provline">'
+            + " · ".join(parts) + "</header>")
+
+
+def render_record(prov: Provenance) -> str:
+    """The full provenance record (``<footer>``) that closes a report page."""
     duration = "—" if prov.duration_s is None else f"{prov.duration_s:.1f} s"
     randomness = ", ".join(
         f"<code>{_e(p.name)}</code> = {_e(p.value)}" for p in prov.randomness
@@ -132,8 +227,8 @@ def render_header(prov: Provenance) -> str:
         ),
     ]
     parts = [
-        '<header class="ragnb-provenance" id="ragnb-provenance">',
-        "<h2>Provenance</h2>",
+        '<footer class="ragnb-provenance" id="ragnb-provenance">',
+        "<h2>Provenance (full record)</h2>",
         '<table class="ragnb-summary">'
         + "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in summary_rows)
         + "</table>",
@@ -204,5 +299,5 @@ def render_header(prov: Provenance) -> str:
             + [(_e(k), _e(v)) for k, v in prov.packages.items()],
         )
     )
-    parts.append("</details></header>")
+    parts.append("</details></footer>")
     return "\n".join(parts)

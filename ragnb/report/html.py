@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import copy
 import html
+import json
 import re
 from typing import Any
 
@@ -62,6 +63,7 @@ import nbformat
 
 from ragnb.errors import InputError
 from ragnb.paths import PACKAGE_DIR
+from ragnb.report.display import BODY_MAX_COLUMNS, HEADLINE_MIMETYPE, PLACE_KEY
 from ragnb.report.header import HEADER_CSS
 from ragnb.report.parameters import INJECTED_TAG, PARAMETERS_TAG
 from ragnb.report.provenance import PROVENANCE_MIMETYPE
@@ -114,8 +116,43 @@ def chart_alt(svg: str | list) -> str:
     return "Chart: " + "; ".join(titles) if titles else "Chart"
 
 
+def _output_html(output: dict[str, Any]) -> str:
+    text = output.get("data", {}).get("text/html", "")
+    return "".join(text) if isinstance(text, list) else text
+
+
+def _html_output(text: str) -> nbformat.NotebookNode:
+    return nbformat.v4.new_output("display_data", data={"text/html": text, "text/plain": ""})
+
+
+def headline_of(nb: nbformat.NotebookNode) -> dict[str, str] | None:
+    """The headline (question, answer, next step) the notebook showed first, if any."""
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            payload = output.get("data", {}).get(HEADLINE_MIMETYPE)
+            if payload is not None:
+                return dict(json.loads(payload) if isinstance(payload, str) else payload)
+    return None
+
+
+def _drop_title(nb: nbformat.NotebookNode) -> None:
+    """Remove the first markdown ``# title`` line: the headline block states the question."""
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            lines = cell.source.splitlines()
+            if lines and lines[0].startswith("# "):
+                cell.source = "\n".join(lines[1:]).lstrip("\n")
+            return
+
+
 def prepare(nb: nbformat.NotebookNode, *, name: str) -> nbformat.NotebookNode:
     """A copy of an executed notebook ready for the page (see the module docstring).
+
+    Also orders the page answer first: the first headline output
+    (:data:`~ragnb.report.display.HEADLINE_MIMETYPE`) and the chart displayed
+    right after it in the same cell move to a first cell; outputs placed in the
+    appendix (:data:`~ragnb.report.display.PLACE_KEY`) move to a last cell
+    under "Appendix", leaving a pointer line with a link in their place.
 
     Raises
     ------
@@ -124,12 +161,16 @@ def prepare(nb: nbformat.NotebookNode, *, name: str) -> nbformat.NotebookNode:
     """
     nb = copy.deepcopy(nb)
     nb.metadata.pop("widgets", None)
+    top: list[Any] = []
+    appendix: list[Any] = []
     for index, cell in enumerate(nb.cells):
         if cell.cell_type != "code":
             continue
         kept = []
+        take_chart = False
         for output in cell.get("outputs", []):
-            if PROVENANCE_MIMETYPE in output.get("data", {}):
+            data = output.get("data", {})
+            if PROVENANCE_MIMETYPE in data:
                 continue
             if _needs_javascript(output):
                 first = next((ln for ln in cell.source.splitlines() if ln.strip()), "")
@@ -139,15 +180,46 @@ def prepare(nb: nbformat.NotebookNode, *, name: str) -> nbformat.NotebookNode:
                     "`ragnb.report.setup_notebook()` in the first cell",
                     source=name,
                 )
-            if "image/svg+xml" in output.get("data", {}):
-                output.setdefault("metadata", {})["ragnb_alt"] = chart_alt(
-                    output["data"]["image/svg+xml"])
-            if WIDGET_VIEW_MIMETYPE in output.get("data", {}):
+            if "image/svg+xml" in data:
+                output.setdefault("metadata", {})["ragnb_alt"] = chart_alt(data["image/svg+xml"])
+            if WIDGET_VIEW_MIMETYPE in data:
                 output = nbformat.v4.new_output(
                     "display_data", data={"text/html": WIDGET_NOTE, "text/plain": "widget"}
                 )
+            if HEADLINE_MIMETYPE in data and not top:
+                top.append(_html_output(_output_html(output)))
+                take_chart = True
+                continue
+            if take_chart and "image/svg+xml" in data:
+                top.append(output)
+                take_chart = False
+                continue
+            take_chart = False
+            place = output.get("metadata", {}).get(PLACE_KEY)
+            if place == "appendix":
+                number = len(appendix) + 1
+                meta = output["metadata"]
+                appendix.append(_html_output(
+                    f'<div class="ragnb-appendix-item" id="appendix-{number}">'
+                    f"<h3>A{number}.</h3>{_output_html(output)}</div>"))
+                columns = meta.get("columns", 0)
+                wide = f" ({columns} columns)" if columns > BODY_MAX_COLUMNS else ""
+                kept.append(_html_output(
+                    f'<p class="ragnb-pointer">{html.escape(str(meta.get("caption", "Table")))}'
+                    f'{wide}: <a href="#appendix-{number}">appendix A{number}</a>.</p>'))
+                continue
             kept.append(output)
         cell.outputs = kept
+    if top:
+        _drop_title(nb)
+        first = nbformat.v4.new_code_cell(source="", outputs=top)
+        first.metadata["tags"] = ["ragnb-headline"]
+        nb.cells.insert(0, first)
+    if appendix:
+        nb.cells.append(nbformat.v4.new_markdown_cell(
+            "## Appendix\n\nWide tables, full versions of body tables, and the self-checks "
+            "behind each one-line summary."))
+        nb.cells.append(nbformat.v4.new_code_cell(source="", outputs=appendix))
     return nb
 
 
@@ -173,9 +245,10 @@ def exporter() -> Any:
 
 
 def render_page(
-    nb: nbformat.NotebookNode, *, name: str, header_html: str, base_dir: str | None = None
+    nb: nbformat.NotebookNode, *, name: str, header_html: str, base_dir: str | None = None,
+    footer_html: str = "",
 ) -> str:
-    """The HTML page of an executed notebook, with ``header_html`` on top.
+    """The HTML page of an executed notebook, ``header_html`` on top, ``footer_html`` last.
 
     ``base_dir`` is the notebook's folder: images that markdown cells link to
     with a relative path are read from there and embedded as ``data:`` URIs.
@@ -190,6 +263,7 @@ def render_page(
                 "csp": CONTENT_SECURITY_POLICY,
                 "css": HEADER_CSS,
                 "header": header_html,
+                "footer": footer_html,
                 "version": __version__,
             },
         },

@@ -95,6 +95,7 @@ class Result:
     html_bytes: int | None = None
     message: str = ""
     skipped: bool = False
+    pdf_path: Path | None = None
 
 
 def _absolute(value: Any, cwd: Path) -> Any:
@@ -312,6 +313,7 @@ def run(
     *,
     progress: bool = True,
     log: Callable[[str], None] | None = None,
+    pdf: bool = False,
 ) -> list[Result]:
     """Execute the jobs and write their executed notebooks and pages.
 
@@ -325,6 +327,12 @@ def run(
         Show papermill's per-cell progress bar (on stderr).
     log : callable, optional
         Receives one line per notebook started and finished (default: stderr).
+    pdf : bool
+        Also print each page to ``NN-slug.pdf`` with headless chromium
+        (:mod:`ragnb.report.pdf`).
+
+    After the notebooks, ``<out>/index.html`` lists every report in the folder
+    with its headline (:mod:`ragnb.report.index`).
 
     Returns
     -------
@@ -333,8 +341,8 @@ def run(
     """
     import papermill
 
-    from ragnb.report.header import render_header
-    from ragnb.report.html import render_page
+    from ragnb.report.header import render_header, render_record
+    from ragnb.report.html import headline_of, render_page
     from ragnb.report.kernel import report_kernel
     from ragnb.report.provenance import collect
 
@@ -383,11 +391,12 @@ def run(
                 name, _with_manifest_specs(job), job.notebook.path.parent, started, seconds,
                 executed,
             )
-            executed.metadata["ragnb"] = {"provenance": prov.to_json()}
+            executed.metadata["ragnb"] = {"provenance": prov.to_json(),
+                                          "headline": headline_of(executed)}
             try:
                 page = render_page(
                     executed, name=name, header_html=render_header(prov),
-                    base_dir=str(job.notebook.path.parent),
+                    footer_html=render_record(prov), base_dir=str(job.notebook.path.parent),
                 )
             except InputError as exc:
                 running.unlink(missing_ok=True)
@@ -408,7 +417,21 @@ def run(
             failed_path.unlink(missing_ok=True)
             size = html_path.stat().st_size
             log(f"[{i}/{len(jobs)}] {name}: done in {seconds:.1f} s -> {html_path} ({size / 1024:.0f} KB)")
-            results.append(Result(name, True, nb_path, html_path, seconds, size))
+            result = Result(name, True, nb_path, html_path, seconds, size)
+            if pdf:
+                from ragnb.errors import RagnbError
+                from ragnb.report.pdf import write_pdf
+
+                try:
+                    result.pdf_path = write_pdf(html_path)
+                    log(f"[{i}/{len(jobs)}] {name}: PDF -> {result.pdf_path}")
+                except RagnbError as exc:
+                    result.ok, result.message = False, f"{name}: {exc}"
+            results.append(result)
+    from ragnb.report.index import write_index
+
+    index = write_index(out)
+    log(f"index of {out}: {index}")
     return results
 
 

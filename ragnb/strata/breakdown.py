@@ -60,6 +60,7 @@ from ragnb.score import Scores
 from ragnb.stats import holm, stratified_bootstrap
 from ragnb.stats._resample import comparison_seed
 from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, method_label
+from ragnb.stats.classic import effect_size
 from ragnb.stats.interval import MIN_QUERIES, TOO_FEW
 from ragnb.stats.stratified import POOLED, Reconciliation, printed_decimals
 from ragnb.strata.spec import Applied, StrataSpec, apply_spec
@@ -69,8 +70,8 @@ EXCLUDED = "excluded"
 #: Columns of :attr:`Breakdown.table`.
 COLUMNS = [
     "stratum", "kind", "n", "share", "baseline_mean", "challenger_mean", "delta", "ci_low",
-    "ci_high", "p_value", "p_holm", "se", "mde", "queries_needed", "small", "note", "seed",
-    "p_bootstrap",
+    "ci_high", "p_value", "p_holm", "se", "effect_size", "mde", "queries_needed", "small", "note",
+    "seed", "p_bootstrap",
 ]  # fmt: skip
 
 
@@ -177,6 +178,7 @@ class Breakdown:
                     else (TOO_FEW if shown and r["kind"] == "stratum" else "—")),
                 "p": "—" if pd.isna(r["p_value"]) else f"{r['p_value']:.3g}",
                 "p (Holm)": "—" if pd.isna(r["p_holm"]) else f"{r['p_holm']:.3g}",
+                "effect size": "—" if pd.isna(r["effect_size"]) else f"{r['effect_size']:+.2f}",
                 "MDE": f(r["mde"], False) if shown else "—",
                 "queries needed": _needed(r["queries_needed"]),
                 "note": r["note"],
@@ -290,6 +292,9 @@ def breakdown(
     t["share"] = t["n"] / big_n
     t["p_holm"] = np.nan
     t.loc[strata_rows, "p_holm"] = holm(t.loc[strata_rows, "p_value"].to_numpy())
+    diff = chal.reindex(keep) - base.reindex(keep)
+    t["effect_size"] = [effect_size(diff if r == POOLED else diff[labels.astype(str) == str(r)])
+                        for r in t["stratum"]]
     notes = []
     for r in t.to_dict("records"):
         parts = []
@@ -321,7 +326,8 @@ def breakdown(
             "challenger_mean": float(h_rows["challenger_mean"].mean()),
             "delta": macro_delta, "ci_low": macro_delta - z * macro_se,
             "ci_high": macro_delta + z * macro_se, "p_value": np.nan, "p_holm": np.nan,
-            "se": macro_se, "mde": np.nan, "queries_needed": np.nan, "small": False,
+            "se": macro_se, "effect_size": np.nan, "mde": np.nan, "queries_needed": np.nan,
+            "small": False,
             "note": f"each of the {h} strata counts equally; normal-approximation interval "
                     "from the stratum SEs", "seed": np.nan,
         }  # fmt: skip

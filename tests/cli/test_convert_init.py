@@ -168,10 +168,10 @@ def test_score_prints_the_order_note_and_ranks_by_score(tmp_path, capsys):
     assert main(["score", "--judgments", str(qrels), "--run", str(run), "--metric", "rr@10"]) == 0
     out = capsys.readouterr().out
     assert "# note: rank_disagrees: 1 — run r:" in out and "ranking order score" in out
-    assert "1.0000" in out                                  # a ranked first: rr = 1 on both
+    assert "100.00" in out           # a ranked first: rr = 1 (100 points) on both
     assert main(["score", "--judgments", str(qrels), "--run", str(run), "--metric", "rr@10",
                  "--order", "rank"]) == 0
-    assert "0.7500" in capsys.readouterr().out              # (1/2 + 1) / 2 in rank order
+    assert "75.00" in capsys.readouterr().out     # (1/2 + 1) / 2 = 0.75 in rank order, in points
 
 
 @pytest.mark.parametrize("suffix, check", [

@@ -139,3 +139,27 @@ def test_a_sealed_split_is_scored_only_through_its_policy(demo_ledger):
     # ... but the demo's one scoring run is used up, so open a fresh confirmation split
     led = Ledger(demo_ledger)
     assert led.manifest("production").scoring_runs_used == 1
+
+
+def test_compare_several_metrics_one_holm_family_and_classic_tests():
+    code, out, err = cli("compare", "--judgments", GOLDEN, "--baseline", f"a={RUN0}",
+                         "--challenger", f"b={RUN40}", "--metric", "ndcg@10", "--metric", "map",
+                         "--metric", "P_10", "--also", "ttest", "--also", "wilcoxon",
+                         "--resamples", "300", "--format", "csv")
+    assert code == 0
+    table = pd.read_csv(io.StringIO(out))
+    assert list(table["metric"]) == ["ndcg@10", "ap", "p@10"]
+    assert "Holm over 3 tests: 3 metric(s) x 1 challenger(s) vs a" in err
+    assert {"effect_size", "p_ttest", "p_wilcoxon", "n_zero"} <= set(table.columns)
+    s = score(read_test_set(GOLDEN), [read_run(RUN0, name="a"), read_run(RUN40, name="b")],
+              "map")
+    d = s.values("b", "ap") - s.values("a", "ap")
+    assert table.loc[1, "effect_size"] == pytest.approx(d.mean() / d.std(ddof=1), abs=1e-9)
+
+
+def test_compare_rejects_an_unknown_classic_test():
+    err = io.StringIO()
+    with redirect_stderr(err), pytest.raises(SystemExit) as exit_:
+        main(["compare", "--judgments", str(GOLDEN), "--baseline", f"a={RUN0}",
+              "--challenger", f"b={RUN40}", "--metric", "map", "--also", "sign"])
+    assert exit_.value.code == 2 and "invalid choice: 'sign'" in err.getvalue()

@@ -235,6 +235,18 @@ def test_11_atomic_writes_follow_the_umask(tmp_path, umask, mode):
     assert stat.S_IMODE(path.stat().st_mode) == mode
 
 
+@pytest.mark.parametrize("umask, mode", [(0o022, 0o644), (0o002, 0o664)])
+def test_11_written_test_sets_and_runs_follow_the_umask(tmp_path, umask, mode):
+    from ragnb.io import writers
+
+    old = os.umask(umask)
+    try:
+        path = writers._write(tmp_path / "t.qrels", b"q1 0 d1 1\n", gz=False)
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(path.stat().st_mode) == mode
+
+
 # -- 12: numbers read unlike trec_eval ------------------------------------------------------------
 @pytest.mark.parametrize("grade", ["1_0", "0x1", "\u0661", "\uff11", "+1", "1.0",
                                    str(2**63), "9" * 30])

@@ -12,6 +12,7 @@ import pytest
 from ragnb.errors import InputError
 from ragnb.labelbias import bounds_table, label_bounds
 from ragnb.metrics import parse_metric
+from ragnb.metrics.gains import register_gain_map
 
 from ._brute import brute, make_run, make_test_set, random_case
 
@@ -93,7 +94,11 @@ def test_other_configs_unjudged_passages_lower_ndcg_minimum():
 
 
 METRICS = ["rr@5", "rr@5(rel=2)", "p@5", "recall@5", "ndcg@5", "ndcg_linear@5", "rbp@5(p=0.8)",
-           "answer_recall@5", "ndcg@3"]
+           "answer_recall@5", "ndcg@3", "success@5", "success@3(rel=2)",
+           "ndcg@5(gain=steep)"]
+
+# a gain map steeper than 2^g - 1, for the brute-force check of gain maps
+register_gain_map("steep", {0: 0, 1: 1, 2: 5, 3: 20})
 
 
 @pytest.mark.parametrize("metric", METRICS)
@@ -127,6 +132,14 @@ def test_table_means_strata_and_unjudged_share():
     a = t[t["stratum"] == "A"].iloc[0]
     assert (a["n"], a["bound_min"], a["bound_max"]) == (1, 0.5, 1.0)
     assert list(t["stratum"]) == ["all", "A", "B"]
+
+
+@pytest.mark.parametrize("metric", ["ap@5", "map_cut_5"])
+def test_metrics_without_an_exact_bound_say_so(metric):
+    ts = make_test_set({"q": {"a": 2}})
+    run = make_run({"q": ["a", "u"]}, "s")
+    with pytest.raises(InputError, match="no exact bound for metric 'ap@5'"):
+        label_bounds(ts, [run], metric)
 
 
 def test_errors_name_the_problem():

@@ -5,6 +5,7 @@ import pytest
 
 from ragnb.labelbias import joint_bounds, label_bounds
 from ragnb.metrics import parse_metric
+from ragnb.metrics.gains import register_gain_map
 
 from ._brute import brute, make_run, make_test_set, random_case
 
@@ -26,7 +27,10 @@ def test_shared_passage_cancels_hand_worked():
 
 
 METRICS = ["rr@5", "p@5", "recall@5", "ndcg@5", "ndcg_linear@4", "rbp@5(p=0.8)",
-           "answer_recall@5"]
+           "answer_recall@5", "success@5", "success@4(rel=2)", "ndcg@5(gain=steep_joint)"]
+
+# a gain map steeper than 2^g - 1, for the brute-force check of gain maps
+register_gain_map("steep_joint", {0: 0, 1: 1, 2: 5, 3: 20})
 
 
 @pytest.mark.parametrize("metric", METRICS)

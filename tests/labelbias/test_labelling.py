@@ -66,6 +66,16 @@ def test_judge_next_puts_the_passage_that_moves_the_difference_first(case):
     assert t["cumulative_swing"].iloc[-1] == pytest.approx(1 / 3 + 1 / 12)
 
 
+def test_judge_next_for_success(case):
+    """success@2: b's top 2 [a, u1] already succeeds; c's [u2, u1] does not. Labelling u2
+    or u1 relevant makes c succeed on q1, b unchanged: swing 1/2 each; v (q2, both
+    already succeed): 0."""
+    ts, runs = case
+    t = judge_next(label_bounds(ts, runs, "success@2"), "b", test_set=ts)
+    assert set(t["passage_id"][:2]) == {"u1", "u2"} and t["passage_id"].iloc[2] == "v"
+    assert t["swing"].tolist() == pytest.approx([0.5, 0.5, 0.0])
+
+
 def test_exports_round_trip_into_a_merge(case, tmp_path):
     ts, runs = case
     t = labelling_list(build_pool(ts, runs, 3), ts)

@@ -112,7 +112,8 @@ def test_2_unedited_log_verifies(tmp_path, qrels):
 
 
 def test_the_pre_chain_demo_ledger_still_reads(tmp_path):
-    old = subprocess.run(["git", "show", "main~0:data/demo/ledger/events.jsonl"], cwd=ROOT,
+    # the demo ledger as written before records were chained (commit 704fcaa)
+    old = subprocess.run(["git", "show", "704fcaa:data/demo/ledger/events.jsonl"], cwd=ROOT,
                          capture_output=True, check=False)
     if old.returncode or b'"prev"' in old.stdout:
         pytest.skip("no pre-chain ledger in git to compare with")

@@ -46,6 +46,7 @@ def charts_report(tmp_path_factory):
                 "-p", "n=10", "-p", "scale=2", "-p", "systems=baseline,champion",
                 "-p", "seed=7",
                 "--no-progress",
+                "--pdf",                        # and a PDF beside the page
             ])
     finally:
         os.chdir(cwd)

@@ -27,6 +27,9 @@ def test_report_draws_offline_and_runs_no_script(charts_report, open_report):
     assert check.text.count(EVIL) == 4  # shown as text: two tables, show_text, show_markdown
     assert "golden-v1" in check.text  # the provenance header is on the page
     assert check.screenshot.stat().st_size > 10_000
+    pdf = charts_report["out"] / "01-charts.pdf"  # --pdf printed it through chromium
+    assert pdf.read_bytes().startswith(b"%PDF-")
+    assert (charts_report["out"] / "index.html").exists()
 
 
 @pytest.mark.slow

@@ -116,6 +116,10 @@ def test_provenance_bundle_normalises_values():
                      "ids": [1, 2], "none": None}
     assert type(facts["n"]) is int
     assert bundle["text/plain"].startswith("[provenance: Splits] split_id='golden'")
+    # what JupyterLab and Voila show: one small wrapped line, never the raw bracket form
+    shown = bundle["text/html"]
+    assert "overflow-wrap: anywhere" in shown and "[provenance:" not in shown
+    assert "Provenance · Splits: split_id golden, n 3" in shown
 
 
 def test_provenance_refuses_objects():
@@ -123,3 +127,63 @@ def test_provenance_refuses_objects():
         provenance_bundle("Notes", {"frame": pd.DataFrame()})
     with pytest.raises(InputError, match="section"):
         provenance_bundle("", {})
+
+
+def test_table_shows_no_nan_and_attaches_the_whole_table_as_csv():
+    import base64
+    import io
+    import re
+
+    df = pd.DataFrame({"id": ["a", "b", "c"], "x": [0.5, np.nan, 1.25],
+                       "n": pd.array([1, pd.NA, 3], dtype="Int64"), "ok": [True, False, True],
+                       "text": ["line one\nline two", EVIL, "literal \\n here"]})
+    html = table_html(df, index=False, caption="Cap", max_rows=2)
+    text = "".join(Elements(html).text)
+    assert "NaN" not in text and "<NA>" not in text and "\\n" not in text
+    assert "—" in text and "yes" in text
+    assert "1 more row not shown (all rows in the CSV)." in text
+    href = re.search(r'href="data:text/csv;base64,([^"]+)"', html).group(1)
+    back = pd.read_csv(io.BytesIO(base64.b64decode(href)))
+    assert list(back["id"]) == ["a", "b", "c"] and back["x"].iloc[2] == 1.25
+    assert "CSV (3 rows)" in html
+    assert '<td class="num">0.5</td>' in html and '<td class="txt">a</td>' in html
+
+
+def test_units_format_metric_values_in_points_and_shares_in_percent():
+    from ragnb.report.display import format_unit
+
+    assert format_unit(0.5123, "points") == "51.2"
+    assert format_unit(0.01234, "signed points:2") == "+1.23"
+    assert format_unit(0.135, "percent") == "13.5%"
+    assert format_unit(float("nan"), "points") == "—"
+    with pytest.raises(InputError, match="unknown unit 'pts'"):
+        format_unit(0.1, "pts")
+
+
+def test_wide_tables_and_checks_go_to_the_appendix(monkeypatch):
+    from ragnb.report import display as d
+
+    shown = []
+    monkeypatch.setattr(d, "_display_bundle", lambda b, m=None: shown.append((b, m)))
+    d.show_table(pd.DataFrame([range(9)], columns=list("abcdefghi")), index=False, caption="W")
+    d.show_table(pd.DataFrame([range(8)], columns=list("abcdefgh")), index=False)
+    assert shown[0][1] == {d.PLACE_KEY: "appendix", "caption": "W", "columns": 9}
+    assert not shown[1][1]
+    shown.clear()
+    d.show_checks(pd.DataFrame({"check": ["a", "b"], "ok": [True, False], "detail": ["", "off"]}))
+    assert "1 of 2 checks holds; failing: b (off)" in shown[0][0]["text/html"]
+    assert shown[1][1][d.PLACE_KEY] == "appendix"
+
+
+def test_config_columns_show_display_names_and_the_csv_keeps_codes():
+    import base64
+    import re
+
+    df = pd.DataFrame({"config": ["m0_r1", "m9"], "challenger": ["m1_r1", "m0_r1"],
+                       "query": ["m0_r1", "x"]})
+    html = table_html(df, index=False, display_names={"m0_r1": "e5 + reranker 1"})
+    cells = re.findall(r'<td class="txt">(.*?)</td>', html)
+    assert cells == ["e5 + reranker 1 (m0_r1)", "m1_r1", "m0_r1",
+                     "m9", "e5 + reranker 1 (m0_r1)", "x"]  # only config columns are named
+    csv = base64.b64decode(re.search(r"base64,([^\"]+)", html).group(1)).decode()
+    assert "e5" not in csv

@@ -9,8 +9,16 @@ import pytest
 from browser import static_loaders
 
 from ragnb.errors import InputError
-from ragnb.report.html import CONTENT_SECURITY_POLICY, prepare, render_page, source_cell_number
+from ragnb.report.display import HEADLINE_MIMETYPE, PLACE_KEY, headline_html
+from ragnb.report.html import (
+    CONTENT_SECURITY_POLICY,
+    headline_of,
+    prepare,
+    render_page,
+    source_cell_number,
+)
 from ragnb.report.provenance import PROVENANCE_MIMETYPE
+from ragnb.result import Headline
 
 EVIL = "<script>alert(1)</script>"
 SVG = (
@@ -183,3 +191,50 @@ def test_chart_alt_reads_the_vega_title():
     svg = ('<svg><text aria-label="Title text \'Delta &amp; friends\'">x</text></svg>')
     assert chart_alt(svg) == "Chart: Delta & friends"
     assert chart_alt("<svg></svg>") == "Chart"
+
+
+def _answer_first_notebook():
+    nb = nbformat.v4.new_notebook()
+    headline = {"question": "Q?", "answer": f"A {EVIL}", "next_step": "N", "verdict": "v"}
+    wide = nbformat.v4.new_output("display_data", data={"text/html": "<table>WIDE</table>",
+                                                        "text/plain": "wide"},
+                                  metadata={PLACE_KEY: "appendix", "caption": "Wide one",
+                                            "columns": 12})
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("# Q?\n\nIntro prose."),
+        cell("load()", stream("LOADED\n")),
+        cell("show_finding(x)",
+             display({HEADLINE_MIMETYPE: headline, "text/html": headline_html(Headline(**headline)),
+                      "text/plain": "headline"}),
+             display({"image/svg+xml": SVG, "text/plain": "chart"}),
+             display({"text/html": "<p>BODY-TABLE</p>", "text/plain": "t"}),
+             wide),
+        cell("later_chart()", display({"image/svg+xml": SVG, "text/plain": "chart"})),
+    ]
+    return nb
+
+
+def test_prepare_puts_the_headline_and_its_chart_first_and_wide_tables_last():
+    nb = _answer_first_notebook()
+    out = prepare(nb, name="01-x")
+    first = out.cells[0].outputs
+    assert [list(o.data) for o in first] == [["text/html", "text/plain"],
+                                             ["image/svg+xml", "text/plain"]]
+    assert 'id="ragnb-headline"' in first[0].data["text/html"]
+    assert "&lt;script&gt;" in first[0].data["text/html"]
+    assert out.cells[1].source == "Intro prose."  # the title is the headline's question now
+    body = [o.data.get("text/html", "") for o in out.cells[3].outputs]
+    assert body[0] == "<p>BODY-TABLE</p>"
+    assert 'Wide one (12 columns): <a href="#appendix-1">appendix A1</a>' in body[1]
+    assert out.cells[-2].source.startswith("## Appendix")
+    assert 'id="appendix-1"' in out.cells[-1].outputs[0].data["text/html"]
+    assert "WIDE" in out.cells[-1].outputs[0].data["text/html"]
+    assert len(out.cells[4].outputs) == 1  # a later chart stays where it was
+    assert headline_of(nb)["answer"] == f"A {EVIL}"
+
+
+def test_page_without_headline_keeps_its_order():
+    nb = executed_notebook()
+    out = prepare(nb, name="01-demo")
+    assert [c.source for c in out.cells] == [c.source for c in nb.cells]
+    assert headline_of(nb) is None

@@ -9,6 +9,8 @@ touching this file.
 """
 from __future__ import annotations
 
+import html
+
 import nbformat
 import pytest
 
@@ -47,3 +49,103 @@ def test_project_report_draws_offline(notebook, project_reports, open_report):
     assert check.console_errors == [] and check.page_errors == []
     assert check.dialogs == [] and check.scripts == 0
     assert check.chart_images == charts and check.charts_drawn == charts
+
+
+#: The headline block must end within the first screen at 1280 px wide.
+FIRST_SCREEN_PX = 700
+
+
+@pytest.fixture(scope="session")
+def layouts(project_reports):
+    """Each page measured in chromium (screen and print), with screenshots kept."""
+    from browser import chromium_available, inspect_layout
+
+    if not chromium_available():
+        pytest.skip("chromium not installed")
+    return {name: inspect_layout(r.html_path, name=f"page-{name}")
+            for name, r in project_reports.items() if r.ok}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda nb: nb.name)
+def test_page_leads_with_its_answer(notebook, layouts):
+    page = layouts[notebook.name]
+    s = page.screen
+    assert s["headline_bottom"] is not None, "no headline block"
+    assert s["headline_bottom"] <= FIRST_SCREEN_PX, s["headline_bottom"]
+    # then the one chart that shows it, right under the headline
+    assert s["first_chart_top"] is not None and s["first_chart_top"] >= s["headline_bottom"]
+    assert s["first_chart_top"] - s["headline_bottom"] < 60
+    assert [p.stat().st_size > 10_000 for p in page.screenshots] == [True, True]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda nb: nb.name)
+def test_page_shows_no_debug_text(notebook, layouts):
+    from browser import FORBIDDEN
+
+    text = layouts[notebook.name].text
+    found = sorted({m.group(0) for m in FORBIDDEN.finditer(text)})
+    assert found == [], found
+
+
+
+@pytest.mark.slow
+def test_check_tables_sit_in_the_appendix_behind_one_line(project_reports):
+    import re
+
+    for name, result in project_reports.items():
+        html = result.html_path.read_text()
+        body = html.split('id="appendix-1"')[0]
+        heads = re.findall(r'<table class="dataframe ragnb-table"><thead><tr>(.*?)</tr>', body)
+        assert not [h for h in heads if re.search(r">check</th>.*>(holds|ok)</th>", h)], name
+        for line in re.findall(r'<p class="ragnb-checks[^"]*">(.*?)</p>', body):
+            assert re.fullmatch(r"[✓✗] \d+ of \d+ checks? holds?(; failing: .*)?", line), line
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda nb: nb.name)
+def test_page_fits_the_screen_and_paper(notebook, layouts):
+    page = layouts[notebook.name]
+    for where, m in [("screen 1280 px", page.screen), *page.print_media.items()]:
+        assert m["scroll_width"] <= m["client_width"], (where, m["scroll_width"],
+                                                        m["client_width"], m["too_wide"])
+        assert m["too_wide"] == [], where  # nothing reaches past the page's right edge
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda nb: nb.name)
+def test_every_table_is_attached_as_csv_that_parses(notebook, layouts, project_reports):
+    from browser import csv_attachments
+
+    page = layouts[notebook.name]
+    found = csv_attachments(page)
+    html = project_reports[notebook.name].html_path.read_text()
+    assert len(found) == html.count("<table class=\"dataframe ragnb-table\">") > 0
+    for text, stated, table in found:
+        assert len(table) == stated, text
+
+
+@pytest.mark.slow
+def test_body_tables_have_at_most_8_columns(project_reports):
+    import re
+
+    for name, result in project_reports.items():
+        html = result.html_path.read_text()
+        body = html.split('id="appendix-1"')[0]
+        for head in re.findall(r'<table class="dataframe ragnb-table"><thead><tr>(.*?)</tr>',
+                               body):
+            assert head.count("<th") <= 8, (name, head[:200])
+
+
+@pytest.mark.slow
+def test_index_lists_every_page_with_its_headline(project_reports):
+    import nbformat
+
+    out = next(iter(project_reports.values())).html_path.parent
+    index = (out / "index.html").read_text()
+    for name, result in project_reports.items():
+        assert f'href="{name}.html"' in index
+        headline = nbformat.read(result.notebook_path, as_version=4).metadata["ragnb"]["headline"]
+        assert html.escape(headline["answer"]) in index
+    assert index.count("<li") == len(NOTEBOOKS)

@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 import nbformat
 import pytest
 
-from ragnb.report.header import render_header
+from ragnb.report.header import render_header, render_record
 from ragnb.report.provenance import (
     PROVENANCE_MIMETYPE,
     ParameterValue,
@@ -161,7 +161,15 @@ def test_header_escapes_and_warns(tmp_path):
         ParameterValue("n_resamples", "int", 2000, "default"),
     ]
     prov = collect("01-x", params, tmp_path, RUN_START, 3.26, executed_with_facts())
-    page = render_header(prov)
+    line = render_header(prov)  # the compact line on top: when, version, data digests
+    assert line.startswith('<header class="ragnb-provline"')
+    assert "ran 2025-06-01 12:00:00 UTC" in line and "ragnb " in line
+    assert "<code>strata_spec</code>" in line
+    assert hashlib.sha256(b"x").hexdigest()[:12] in line
+    assert "spec modified after the run started" in line
+    assert 'href="#ragnb-provenance"' in line
+    page = render_record(prov)  # the full record closes the page
+    assert page.startswith('<footer class="ragnb-provenance" id="ragnb-provenance">')
     assert "<script" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "modified 1 h after the run started" in page
@@ -174,3 +182,18 @@ def test_header_escapes_and_warns(tmp_path):
     data = json.loads(json.dumps(prov.to_json()))
     assert data["started_at"] == "2025-06-01T12:00:00+00:00"
     assert data["contributed"]["Splits"][1]["inflation"] == 0.01
+
+
+def test_compact_line_shows_the_digest_of_files_a_notebook_hashed_itself(tmp_path):
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    facts = [{"file": "/x/ragnb.toml", "sha256": "a" * 64, "bytes": 3},
+             {"file": "/x/runs.jsonl", "sha256": "b" * 64, "bytes": 4}]
+    nb.cells = [nbformat.v4.new_code_cell(outputs=[nbformat.v4.new_output(
+        "display_data", data={PROVENANCE_MIMETYPE: {"section": "Workspace files", "facts": f},
+                              "text/plain": ""}) for f in facts])]
+    prov = collect("06-x", [], tmp_path, RUN_START, 1.0, nb)
+    line = render_header(prov)
+    assert ('data sha256 <code>ragnb.toml</code> <span class="digest" '
+            f'title="{"a" * 64}">{"a" * 12}</span> and 1 more') in line

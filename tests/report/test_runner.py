@@ -87,7 +87,8 @@ def test_invalid_parameters_cell_stops_the_plan(tmp_path):
 def test_report_run_succeeds_from_another_directory(charts_report):
     assert charts_report["code"] == 0, charts_report["stderr"]
     out = charts_report["out"]
-    assert sorted(p.name for p in out.iterdir()) == ["01-charts.html", "01-charts.ipynb"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "01-charts.html", "01-charts.ipynb", "01-charts.pdf", "index.html"]
     assert "[1/1] 01-charts: running" in charts_report["stderr"]
     assert re.search(r"\[1/1\] 01-charts: done in [\d.]+ s -> .*01-charts.html \(\d+ KB\)",
                      charts_report["stderr"])
@@ -135,7 +136,11 @@ def test_html_escapes_text_from_the_data(charts_report):
 @pytest.mark.slow
 def test_provenance_header(charts_report):
     page = (charts_report["out"] / "01-charts.html").read_text()
-    header = page[page.index('<header class="ragnb-provenance"'): page.index("</header>")]
+    line = page[page.index('<header class="ragnb-provline"'): page.index("</header>")]
+    assert "<strong>01-charts</strong>" in line and 'href="#ragnb-provenance"' in line
+    # the full record closes the page
+    header = page[page.index('<footer class="ragnb-provenance"'): page.index("</footer>")]
+    assert page.index("</footer>") > page.rindex("jp-Cell")
     data = charts_report["data"]
     scores = hashlib.sha256((data / "scores.csv").read_bytes()).hexdigest()
     strata = hashlib.sha256((data / "strata.toml").read_bytes()).hexdigest()

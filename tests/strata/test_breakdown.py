@@ -276,3 +276,17 @@ def test_cast_by_turn_depth(real_data, tmp_path):
     assert dict(zip(bd.strata["stratum"], bd.strata["n"])) == \
         {"1-2": 38, "3-6": 73, ">=7": 47}
     assert bd.pooled["n"] == 158 and bd.ok
+
+
+def test_effect_size_per_row_by_hand(hand):
+    scores, strata = hand
+    bd = breakdown(scores, strata, "kind", baseline="b", challenger="c", resamples=200)
+    t = bd.table.set_index("stratum")["effect_size"]
+    # A: d = .1 .2 .3 .2, mean .2, sd = sqrt(.02 / 3): d_z = sqrt(6)
+    assert t["A"] == pytest.approx(np.sqrt(6))
+    # pooled: mean .15, sum of squared deviations .16 over 7
+    assert t["pooled"] == pytest.approx(0.15 / np.sqrt(0.16 / 7))
+    # every difference 0 (sd 0) or one query: undefined, shown as a dash
+    assert np.isnan(t["Z"]) and np.isnan(t["unclassified"]) and np.isnan(t["equal-weight"])
+    shown = bd.display().set_index("stratum")["effect size"]
+    assert shown["A"] == "+2.45" and shown["Z"] == "—"

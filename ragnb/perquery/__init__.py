@@ -1,0 +1,19 @@
+"""Per-query views of a comparison: which queries a challenger won or lost, and why.
+
+=============================  ==================================================
+:func:`query_deltas`           per-query values of two configs, delta, stratum
+:func:`side_by_side`           the two configs' top k with grades, unjudged marked
+:func:`query_scores`           every metric of one query, both configs
+:func:`query_delta_chart`      sorted per-query delta chart (altair)
+:class:`QueryInspector`        the widget (ipywidgets) over the above
+=============================  ==================================================
+
+Everything reads plain data objects (test set, runs, score table, strata), so
+any loader can feed it.
+"""
+from ragnb.perquery.charts import query_delta_chart
+from ragnb.perquery.deltas import SORTS, query_deltas, query_scores, side_by_side
+from ragnb.perquery.inspector import QueryInspector
+
+__all__ = ["SORTS", "QueryInspector", "query_delta_chart", "query_deltas", "query_scores",
+           "side_by_side"]

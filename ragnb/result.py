@@ -1,0 +1,208 @@
+"""One shape for the result of every analysis: :class:`Finding`.
+
+Every analysis (the four-cell table, the trajectory, the stratified breakdown,
+the label-bias bounds, the ledger views, the test-set health checks, the
+code-task recall) returns its own rich result object. What a reader needs from
+any of them is the same five things, under the same names:
+
+``headline``
+    The answer in one sentence with its key numbers and interval
+    (:class:`Headline`: the question, the answer, what to do next).
+``table``
+    The display table (a DataFrame of text, units stated in its caption).
+``chart``
+    The one chart that shows the answer (an ``alt.Chart``, or ``None``).
+``checks``
+    The self-checks: a DataFrame ``check, holds, detail`` (one row per check).
+``description``
+    How the numbers were made: method, resamples, n, seed.
+
+:func:`finding` turns any registered result object into a :class:`Finding`
+(adapters in :mod:`ragnb.findings`, one per analysis, registered with
+:func:`register`); notebooks, report pages, widgets and the CLI show every
+analysis through it (``ragnb.report.show_finding``).
+
+Units: metric values and their differences are shown in **points** (metric x
+100, :data:`POINTS`) everywhere a finding is shown; shares of queries stay
+percentages. Config names go through a plain mapping ``display_names`` (config
+-> name shown) with the config code kept beside it (:func:`display_name`).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+import pandas as pd
+
+from ragnb.errors import InputError
+
+#: The unit convention of every displayed metric value and difference.
+POINTS = "points (metric × 100)"
+#: Vega expression that labels an axis of metric values (0-1) in points (x100).
+POINTS_LABELS = "format(datum.value * 100, '.3~r')"
+#: Columns of :attr:`Finding.checks`.
+CHECK_COLUMNS = ("check", "holds", "detail")
+
+
+def points(value: float, *, signed: bool = False, digits: int = 1) -> str:
+    """A metric value (0-1) in points, ``value x 100`` with ``digits`` decimals; "—" if missing."""
+    if value is None or pd.isna(value):
+        return "—"
+    return f"{value * 100:{'+' if signed else ''}.{digits}f}"
+
+
+def interval(low: float, high: float, *, signed: bool = False, digits: int = 1) -> str:
+    """An interval in points, ``[low, high]`` (metric values 0-1 in, points out)."""
+    return (f"[{points(low, signed=signed, digits=digits)}, "
+            f"{points(high, signed=signed, digits=digits)}]")
+
+
+def display_name(config: str, display_names: Mapping[str, str] | None = None) -> str:
+    """``"name (config)"`` when ``display_names`` names the config, else the config itself."""
+    name = (display_names or {}).get(config)
+    return f"{name} ({config})" if name and name != config else str(config)
+
+
+@dataclass(frozen=True)
+class Headline:
+    """What a reader must get from the first screen of a report.
+
+    Attributes
+    ----------
+    question : str
+        The question the analysis answers.
+    answer : str
+        One sentence: the answer with its key numbers and interval.
+    next_step : str
+        What to do next.
+    verdict : str
+        A short label of the answer ("fit", "keep", "3 of 7 checks fail").
+    """
+
+    question: str
+    answer: str
+    next_step: str
+    verdict: str = ""
+
+    def to_dict(self) -> dict[str, str]:
+        return {"question": self.question, "answer": self.answer,
+                "next_step": self.next_step, "verdict": self.verdict}
+
+
+@runtime_checkable
+class Result(Protocol):
+    """What every analysis result offers once adapted (see the module docstring)."""
+
+    headline: Headline
+    table: pd.DataFrame
+    chart: Any
+    checks: pd.DataFrame
+    description: str
+
+
+def checks_frame(rows: list[tuple[str, bool, str]] | pd.DataFrame) -> pd.DataFrame:
+    """A checks table ``check, holds, detail`` from tuples or a frame with ``check, ok, detail``."""
+    if isinstance(rows, pd.DataFrame):
+        frame = rows.rename(columns={"ok": "holds"})
+        missing = [c for c in CHECK_COLUMNS if c not in frame]
+        if missing:
+            raise InputError(f"a checks table needs columns {list(CHECK_COLUMNS)}; "
+                             f"missing {missing}", key="checks")
+        frame = frame[list(CHECK_COLUMNS)].copy()
+    else:
+        frame = pd.DataFrame(rows, columns=list(CHECK_COLUMNS))
+    frame["holds"] = frame["holds"].astype(bool)
+    frame["detail"] = frame["detail"].fillna("").astype(str)
+    return frame.reset_index(drop=True)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """The result of any analysis in the one shape (satisfies :class:`Result`).
+
+    Attributes
+    ----------
+    headline : Headline
+    table : DataFrame
+        The display table (text cells, units in ``caption``).
+    chart : alt.Chart or None
+        The one chart that shows the answer.
+    checks : DataFrame
+        ``check, holds, detail``.
+    description : str
+        Method, resamples, n and seed of the numbers.
+    caption : str
+        Caption of ``table``, stating its units.
+    source : object
+        The analysis' own result object, for the detail.
+    """
+
+    headline: Headline
+    table: pd.DataFrame
+    chart: Any = None
+    checks: pd.DataFrame = field(default_factory=lambda: checks_frame([]))
+    description: str = ""
+    caption: str = ""
+    source: Any = None
+
+    @property
+    def checks_line(self) -> str:
+        """"N of M checks hold", with the failing checks named."""
+        return checks_line(self.checks)
+
+
+def checks_line(checks: pd.DataFrame) -> str:
+    """One line summarising a checks table: ``"10 of 10 checks hold"``; failures named."""
+    checks = checks_frame(checks)
+    n, ok = len(checks), int(checks["holds"].sum())
+    if n == 0:
+        return "no checks"
+    line = f"{ok} of {n} check{'s' if n != 1 else ''} hold{'s' if ok == 1 else ''}"
+    failed = checks[~checks["holds"]]
+    if len(failed):
+        line += "; failing: " + "; ".join(
+            f"{c}" + (f" ({d})" if d else "") for c, d in zip(failed["check"], failed["detail"]))
+    return line
+
+
+#: Adapters: result type -> function(result, **context) -> Finding.
+ADAPTERS: dict[type, Callable[..., Finding]] = {}
+
+
+def register(kind: type) -> Callable[[Callable[..., Finding]], Callable[..., Finding]]:
+    """Register the adapter of one result type (a decorator)."""
+    def wrap(fn: Callable[..., Finding]) -> Callable[..., Finding]:
+        ADAPTERS[kind] = fn
+        return fn
+    return wrap
+
+
+def finding(result: Any, /, *, display_names: Mapping[str, str] | None = None,
+            **context: Any) -> Finding:
+    """The :class:`Finding` of an analysis result.
+
+    Parameters
+    ----------
+    result : object
+        A result of a registered type (:data:`ADAPTERS`), or a Finding (returned as is).
+    display_names : mapping, optional
+        Config -> name shown (empty by default: configs show as their codes).
+    **context
+        What the adapter needs beyond the result (see :mod:`ragnb.findings`).
+
+    Raises
+    ------
+    InputError
+        When no adapter is registered for the result's type.
+    """
+    if isinstance(result, Finding):
+        return result
+    import ragnb.findings  # noqa: F401 - registers the adapters
+
+    for kind in type(result).__mro__:
+        if kind in ADAPTERS:
+            return ADAPTERS[kind](result, display_names=dict(display_names or {}), **context)
+    known = ", ".join(sorted(k.__name__ for k in ADAPTERS))
+    raise InputError(f"no finding adapter for a {type(result).__name__}; known: {known}",
+                     key="result")

@@ -1,0 +1,114 @@
+"""The one result shape: formatting in points, checks in one line, adapters per analysis."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ragnb.codetasks.keep import evaluate_keep
+from ragnb.errors import InputError
+from ragnb.findings import HealthReview
+from ragnb.fit import four_cell
+from ragnb.result import Finding, Result, checks_line, display_name, finding, interval, points
+
+
+def test_points_and_intervals_are_metric_times_100():
+    assert points(0.5123) == "51.2"
+    assert points(0.0112, signed=True) == "+1.1"
+    assert points(-0.004, signed=True, digits=2) == "-0.40"
+    assert points(float("nan")) == "—" and points(None) == "—"
+    assert interval(-0.01, 0.032, signed=True) == "[-1.0, +3.2]"
+
+
+def test_display_name_keeps_the_code_beside_the_name():
+    assert display_name("m0_r1", {"m0_r1": "e5 + reranker 1"}) == "e5 + reranker 1 (m0_r1)"
+    assert display_name("m0_r1", {}) == "m0_r1"
+
+
+def test_checks_collapse_to_one_line_with_failures_named():
+    ok = pd.DataFrame({"check": list("abc"), "ok": [True] * 3, "detail": ["", "", ""]})
+    assert checks_line(ok) == "3 of 3 checks hold"
+    bad = ok.assign(ok=[True, False, True], detail=["", "gap 0.1", ""])
+    assert checks_line(bad) == "2 of 3 checks hold; failing: b (gap 0.1)"
+
+
+def test_an_unregistered_result_is_an_error_naming_its_type():
+    with pytest.raises(InputError, match="no finding adapter for a dict"):
+        finding({"a": 1})
+
+
+def _scores(rng):
+    rows = []
+    for split, gain in (("golden", 0.10), ("production", 0.01)):
+        base = rng.uniform(0.3, 0.7, 80)
+        champ = np.clip(base + gain + rng.normal(0, 0.02, 80), 0, 1)
+        for config, values in (("b", base), ("c", champ)):
+            rows += [{"split": split, "config": config, "query_id": f"q{i}", "value": v,
+                      "metric": "ndcg@10"} for i, v in enumerate(values)]
+    return pd.DataFrame(rows)
+
+
+def test_four_cell_headline_states_both_gains_in_points_with_names():
+    scores = _scores(np.random.default_rng(7))
+    fc = four_cell(scores, baseline="b", champion="c", resamples=300, seed=1)
+    f = finding(fc, display_names={"c": "champion system"}, chart=False)
+    assert isinstance(f, Result) and isinstance(f, Finding)
+    # the gains, computed here from the scores, appear in points in the answer
+    for split in ("golden", "production"):
+        s = scores[scores["split"] == split].pivot(index="query_id", columns="config",
+                                                    values="value")
+        gain = (s["c"] - s["b"]).mean()
+        assert f"{gain * 100:+.1f}" in f.headline.answer
+    assert "champion system (c)" in f.headline.answer
+    assert f.headline.question == "Is the gain real or fit?"
+    assert checks_line(f.checks) == "2 of 2 checks hold"
+    assert "points" in f.caption
+
+
+def test_keep_headline_states_thresholds_and_values_in_points():
+    summary = pd.DataFrame([
+        {"metric": "all_files", "mean": 0.586, "ci_low": 0.478, "ci_high": 0.714, "n": 70},
+        {"metric": "caller", "mean": 0.95, "ci_low": 0.92, "ci_high": 0.98, "n": 20}])
+    verdict = evaluate_keep(summary, "all_files >= 0.80, caller >= 0.90")
+    f = finding(verdict)
+    assert f.headline.verdict == verdict.verdict == "fix"
+    assert "all_files 58.6 [47.8, 71.4] against all_files >= 80.0" in f.headline.answer
+    assert list(f.table["mean (points)"]) == ["58.6", "95.0"]
+
+
+def test_health_headline_counts_the_checks_that_hold():
+    review = HealthReview("production")
+    review.add("coverage", True, "all covered")
+    review.add("no near-duplicates", False, "32 groups")
+    review.add("held-back 20% agrees", False, "-9.8 points", urgency=1)
+    f = finding(review)
+    assert f.headline.answer == ("1 of 3 health checks hold for production; failing: "
+                                 "held-back 20% agrees, no near-duplicates.")
+    assert f.headline.next_step.startswith("Fix first: held-back 20% agrees (-9.8 points)")
+    assert list(f.checks["holds"]) == [True, False, False]
+
+
+def test_three_way_headline_counts_verdicts_and_shows_points():
+    from ragnb.labelbias.verdict import TEST_COLUMNS, ThreeWay
+
+    tests, verdicts = [], []
+    for chal, (cur, cons, opt), verdict in (("a", (0.02, 0.01, 0.03), "adopt"),
+                                             ("b", (0.0, -0.01, 0.02), "labelling decides"),
+                                             ("c", (-0.05, -0.06, -0.04), "reject")):
+        for test, d in zip(("current", "conservative", "optimistic"), (cur, cons, opt)):
+            tests.append({c: None for c in TEST_COLUMNS} | {
+                "baseline": "base", "challenger": chal, "test": test, "delta": d,
+                "ci_low": d - 0.005, "ci_high": d + 0.005})
+        verdicts.append({"baseline": "base", "challenger": chal, "verdict": verdict,
+                         "reason": ""})
+    tw = ThreeWay(pd.DataFrame(tests), pd.DataFrame(verdicts), "rr@10", "method")
+    f = finding(tw, display_names={"b": "bge"}, chart=False)
+    assert f.headline.answer == (
+        "Against base on rr@10, of 3 challengers: 1 win whatever the labels (a); 1 depend on "
+        "the missing labels (bge (b)); 1 cannot win even if every unjudged passage goes their "
+        "way.")
+    assert f.headline.next_step.startswith("Judge the pooled unjudged passages")
+    assert list(f.table.columns) == ["challenger", "current", "conservative", "optimistic",
+                                     "verdict"]
+    assert f.table.loc[0, "conservative"] == "+1.00 [+0.50, +1.50] *"
+    assert f.table.loc[1, "current"] == "+0.00 [-0.50, +0.50]"
