@@ -8,8 +8,9 @@ Format version 2 (UTF-8, one JSON object a line)::
      "signature_changes": [{"path": ..., "name": ..., ...}], "callers": [...],
      "failed": [], "kept": true, ...}
 
-The first line (how the tasks were mined) is optional. A task needs
-``task_id`` (text, unique) and ``edit_set`` (a list of paths); ``read_set``,
+The first line (how the tasks were mined) is optional and appears at most once.
+A task needs ``task_id`` (a non-empty string, or an integer read as its
+digits; unique) and ``edit_set`` (a list of paths); ``read_set``,
 ``callers`` (lists of paths), ``signature_changes`` (a list of objects),
 ``failed`` (a list of filter names) and ``kept`` (default: true when
 ``failed`` is empty) are optional, so a tasks file from another miner can be
@@ -33,7 +34,7 @@ import pandas as pd
 from ragnb._atomic import write_atomic
 from ragnb.codetasks.mine import TASK_COLUMNS, Mined, MineOptions
 from ragnb.errors import InputError
-from ragnb.io._source import json_objects
+from ragnb.io._source import decode_utf8, json_objects, source_of
 
 #: The tasks file format written by :func:`write_tasks`.
 VERSION = 2
@@ -68,27 +69,25 @@ def read_tasks(path: str | Path) -> Mined:
         Naming the file, the line and the key: invalid JSON, a missing or
         mistyped key, a task id given twice, no task at all.
     """
-    path = Path(path)
-    if not path.is_file():
-        raise InputError("no such file", source=path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text ({exc.reason})", source=path) from None
-    options, rows, seen = MineOptions(), [], {}
-    for number, obj in json_objects(text, path, "a JSON object (one task a line)"):
+    src = source_of(path)
+    text = decode_utf8(src.content(), src)
+    options, rows, seen, mining_line = MineOptions(), [], {}, None
+    for number, obj in json_objects(text, src, "a JSON object (one task a line)"):
         if "mining" in obj and "task_id" not in obj:
-            options = _options(obj["mining"], path, number)
+            if mining_line is not None:
+                raise InputError(f"a second `mining` line (the first is line {mining_line})",
+                                 source=src, line=number, key="mining")
+            options, mining_line = _options(obj["mining"], src, number), number
             continue
-        row = _task(obj, path, number)
+        row = _task(obj, src, number)
         if row["task_id"] in seen:
             raise InputError(f"task {row['task_id']!r} is given twice (lines "
-                             f"{seen[row['task_id']]} and {number})", source=path, line=number,
+                             f"{seen[row['task_id']]} and {number})", source=src, line=number,
                              key="task_id")
         seen[row["task_id"]] = number
         rows.append(row)
     if not rows:
-        raise InputError("the tasks file holds no task", source=path)
+        raise InputError("the tasks file holds no task", source=src)
     return Mined(pd.DataFrame(rows, columns=TASK_COLUMNS), options)
 
 
@@ -121,7 +120,8 @@ def _task(obj: dict, path, number) -> dict:
     if isinstance(task_id, int) and not isinstance(task_id, bool):
         task_id = str(task_id)
     if not isinstance(task_id, str) or not task_id:
-        raise bad("task_id", "a task needs a non-empty text `task_id`")
+        raise bad("task_id", "a task needs a non-empty text `task_id` (or an integer), got "
+                  f"{json.dumps(task_id)[:60]}")
     if "edit_set" not in obj:
         raise bad("edit_set", f"task {task_id!r} has no `edit_set`")
     row = {c: None for c in TASK_COLUMNS}
@@ -156,7 +156,10 @@ def _task(obj: dict, path, number) -> dict:
         raise bad("unresolved_calls", f"`unresolved_calls` of task {task_id!r} must be a "
                   "non-negative integer")
     row["unresolved_calls"] = unresolved
-    row["author"] = "" if row["author"] is None else str(row["author"])
-    row["text"] = "" if row["text"] is None else str(row["text"])
+    for key in ("author", "text"):
+        if row[key] is not None and not isinstance(row[key], str):
+            raise bad(key, f"`{key}` of task {task_id!r} must be a string, got "
+                      f"{json.dumps(row[key])[:60]}")
+        row[key] = row[key] or ""
     row["body_dropped"] = bool(row["body_dropped"])
     return row

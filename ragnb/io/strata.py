@@ -7,6 +7,7 @@ explicit ``unclassified`` stratum and counting them.
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +16,7 @@ import pandas as pd
 from ragnb.errors import InputError
 from ragnb.io._source import (
     decode_utf8,
+    json_id,
     json_objects,
     loads,
     open_binary,
@@ -22,6 +24,7 @@ from ragnb.io._source import (
     read_table_file,
     sniff_format,
     source_of,
+    table_ids,
 )
 from ragnb.testset import Note
 
@@ -35,6 +38,14 @@ def read_strata(path: str | Path, *, format: str = "auto", key: str = "query_id"
     CSV/TSV/Parquet tables and JSON Lines need a ``query_id`` column (or the
     column named by ``key``); a JSON object mapping query ids to their fields
     (CODEC's ``topics.json``) works too.
+
+    Query ids are text: in JSON a non-empty string, or an integer read as its
+    digits (``null``, booleans, decimals, lists and objects are errors); in a
+    table a non-empty cell (Parquet: text or integers). A JSON field value is a
+    string, a number, ``true``/``false`` (kept as the text ``"true"``/``"false"``)
+    or ``null`` (no value: the query is unclassified by that field); a list or
+    an object is an error, as is a repeated key. ``line`` is reserved for the
+    line number and cannot be a field.
 
     Parameters
     ----------
@@ -57,11 +68,14 @@ def read_strata(path: str | Path, *, format: str = "auto", key: str = "query_id"
     elif fmt == "jsonl":
         text = decode_utf8(read_bytes(path), path)
         rows = _keyed_object(text, path)
-        df = pd.DataFrame(rows if rows is not None else _json_lines(text, path))
+        df = pd.DataFrame(rows if rows is not None else _json_lines(text, path, key))
     elif fmt in ("csv", "tsv", "parquet"):
         df = read_table_file(path, fmt)
+        _no_line_column(df.columns, path)
         first = 2 if fmt != "parquet" else 1
         df["line"] = np.arange(first, first + len(df))
+        if key in df:
+            df[key] = table_ids(df[key], key, path, first)
     else:
         raise InputError(f"strata must be CSV, TSV, Parquet or JSONL, not {fmt!r}", source=path)
     if not len(df):
@@ -76,6 +90,9 @@ def read_strata(path: str | Path, *, format: str = "auto", key: str = "query_id"
     if "query_id" not in df:
         raise InputError(f"no query_id column (found {list(df.columns)})", source=path)
     df["query_id"] = df["query_id"].astype("str")
+    empty = (df["query_id"] == "").to_numpy()
+    if empty.any():
+        raise InputError("empty query_id", source=path, line=int(df["line"].iloc[empty.argmax()]))
     dup = df["query_id"].duplicated()
     if dup.any():
         row = df.loc[dup].iloc[0]
@@ -105,13 +122,43 @@ def _read_headerless(path: Path, fmt: str, columns: list[str]) -> pd.DataFrame:
     if df.shape[1] != len(columns):
         raise InputError(f"{df.shape[1]} columns in the file, {len(columns)} names given "
                          f"({columns})", source=path, key="columns")
+    _no_line_column(columns, path)
     df.columns = columns
     df["line"] = np.arange(1, len(df) + 1)
     return df
 
 
-def _json_lines(text: str, path: Path) -> list[dict]:
-    return [{**obj, "line": number} for number, obj in json_objects(text, path)]
+def _no_line_column(columns, path) -> None:
+    if "line" in columns:
+        raise InputError("'line' is reserved for the line number; rename that column",
+                         source=path, key="line")
+
+
+def _json_fields(obj: dict, path, number: int) -> dict:
+    """A JSON object's fields as table cells: scalars kept, lists and objects refused."""
+    out = {}
+    for name, value in obj.items():
+        if name == "line":
+            raise InputError("'line' is reserved for the line number; rename that key",
+                             source=path, line=number, key="line")
+        if isinstance(value, (list, dict)):
+            raise InputError(f"{name!r} must be a string, a number, true/false or null, "
+                             f"got {json.dumps(value)[:60]}", source=path, line=number, key=name)
+        out[name] = ("true" if value else "false") if isinstance(value, bool) else value
+    return out
+
+
+def _json_lines(text: str, path: Path, key: str = "query_id") -> list[dict]:
+    rows = []
+    for number, obj in json_objects(text, path):
+        if key not in obj:
+            raise InputError(f"missing key {key!r}", source=path, line=number)
+        qid = json_id(obj[key], repr(key), path, number)
+        row = _json_fields(obj, path, number)
+        row[key] = qid
+        row["line"] = number
+        rows.append(row)
+    return rows
 
 
 def _keyed_object(text: str, path: Path) -> list[dict] | None:
@@ -129,7 +176,15 @@ def _keyed_object(text: str, path: Path) -> list[dict] | None:
     if not isinstance(whole, dict) or not all(isinstance(v, dict) for v in whole.values()):
         raise InputError("a JSON strata file is either one object per line with a query_id, or "
                          "one object mapping each query id to its fields", source=path)
-    return [{**fields, "query_id": str(qid), "line": 1} for qid, fields in whole.items()]
+    rows = []
+    for qid, fields in whole.items():
+        json_id(qid, "query id (a key of the object)", path, None)
+        row = _json_fields(fields, path, 1)
+        if row.get("query_id", qid) != qid:
+            raise InputError(f"query {qid!r} has a different query_id {row['query_id']!r}",
+                             source=path, key=qid)
+        rows.append({**row, "query_id": qid, "line": 1})
+    return rows
 
 
 def assign_strata(

@@ -50,3 +50,31 @@ def test_errors(tmp_path, lines, match):
     path.write_text("\n".join(lines) + "\n")
     with pytest.raises(InputError, match=match):
         read_tasks(path)
+
+
+@pytest.mark.parametrize("lines, match", [
+    (['{"task_id": null, "edit_set": []}'], r"t.jsonl:1 \[task_id\]: .*got null"),
+    (['{"task_id": true, "edit_set": []}'], r"t.jsonl:1 \[task_id\]: .*got true"),
+    (['{"task_id": 1.5, "edit_set": []}'], r"t.jsonl:1 \[task_id\]: .*got 1.5"),
+    (['{"task_id": "a", "task_id": "b", "edit_set": []}'], r"t.jsonl:1: JSON key 'task_id'"),
+    (['{"task_id": "a", "edit_set": [], "author": 5}'], r"t.jsonl:1 \[author\]: .*got 5"),
+    (['{"task_id": "a", "edit_set": [], "text": ["x"]}'], r"t.jsonl:1 \[text\]"),
+    (['{"mining": {"version": 2}}', '{"mining": {"version": 1}}'],
+     r"t.jsonl:2 \[mining\]: a second `mining` line"),
+])
+def test_ids_and_texts_are_strict(tmp_path, lines, match):
+    """No silent coercion (issue 13): null/true ids and non-text author or text are errors."""
+    path = tmp_path / "t.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(InputError, match=match) as exc:
+        read_tasks(path)
+    assert "\n" not in str(exc.value)
+
+
+def test_bom_and_u2028_read(tmp_path):
+    path = tmp_path / "t.jsonl"
+    path.write_bytes('\ufeff{"task_id": "a\u2028b", "edit_set": ["x.py"], "text": "l\u2028m"}\n'
+                     .encode())
+    mined = read_tasks(path)
+    assert mined.tasks["task_id"].tolist() == ["a\u2028b"]
+    assert mined.tasks["text"].tolist() == ["l\u2028m"]

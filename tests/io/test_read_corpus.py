@@ -49,3 +49,36 @@ def test_empty_missing_and_wrong_files(tmp_path):
     (tmp_path / "r.trec").write_text("p1 v1\n")
     with pytest.raises(InputError, match="must be CSV, TSV, Parquet or JSONL"):
         read_corpus(tmp_path / "r.trec")
+
+
+@pytest.mark.parametrize("line, match", [
+    ('{"passage_id": null, "doc_version": "v1"}', r"b.jsonl:1: 'passage_id' must be a string"),
+    ('{"passage_id": false, "doc_version": "v1"}', r"b.jsonl:1: .*got false"),
+    ('{"passage_id": "p1", "doc_version": 1.10}', r"b.jsonl:1 \[doc_version\]: doc_version must"),
+    ('{"passage_id": "p1", "doc_version": ["v1"]}', r"b.jsonl:1 \[doc_version\]"),
+    ('{"passage_id": "p1", "passage_id": "p2", "doc_version": "v1"}', r"appears twice"),
+    ('{"doc_version": "v1"}', r"b.jsonl:1: missing key 'passage_id'"),
+])
+def test_jsonl_ids_and_versions_are_strict(tmp_path, line, match):
+    """null used to become the passage "None", 1.10 the version "1.1" (issue 13)."""
+    path = tmp_path / "b.jsonl"
+    path.write_text(line + "\n")
+    with pytest.raises(InputError, match=match) as exc:
+        read_corpus(path)
+    assert "\n" not in str(exc.value)
+
+
+def test_integer_ids_and_versions_read_as_digits(tmp_path):
+    path = tmp_path / "b.jsonl"
+    path.write_text('{"passage_id": 12, "doc_version": 4}\n{"passage_id": "p\u2028", '
+                    '"doc_version": "v5"}\n')
+    build = read_corpus(path)
+    assert build.passages["passage_id"].tolist() == ["12", "p\u2028"]
+    assert build.passages["doc_version"].tolist() == ["4", "v5"]
+
+
+def test_parquet_decimal_ids_refused(tmp_path):
+    path = tmp_path / "b.parquet"
+    pd.DataFrame({"passage_id": [1.5, 2.0], "doc_version": ["v1", "v2"]}).to_parquet(path)
+    with pytest.raises(InputError, match="b.parquet: passage_id must be text or integers"):
+        read_corpus(path)

@@ -1,5 +1,6 @@
 import json
 
+import pandas as pd
 import pytest
 
 from ragnb.errors import InputError
@@ -71,3 +72,58 @@ def test_header_less_strata_errors_name_the_file_and_the_key(tmp_path):
     assert err.value.source == str(p) and err.value.key == "columns"
     with pytest.raises(InputError, match="key column 'qid' is not among"):
         read_strata(p, key="qid", columns=["query_id", "domain", "turn"])
+
+
+@pytest.mark.parametrize("line, match", [
+    ('{"query_id": null, "domain": "x"}', r"s.jsonl:1: 'query_id' must be a string .*null"),
+    ('{"query_id": true, "domain": "x"}', r"s.jsonl:1: .*got true"),
+    ('{"query_id": 1.5, "domain": "x"}', r"s.jsonl:1: .*got 1.5"),
+    ('{"query_id": ["q1"], "domain": "x"}', r"s.jsonl:1: .*got \["),
+    ('{"query_id": "", "domain": "x"}', r"s.jsonl:1: empty 'query_id'"),
+    ('{"domain": "x"}', r"s.jsonl:1: missing key 'query_id'"),
+    ('{"query_id": "q1", "domain": "x", "domain": "y"}', r"s.jsonl:1: JSON key 'domain' appears"),
+    ('{"query_id": "q1", "domain": ["x"]}', r"s.jsonl:1 \[domain\]: 'domain' must be a string"),
+    ('{"query_id": "q1", "line": 3}', r"s.jsonl:1 \[line\]: 'line' is reserved"),
+])
+def test_jsonl_ids_are_strict(tmp_path, line, match):
+    """A null query_id used to become the query "None" (issue 13)."""
+    path = tmp_path / "s.jsonl"
+    path.write_text(line + "\n")
+    with pytest.raises(InputError, match=match) as exc:
+        read_strata(path)
+    assert "\n" not in str(exc.value)
+
+
+def test_json_integer_ids_read_as_digits_and_booleans_as_json_text(tmp_path):
+    path = tmp_path / "s.jsonl"
+    path.write_text('{"query_id": 7, "multi": true}\n{"query_id": "q\u20288", "multi": false}\n')
+    df = read_strata(path)
+    assert df["query_id"].tolist() == ["7", "q\u20288"]
+    assert df["multi"].tolist() == ["true", "false"]
+
+
+def test_keyed_object_refuses_repeats_empty_keys_and_conflicting_ids(tmp_path):
+    path = tmp_path / "topics.json"
+    for text, match in (('{"q1": {"d": "a"},\n "q1": {"d": "b"}}', "appears twice"),
+                        ('{"": {"d": "a"},\n "q2": {"d": "b"}}', "empty query id"),
+                        ('{"q1": {"query_id": "q9"},\n "q2": {}}', "different query_id"),
+                        ('{"q1": {"d": {"x": 1}},\n "q2": {}}', r"\[d\]: 'd' must be")):
+        path.write_text(text)
+        with pytest.raises(InputError, match=match):
+            read_strata(path)
+
+
+def test_table_ids_strict(tmp_path):
+    path = tmp_path / "s.csv"
+    path.write_text("query_id,domain\nq1,a\n,b\n")
+    with pytest.raises(InputError, match=r"s.csv:3: empty query_id"):
+        read_strata(path)
+    path.write_text("query_id,line\nq1,a\n")
+    with pytest.raises(InputError, match=r"'line' is reserved"):
+        read_strata(path)
+    pq = tmp_path / "s.parquet"
+    pd.DataFrame({"query_id": [1.0, 2.0], "d": ["a", "b"]}).to_parquet(pq)
+    with pytest.raises(InputError, match=r"s.parquet: query_id must be text or integers"):
+        read_strata(pq)
+    pd.DataFrame({"query_id": [1, 2], "d": ["a", "b"]}).to_parquet(pq)
+    assert read_strata(pq)["query_id"].tolist() == ["1", "2"]
