@@ -30,8 +30,8 @@ from ragnb.errors import InputError
 
 CORPUS_COLUMNS = ("passage_id", "doc_version")
 
-_NUMBER = re.compile(r"^[vV]?(\d+(?:\.\d+)*)$")
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
+_NUMBER = re.compile(r"^[vV]?(\d+(?:\.\d+)*)$", re.ASCII)
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}", re.ASCII)
 #: Version schemes a build may use; all versions of one build follow one scheme.
 SCHEMES = ("date", "number")
 

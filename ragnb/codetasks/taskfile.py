@@ -161,5 +161,7 @@ def _task(obj: dict, path, number) -> dict:
             raise bad(key, f"`{key}` of task {task_id!r} must be a string, got "
                       f"{json.dumps(row[key])[:60]}")
         row[key] = row[key] or ""
+    if row["body_dropped"] is not None and not isinstance(row["body_dropped"], bool):
+        raise bad("body_dropped", f"`body_dropped` of task {task_id!r} must be true or false")
     row["body_dropped"] = bool(row["body_dropped"])
     return row

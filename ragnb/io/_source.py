@@ -431,6 +431,7 @@ def read_table_file(path, fmt: str):
                 return pd.read_parquet(fh)
         data = src.content()
         data = data.removeprefix(BOM)
+        _check_header(data, "\t" if fmt == "tsv" else ",", src)
         return pd.read_csv(io.BytesIO(data), sep="\t" if fmt == "tsv" else ",", dtype=str,
                            keep_default_na=False, engine="pyarrow")
     except InputError:
@@ -438,6 +439,25 @@ def read_table_file(path, fmt: str):
     except Exception as exc:  # noqa: BLE001 - pandas/pyarrow give many exception types here
         text = " ".join(str(exc).split())[:200]
         raise InputError(f"cannot read as {fmt}: {text}", source=src) from None
+
+
+def _check_header(data: bytes, sep: str, source) -> None:
+    """A repeated or empty column name is an error (pandas would rename it ``a.1``)."""
+    import csv
+
+    first = data.split(b"\n", 1)[0].decode("utf-8", "replace").rstrip("\r")
+    try:
+        names = next(csv.reader([first], delimiter=sep), [])
+    except csv.Error:
+        return  # the table reader reports it
+    seen = set()
+    for name in names:
+        if name == "":
+            raise InputError("a column of the header row has no name", source=source, line=1)
+        if name in seen:
+            raise InputError(f"column {name!r} appears twice in the header row", source=source,
+                             line=1)
+        seen.add(name)
 
 
 class _DuplicateKey(ValueError):
@@ -493,10 +513,12 @@ def json_objects(text: str, source, what: str = "one JSON object per line"
                  ) -> Iterator[tuple[int, dict]]:
     """Yield ``(line_number, object)`` for each non-blank line of JSON Lines text.
 
+    ``text`` comes from :func:`decode_utf8`, which has dropped the one leading BOM
+    (a second one is not JSON, so it is an error).
+
     Invalid JSON, a repeated key, or a line that is not an object is an error
     naming the line.
     """
-    text = text.removeprefix("\ufeff")
     for number, raw in text_lines(text):
         if not raw.strip(" \t\r"):
             continue

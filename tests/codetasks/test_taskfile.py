@@ -78,3 +78,10 @@ def test_bom_and_u2028_read(tmp_path):
     mined = read_tasks(path)
     assert mined.tasks["task_id"].tolist() == ["a\u2028b"]
     assert mined.tasks["text"].tolist() == ["l\u2028m"]
+
+
+def test_body_dropped_must_be_a_boolean(tmp_path):
+    path = tmp_path / "t.jsonl"
+    path.write_text('{"task_id": "a", "edit_set": [], "body_dropped": "no"}\n')
+    with pytest.raises(InputError, match=r"t.jsonl:1 \[body_dropped\]"):
+        read_tasks(path)

@@ -82,3 +82,14 @@ def test_parquet_decimal_ids_refused(tmp_path):
     pd.DataFrame({"passage_id": [1.5, 2.0], "doc_version": ["v1", "v2"]}).to_parquet(path)
     with pytest.raises(InputError, match="b.parquet: passage_id must be text or integers"):
         read_corpus(path)
+
+
+def test_repeated_header_name_and_unicode_digit_versions_refused(tmp_path):
+    """Found by review: pandas renamed a repeated column 'a.1'; \\d matched U+0661."""
+    path = tmp_path / "b.csv"
+    path.write_text("passage_id,doc_version,doc_version\np1,v1,v2\n")
+    with pytest.raises(InputError, match=r"b.csv:1: column 'doc_version' appears twice"):
+        read_corpus(path)
+    path.write_text("passage_id,doc_version\np1,v\u0661\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"b.csv:2: doc_version 'v\u0661' is neither"):
+        read_corpus(path)

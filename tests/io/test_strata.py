@@ -127,3 +127,13 @@ def test_table_ids_strict(tmp_path):
         read_strata(pq)
     pd.DataFrame({"query_id": [1, 2], "d": ["a", "b"]}).to_parquet(pq)
     assert read_strata(pq)["query_id"].tolist() == ["1", "2"]
+
+
+def test_one_bom_is_ignored_a_second_is_an_error(tmp_path):
+    """Found by the fuzz: two BOMs were both dropped (the rule is one)."""
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + b'{"query_id": "q1", "d": "x"}\n')
+    assert read_strata(path)["query_id"].tolist() == ["q1"]
+    path.write_bytes(b"\xef\xbb\xbf" * 2 + b'{"query_id": "q1", "d": "x"}\n')
+    with pytest.raises(InputError, match=r"s.jsonl:1: invalid JSON"):
+        read_strata(path)
