@@ -44,9 +44,18 @@ def _default_dir() -> Path:
 
 
 def _read_ids(path: Path) -> list[str]:
-    if not path.exists():
-        raise InputError("file not found", source=path)
-    return [s.strip() for s in path.read_text(encoding="utf-8").splitlines() if s.strip()]
+    """One query id a line, read with every reader's line rules (:mod:`ragnb.io._source`).
+
+    UTF-8 (one leading BOM ignored); lines end at ``\\n`` only, so U+2028 or a
+    form feed inside an id is part of it; surrounding ASCII whitespace (space,
+    tab, CR, VT, FF) is dropped and blank lines are skipped.
+    """
+    from ragnb.io._source import decode_utf8, source_of, text_lines
+
+    src = source_of(path)
+    text = decode_utf8(src.content(), src)
+    ids = [raw.strip(" \t\r\x0b\x0c") for _, raw in text_lines(text)]
+    return [i for i in ids if i]
 
 
 # -- arguments -------------------------------------------------------------------------------------

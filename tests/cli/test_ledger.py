@@ -115,5 +115,23 @@ def test_torn_tail_is_reported_on_stderr(files, capsys):
     _run(capsys, *led, "register", "golden", "--judgments", qrels)
     with open(tmp / "led" / "events.jsonl", "ab") as f:
         f.write(b'{"seq": 2, "ts"')
-    code, out, err = _run(capsys, *led, "show")
+    code, _, err = _run(capsys, *led, "show")
     assert code == 0 and "warning:" in err and "1 partial record at line 2" in err
+
+
+def test_register_queries_file_lines_end_at_newline_only(tmp_path, capsys):
+    """U+2028 inside a query id used to split it in two (str.splitlines)."""
+    from ragnb.ledger import Ledger
+
+    qrels = tmp_path / "g.qrels"
+    qrels.write_text("q1 0 p1 2\nq\u20282 0 p9 1\n", encoding="utf-8")
+    queries = tmp_path / "queries.txt"
+    queries.write_bytes("\ufeffq1\r\n\n  q\u20282 \nq\x0c3\n".encode())
+    code, _, err = _run(capsys, "--ledger", tmp_path / "led", "register", "golden",
+                        "--judgments", qrels, "--queries", queries)
+    assert code == 0, err
+    assert Ledger(tmp_path / "led").manifest("golden").n_queries == 3  # q1, q<U+2028>2, q<FF>3
+    queries.write_bytes(b"q1\n\xff\n")
+    code, _, err = _run(capsys, "--ledger", tmp_path / "led2", "register", "golden",
+                        "--judgments", qrels, "--queries", queries)
+    assert code == 2 and "queries.txt:2: not valid UTF-8" in err and err.count("\n") == 1
