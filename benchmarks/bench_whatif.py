@@ -29,8 +29,8 @@ import numpy as np
 
 from ragnb.paths import DEMO_DIR
 from ragnb.score import score
-from ragnb.strata import load_comparison
 from ragnb.whatif import WhatIf
+from ragnb.workspace import open_workspace
 
 BUDGET = 0.5
 STRATA = (("in_scope_single_turn", 0.59), ("follow_up", 0.205), ("out_of_scope", 0.135),
@@ -115,12 +115,15 @@ def main() -> None:
     parser.add_argument("--resamples", type=int, default=10_000)
     parser.add_argument("--big", type=int, default=10_000, help="queries of the large case")
     args = parser.parse_args()
-    bench(load_comparison("demo", DEMO_DIR, ["round-00", "round-40"]), 200, args.resamples,
+    bench(open_workspace(DEMO_DIR).comparison("production", ["round-00", "round-40"]), 200, args.resamples,
           args.repeats)
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
         synthetic(Path(tmp), args.big)
-        big = load_comparison("demo", tmp, ["round-00", "round-40"], split="big")
+        (Path(tmp) / "ragnb.toml").write_text(
+            '[test_sets.big]\npath = "big.jsonl"\nruns = "runs/big/*.jsonl"\n'
+            '[test_sets.big.strata]\npath = "big_strata.csv"\nby = "query_type"\n')
+        big = open_workspace(tmp).comparison("big", ["round-00", "round-40"])
         print(f"\n(synthetic data set of {args.big:,} queries made in "
               f"{time.perf_counter() - t0:.1f} s)")
         bench(big, args.big, args.resamples, max(3, args.repeats // 3))

@@ -12,7 +12,10 @@ order. The order is explicit:
     score descending, ties broken by passage id descending — trec_eval's order
     (byte-wise comparison, as ``strcmp``). Ranks are ignored.
 
-The default is ``"rank"`` where the input has ranks, else ``"score"``.
+The default is ``"score"`` where the input has scores (TREC run files: trec_eval's
+order; rank gaps are fine), else ``"rank"`` (JSONL lists). When a run has both
+columns and its ranks disagree with its scores, the run carries a note
+(``rank_disagrees``) counting the queries affected, whichever order is used.
 :func:`validate_run` is the one place runs are checked.
 """
 from __future__ import annotations
@@ -95,7 +98,7 @@ def validate_run(raw: pd.DataFrame, source: str | Path, order: Order | None = No
     has_rank = "rank" in raw and not raw["rank"].isna().all()
     has_score = "score" in raw and not raw["score"].isna().all()
     if order is None:
-        order = "rank" if has_rank else "score"
+        order = "score" if has_score else "rank"
     if order not in ORDERS:
         raise InputError(f"unknown ranking order {order!r}; choose one of {ORDERS}", source=source)
     if order == "rank" and not has_rank:
@@ -160,8 +163,31 @@ def validate_run(raw: pd.DataFrame, source: str | Path, order: Order | None = No
         _check_rank_starts(df, heads, source)
     elif order == "rank":
         _check_rank_sequence(df, qcodes, source)
-    return Run(name=name or Path(source).name.split(".")[0], table=df, order=order,
-               source=source)
+    name = name or Path(source).name.split(".")[0]
+    notes = ()
+    if has_rank and has_score:
+        disagree = _rank_score_disagreements(df, qcodes, order)
+        if disagree:
+            other = "rank" if order == "score" else "score"
+            notes = (Note("rank_disagrees", disagree,
+                          f"run {name}: queries whose rank column disagrees with the scores "
+                          f"(trec_eval's order: score descending, docno descending); ranked "
+                          f"by {order}; --order {other} / order={other!r} for the other"),)
+    return Run(name=name, table=df, order=order, source=source, notes=notes)
+
+
+def _rank_score_disagreements(df: pd.DataFrame, qcodes: np.ndarray, order: Order) -> int:
+    """Queries whose rank column does not increase along trec_eval's score order."""
+    if order == "score":
+        rank = df["rank"].to_numpy()
+        codes = qcodes
+    else:
+        perm = _ranking_permutation(df, qcodes, df["score"].to_numpy(), "score")
+        rank = df["rank"].to_numpy() if perm is None else df["rank"].to_numpy()[perm]
+        codes = qcodes if perm is None else qcodes[perm]
+    same = codes[1:] == codes[:-1]
+    bad = same & ~(rank[1:] > rank[:-1])
+    return len(np.unique(codes[1:][bad]))
 
 
 def _show(value) -> str:

@@ -85,13 +85,31 @@ class Scores:
         return out
 
 
+def _is_run_dict(obj) -> bool:
+    """``{query_id: {passage_id: score}}`` or ``{query_id: [passage_id, ...]}`` (one run)."""
+    first = next(iter(obj.values()), None)
+    if isinstance(first, (list, tuple)):
+        return True
+    if isinstance(first, Mapping):
+        inner = next(iter(first.values()), None)
+        return not isinstance(inner, (Mapping, list, tuple, pd.DataFrame))
+    return False
+
+
 def _as_runs(runs) -> list[Run]:
-    if isinstance(runs, Run):
-        return [runs]
+    """Runs from Run objects, paths, long DataFrames or dicts (:func:`ragnb.io.as_run`)."""
+    from ragnb.io import as_run
+
+    if isinstance(runs, (Run, pd.DataFrame, str)) or (
+            isinstance(runs, Mapping) and _is_run_dict(runs)):
+        return [as_run(runs)]
     if isinstance(runs, Mapping):
-        return [r if r.name == name else Run(name, r.table, r.order, r.source, r.notes)
-                for name, r in runs.items()]
-    return list(runs)
+        out = []
+        for name, r in runs.items():
+            r = as_run(r, name=str(name))
+            out.append(r if r.name == name else Run(name, r.table, r.order, r.source, r.notes))
+        return out
+    return [as_run(r) for r in runs]
 
 
 def score(
@@ -109,9 +127,13 @@ def score(
 
     Parameters
     ----------
-    test_set : TestSet or JudgmentIndex
-        The answer key (an index can be passed to reuse it across calls).
+    test_set : TestSet, JudgmentIndex, DataFrame, dict or path
+        The answer key (an index can be passed to reuse it across calls); a
+        long DataFrame ``query_id, passage_id, grade`` or a pytrec_eval-style
+        dict ``{query_id: {passage_id: grade}}`` is validated like a file.
     runs : Run, list of Run or {name: Run}
+        Each run may also be a long DataFrame, a dict ``{query_id:
+        {passage_id: score}}`` (pytrec_eval/ranx) or a path (:func:`ragnb.io.as_run`).
     metrics : str or list of str
         Names such as ``"ndcg@10"``; see :func:`ragnb.metrics.metric_help`.
     policy : {"lower", "condensed", "upper"}
@@ -130,6 +152,10 @@ def score(
                                  (extra, EXTRA, "extra")):
         if value not in allowed:
             raise InputError(f"{what} must be one of {allowed}, got {value!r}", key=what)
+    if not isinstance(test_set, (JudgmentIndex, TestSet)):
+        from ragnb.io import as_test_set
+
+        test_set = as_test_set(test_set)  # a DataFrame, a qrels dict or a path
     index = test_set if isinstance(test_set, JudgmentIndex) else \
         JudgmentIndex.from_test_set(test_set)
     if isinstance(metrics, (str, Metric)):

@@ -3,7 +3,7 @@
 The fit analyses compare the same configurations on two splits (golden and
 production); :func:`score_splits` runs :func:`ragnb.score.score` once per split
 and stacks the results as ``split, config, query_id, metric, value``.
-:func:`load_demo_splits` reads the bundled demo data in that shape.
+:meth:`ragnb.workspace.Workspace.splits` reads a workspace's test sets and runs in that shape.
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from ragnb.errors import InputError
-from ragnb.io import read_run, read_test_set
+from ragnb.io import read_run
 from ragnb.run import Run
 from ragnb.score import Scores, score
 from ragnb.testset import Note, TestSet
@@ -48,35 +48,27 @@ def read_round_runs(folder: str | Path, configs: Iterable[str]) -> list[Run]:
     return runs
 
 
-def load_demo_splits(data_dir: str | Path, configs: Iterable[str],
-                     splits: Iterable[str] = ("golden", "production")
-                     ) -> tuple[dict[str, TestSet], dict[str, list[Run]]]:
-    """Test sets ``<data_dir>/<split>.jsonl`` and runs ``<data_dir>/runs/<split>/<config>.*``."""
-    data_dir = Path(data_dir)
-    configs = list(configs)
-    test_sets = {s: read_test_set(data_dir / f"{s}.jsonl", name=s) for s in splits}
-    runs = {s: read_round_runs(data_dir / "runs" / s, configs) for s in splits}
-    return test_sets, runs
-
-
-def rounds_paired_se(data_dir: str | Path, split: str, metric: str, policy: str = "lower"
+def rounds_paired_se(workspace, split: str, metric: str, policy: str = "lower"
                      ) -> tuple[float, str]:
     """The paired SE a split's selection inflation is computed from, and its source.
 
-    The first and the last config of ``<data_dir>/rounds.csv`` (the baseline
-    and the current champion) scored on ``split`` as :func:`score_splits`
-    does, then :func:`ragnb.stats.paired_se` (deterministic). The four-cell
-    table, the trajectory and this function compare the same two configs on
-    the same queries, so every page prints the same inflation for the split.
+    The first and the last config of the workspace's rounds (the baseline and
+    the current champion) scored on ``split`` as :func:`score_splits` does,
+    then :func:`ragnb.stats.paired_se` (deterministic). The four-cell table,
+    the trajectory and this function compare the same two configs on the same
+    queries, so every page prints the same inflation for the split.
+
+    Parameters
+    ----------
+    workspace : ragnb.workspace.Workspace
+        Supplies the rounds (``workspace.rounds()``) and the split's runs.
     """
     from ragnb.stats import paired_se
 
-    path = Path(data_dir) / "rounds.csv"
-    if not path.is_file():
-        raise InputError("no rounds.csv: cannot tell the baseline and the champion", source=path)
-    configs = list(pd.read_csv(path)["config"])
+    configs = list(workspace.rounds()["config"])
     first, last = configs[0], configs[-1]
-    test_sets, runs = load_demo_splits(data_dir, [first, last], [split])
-    scores, _ = score_splits(test_sets, runs, metric, policy=policy)
+    test_sets, runs = workspace.splits([split], [first, last])
+    scores, _ = score_splits(test_sets, runs, metric, policy=policy,
+                             **workspace.score_options)
     wide = scores.pivot(index="query_id", columns="config", values="value")
     return paired_se(wide[first], wide[last])

@@ -81,7 +81,7 @@ class TestSet:
         return counts.reindex(self.query_ids, fill_value=0).rename("relevant")
 
     def with_judgments(self, judgments: pd.DataFrame, *, name: str | None = None,
-                       notes: tuple[Note, ...] = ()) -> "TestSet":
+                       notes: tuple[Note, ...] = ()) -> TestSet:
         """A new test set with ``judgments`` (validated) and the same queries."""
         judgments = validate_judgments(judgments, self.source)
         return replace(self, judgments=judgments, name=name or self.name,
@@ -97,13 +97,30 @@ def _safe_integers(values: pd.Series) -> bool:
     return True
 
 
+#: The largest grade accepted. The exponential gain 2**grade - 1 of nDCG stays
+#: below 2**100 (about 1.3e30), so a DCG sum cannot overflow a float64 for any
+#: number of passages a ranking can hold, and no grade scale in use comes near it.
+MAX_GRADE = 100
+
+
 def _grades(raw: pd.Series, line: np.ndarray, query, passage, source) -> np.ndarray:
-    """Grades as int64; non-integer or negative grades are errors naming the line."""
+    """Grades as int64; non-integer, negative or too-large grades are errors naming the line.
+
+    A grade above :data:`MAX_GRADE` is refused: with exponential gain it would
+    make DCG overflow to infinity and every nDCG 0 or NaN.
+    """
+    booleans = (np.ones(len(raw), dtype=bool) if pd.api.types.is_bool_dtype(raw.dtype)
+                else raw.map(lambda v: isinstance(v, (bool, np.bool_))).to_numpy(bool)
+                if raw.dtype == object else np.zeros(len(raw), dtype=bool))
+    if booleans.any():
+        i = int(np.argmax(booleans))
+        raise InputError(f"grade {raw.iloc[i]!r} is a boolean, not an integer", source=source,
+                         line=int(line[i]))
     if _safe_integers(raw):
         grade = raw.to_numpy(dtype=np.int64)
     else:
         num = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
-        bad = ~np.isfinite(num) | (num != np.floor(num))
+        bad = ~np.isfinite(num) | (num != np.floor(num)) | (np.abs(num) > 2.0**62)
         if bad.any():
             i = int(np.argmax(bad))
             raise InputError(f"grade {raw.iloc[i]!r} is not an integer", source=source,
@@ -114,14 +131,19 @@ def _grades(raw: pd.Series, line: np.ndarray, query, passage, source) -> np.ndar
         raise InputError(f"negative grade {int(grade[i])} "
                          f"(query {query.iloc[i]}, passage {passage.iloc[i]})",
                          source=source, line=int(line[i]))
+    if len(grade) and grade.max() > MAX_GRADE:
+        i = int(np.argmax(grade > MAX_GRADE))
+        raise InputError(f"grade {int(grade[i])} is above the maximum grade {MAX_GRADE} "
+                         f"(query {query.iloc[i]}, passage {passage.iloc[i]}): its exponential "
+                         "gain 2**grade - 1 would overflow", source=source, line=int(line[i]))
     return grade
 
 
 def validate_judgments(raw: pd.DataFrame, source: str | Path) -> pd.DataFrame:
     """Check and normalise a judgments table; the one place judgments are validated.
 
-    Rules: ``query_id`` and ``passage_id`` are non-empty; ``grade`` is a
-    non-negative integer; a (query, passage) pair judged twice with different
+    Rules: ``query_id`` and ``passage_id`` are non-empty; ``grade`` is an
+    integer from 0 to :data:`MAX_GRADE`; a (query, passage) pair judged twice with different
     grades is an error listing the lines; an exact repeat is an error too,
     because the reader cannot know which line the labeller meant to keep.
 

@@ -222,7 +222,7 @@ class WhatIf:
 
     @classmethod
     def from_comparison(cls, comparison: Comparison, **options) -> WhatIf:
-        """Build from :func:`ragnb.strata.load_comparison`'s result (same options)."""
+        """Build from a :class:`ragnb.strata.Comparison` (:meth:`ragnb.workspace.Workspace.comparison`)."""
         options.setdefault("extra", comparison.extra)
         return cls(comparison.test_set, comparison.runs, comparison.table, **options)
 
@@ -471,9 +471,12 @@ class WhatIf:
 
     def report_command(self, spec_path: str | PathLike[str]) -> str:
         """The ``ragnb report`` command that rebuilds the current view from a spec file."""
+        reported = self._reported()
         params = {**self.report_parameters, "baseline": self.baseline,
                   "challenger": self.challenger, "metric": self.metric,
-                  "policy": self.policy, "strata_spec": str(Path(spec_path).resolve())}
+                  "policy": self.policy, "strata_spec": str(Path(spec_path).resolve()),
+                  # explicit, so the report never takes a figure from elsewhere
+                  "reported": "none" if reported in (None, "") else reported}
         args = " ".join(f"-p {shlex.quote(f'{k}={v}')}" for k, v in params.items())
         return f"ragnb report {REPORT_NOTEBOOK} {args}"
 

@@ -6,7 +6,8 @@ import pytest
 from ragnb.charts import four_cell_chart
 from ragnb.fit import four_cell
 from ragnb.paths import DEMO_DIR
-from ragnb.splits import load_demo_splits, score_splits
+from ragnb.splits import score_splits
+from ragnb.workspace import open_workspace
 from tests._four_cell_sim import SCENARIOS, simulate
 
 
@@ -70,7 +71,7 @@ def test_missing_config_is_named():
 
 @pytest.fixture(scope="module")
 def demo_four_cell():
-    ts, runs = load_demo_splits(DEMO_DIR, ["round-00", "round-40"])
+    ts, runs = open_workspace(DEMO_DIR).splits(["golden", "production"], ["round-00", "round-40"])
     scores, _ = score_splits(ts, runs, "ndcg@10")
     return four_cell(scores, baseline="round-00", champion="round-40", resamples=2000,
                      selections={"golden": 40, "production": 0})

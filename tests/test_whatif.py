@@ -12,17 +12,17 @@ import pytest
 
 import ragnb.whatif as whatif_module
 from ragnb.errors import InputError
-from ragnb.paths import DEMO_DIR
 from ragnb.score import score
-from ragnb.strata import StrataSpec, breakdown, load_comparison, read_spec
+from ragnb.strata import StrataSpec, breakdown, read_spec
 from ragnb.whatif import WARNING, WhatIf
+from tests.strata._workspaces import demo_comparison
 
 RESAMPLES = 400
 
 
 @pytest.fixture(scope="module")
 def comparison():
-    return load_comparison("demo", DEMO_DIR, ["round-00", "round-40"])
+    return demo_comparison()
 
 
 def make(comparison, **options):
@@ -200,7 +200,9 @@ def test_reset_returns_to_the_starting_spec(comparison):
 
 
 def test_export_is_a_spec_that_reproduces_the_table(comparison, tmp_path):
-    w = make(comparison, report_parameters={"data_dir": "/data/demo"})
+    w = make(comparison, report_parameters={"workspace": "/data/demo/ragnb.toml"},
+             reported_points="+1.1")
+    assert "-p reported=+1.1" in w.report_command(tmp_path / "x.toml")  # the figure, explicit
     w.merge(["out_of_scope", "malformed"], "other")
     w.checkbox("follow_up").value = False
     w.metric_w.value = "rr"
@@ -216,8 +218,10 @@ def test_export_is_a_spec_that_reproduces_the_table(comparison, tmp_path):
                       resamples=RESAMPLES)
     pd.testing.assert_frame_equal(again.table, w.breakdown.table)
     command = w.report_command(path)
-    assert command.startswith("ragnb report 03-strata -p data_dir=/data/demo ")
+    assert command.startswith("ragnb report 03-strata -p workspace=/data/demo/ragnb.toml ")
     assert f"-p strata_spec={path}" in command and "-p metric=rr@10" in command
+    # the +1.1 was for ndcg@10: the rr@10 report must not be flagged against it
+    assert "-p reported=none" in command
 
 
 def test_export_button_needs_a_name_and_writes_the_command(comparison, tmp_path):

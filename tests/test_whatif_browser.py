@@ -21,11 +21,11 @@ import time
 import browser
 import pytest
 
-from ragnb.paths import DEMO_DIR, NOTEBOOKS_DIR, PROJ_ROOT
+from ragnb.paths import NOTEBOOKS_DIR, PROJ_ROOT
 from ragnb.report.kernel import REPORT_ENV
 from ragnb.score import score
-from ragnb.strata import load_comparison
 from tests.conftest import REQUIRE_BROWSER_ENV
+from tests.strata._workspaces import demo_comparison
 
 pytestmark = pytest.mark.slow
 
@@ -100,7 +100,7 @@ def voila_url(tmp_path_factory):
 
 def expected_pooled(metric: str, exclude=()) -> str:
     """The pooled Δ the table must show, from the per-query scores (points, 2 decimals)."""
-    comp = load_comparison("demo", DEMO_DIR, ["round-00", "round-40"])
+    comp = demo_comparison()
     wide = score(comp.test_set, comp.runs, metric).table.pivot(
         index="query_id", columns="config", values="value")
     keep = comp.table.loc[~comp.table["query_type"].isin(exclude), "query_id"]

@@ -56,7 +56,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args._run(args) or 0)
     except RagnbError as exc:
-        print(f"ragnb {args.command}: {exc}", file=sys.stderr)
+        from ragnb.cli._common import terminal_safe
+
+        print(f"ragnb {args.command}: {terminal_safe(exc, newlines=False)}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # e.g. `ragnb score ... | head`
         return 0

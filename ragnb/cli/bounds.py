@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import argparse
 
-from ragnb.cli._common import emit, load_runs
+from ragnb.cli._common import MAX_RESAMPLES, bounded_int, emit, load_runs
 from ragnb.run import ORDERS
+from ragnb.testset import MAX_GRADE
 
 NAME = "bounds"
 HELP = "label-bias bounds (policies lower/condensed/upper and exact min/max) and verdicts"
@@ -40,7 +41,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--joint", action="store_true",
                    help="verdict from joint per-query bounds of the difference (a passage both "
                         "configs retrieved gets one label): tighter than separate bounds")
-    p.add_argument("--top-grade", type=int, default=None,
+    p.add_argument("--top-grade", type=bounded_int(0, MAX_GRADE), default=None,
                    help="labels range over 0..TOP_GRADE (default: the test set's top grade)")
     p.add_argument("--strata", metavar="FILE", default=None,
                    help="query metadata (CSV/Parquet/JSONL with query_id) for per-stratum rows")
@@ -53,8 +54,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="run queries the test set lacks (default: error; drop counts them)")
     p.add_argument("--no-relevant", choices=("keep", "drop"), default="keep",
                    help="queries with no relevant passage: keep (default) or drop (counted)")
-    p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (10,000)")
-    p.add_argument("--seed", type=int, default=20260729, help="bootstrap seed (20260729)")
+    p.add_argument("--resamples", type=bounded_int(1, MAX_RESAMPLES), default=10_000,
+                   help="bootstrap resamples (10,000; at most 100,000)")
+    p.add_argument("--seed", type=bounded_int(0, 2**63 - 1), default=20260729,
+                   help="bootstrap seed (20260729)")
     p.add_argument("--per-query", action="store_true", help="print the per-query table")
     p.add_argument("--format", choices=("table", "csv", "json"), default="table")
     p.add_argument("--out", metavar="FILE", default=None, help="write here instead of stdout")

@@ -4,13 +4,17 @@ from __future__ import annotations
 import argparse
 
 from ragnb.cli._common import (
+    MAX_RESAMPLES,
     add_judgment_args,
     add_ledger_arg,
+    add_strata_args,
+    bounded_int,
     emit,
     guard_sealed,
     ledger_line,
     load_runs,
     split_manifest,
+    strata_labels,
 )
 
 NAME = "compare"
@@ -39,12 +43,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--challenger", action="append", required=True, metavar="NAME=FILE",
                    help="a challenger run (repeatable)")
     p.add_argument("--metric", required=True, help="one metric, e.g. ndcg@10")
-    p.add_argument("--strata", metavar="FILE", default=None,
-                   help="query metadata (CSV/Parquet/JSONL keyed by query_id)")
-    p.add_argument("--by", metavar="COLUMN", default=None,
-                   help="stratum column (in --strata, or in the test set's query metadata)")
-    p.add_argument("--resamples", type=int, default=10_000)
-    p.add_argument("--seed", type=int, default=20260729)
+    add_strata_args(p, "stratum column (in --strata, or in the test set's query metadata)")
+    p.add_argument("--resamples", type=bounded_int(1, MAX_RESAMPLES), default=10_000)
+    p.add_argument("--seed", type=bounded_int(0, 2**63 - 1), default=20260729)
     p.add_argument("--ci", type=float, default=0.95, help="interval level (default 0.95)")
     p.add_argument("--method", choices=("t", "percentile", "bca"), default="t",
                    help="interval: calibrated t (default), percentile or BCa bootstrap")
@@ -55,8 +56,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ragnb.errors import InputError
-    from ragnb.io import read_strata, read_test_set
-    from ragnb.io.strata import assign_strata
+    from ragnb.io import read_test_set
     from ragnb.metrics import parse_metric
     from ragnb.score import score
     from ragnb.stats import compare
@@ -72,10 +72,8 @@ def run(args: argparse.Namespace) -> int:
     notes = [*test_set.notes, *scores.notes]
     strata = None
     if args.by:
-        table = read_strata(args.strata) if args.strata else test_set.queries
-        source = args.strata or f"{test_set.source} (query metadata)"
         scored = scores.table["query_id"].unique()
-        strata, strata_notes = assign_strata(table, scored, args.by, source=source)
+        strata, strata_notes = strata_labels(args, test_set, scored)
         notes += list(strata_notes)
     result = compare(scores.table, baseline=baseline_name,
                      challengers=[r.name for r in runs[1:]], metric=metric, strata=strata,

@@ -28,6 +28,12 @@ examples:
   ragnb ledger unseal prod-2026Q2 --candidates a b c --reason "end of Q2"
   ragnb ledger score prod-2026Q2 --config a --metric ndcg@10 --value 0.512
   ragnb ledger show
+  ragnb ledger verify --head 41:5f2c...
+
+Every record is hash-chained to the one before; the head (SEQ:HASH of the last
+record) is printed by `show`, recorded in each manifest export and in report
+provenance. `verify` checks the chain and the log against every recorded head
+(and any --head you kept), so a log cut short or rewritten is detected.
 """
 
 
@@ -92,6 +98,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--score", action="append", default=[], metavar="CONFIG=VALUE",
                    help="candidate's score on the split (repeat; needed on a regression guard)")
     p.add_argument("--se", type=float, help="SE of a paired difference on the split")
+    p.add_argument("--key", metavar="KEY",
+                   help="idempotency key: if a selection with this key is already recorded on "
+                        "the split, record nothing (so a retry cannot count twice)")
 
     p = sub.add_parser("seal", help="seal a fresh split, or close an unseal run")
     p.add_argument("split")
@@ -112,6 +121,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p = sub.add_parser("demote", help="retire a split from selection (regression guard)")
     p.add_argument("split")
     p.add_argument("--reason", required=True)
+
+    p = sub.add_parser("verify", help="check the hash chain and the log against recorded heads")
+    p.add_argument("--head", action="append", default=[], metavar="SEQ:HASH",
+                   help="a head recorded elsewhere (e.g. in a report's provenance); repeatable")
+
+    sub.add_parser("export", help="rewrite every manifest export from the log")
 
     p = sub.add_parser("history", help="print the event log")
     p.add_argument("split", nargs="?")
@@ -171,23 +186,36 @@ def _show(m, se: float | None) -> str:
     return "\n".join(lines)
 
 
+class _Printer:
+    """``print`` with control characters escaped (text in the ledger comes from users)."""
+
+    def __call__(self, text: str, *, newlines: bool = True, file=None) -> None:
+        from ragnb.cli._common import terminal_safe
+
+        print(terminal_safe(text, newlines=newlines), file=file or sys.stdout)
+
+
 def run(args: argparse.Namespace) -> int:
     """Dispatch one ``ragnb ledger`` action."""
     from ragnb.ledger import Ledger, TornRecordWarning
+    from ragnb.ledger.ledger import ManifestExportWarning
 
     led = Ledger(args.ledger or _default_dir())
     actor = args.actor
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", TornRecordWarning)
+        warnings.simplefilter("always", ManifestExportWarning)
         try:
             return _dispatch(led, args, actor)
         finally:
             for w in caught:
-                print(f"ragnb ledger: warning: {w.message}", file=sys.stderr)
+                _Printer()(f"ragnb ledger: warning: {w.message}", newlines=False,
+                           file=sys.stderr)
 
 
 def _dispatch(led, args: argparse.Namespace, actor: str | None) -> int:
     a = args.action
+    out = _Printer()
     if a == "register":
         from ragnb.io import read_test_set
 
@@ -198,45 +226,71 @@ def _dispatch(led, args: argparse.Namespace, actor: str | None) -> int:
         m = led.register(args.name, judgments, queries, role=args.role, budget=args.budget,
                          unseal_policy=policy, reusable_holdout=holdout, actor=actor,
                          source=str(args.judgments))
-        print(_show(m, None))
+        out(_show(m, None))
     elif a == "show":
         names = args.splits or led.splits()
         if not names:
-            print(f"no splits registered in {led.root}")
+            out(f"no splits registered in {led.root}")
             return 0
         ms = [led.manifest(n) for n in names]
         if args.json:
             print(json.dumps([m.to_dict() for m in ms], indent=2))
         else:
-            print("\n\n".join(_show(m, args.se) for m in ms))
+            out("\n\n".join(_show(m, args.se) for m in ms))
+            out(f"\nledger head {led.head()} (record SEQ:HASH; keep it to verify the log later)")
+            for problem in led.verify().problems:
+                out(f"ragnb ledger: warning: {problem}", newlines=False, file=sys.stderr)
     elif a == "select":
+        before = led.head()
         m = led.record_selection(args.split, args.candidates, args.winner,
-                                 scores=_scores(args.score), se=args.se, actor=actor)
-        print(f"{m.name}: selections_against = {m.selections_against}"
+                                 scores=_scores(args.score), se=args.se, actor=actor,
+                                 key=args.key)
+        if args.key is not None and led.head() == before:
+            out(f"{m.name}: a selection with key {args.key!r} is already recorded; "
+                "nothing recorded again")
+            return 0
+        out(f"{m.name}: selections_against = {m.selections_against}"
               + (f"; demoted to regression_guard on {m.retired_for_selection_at}"
                  if m.role == "regression_guard" else ""))
     elif a == "seal":
         policy, holdout = _policies(args)
-        print(_show(led.seal(args.split, unseal_policy=policy, reusable_holdout=holdout,
+        out(_show(led.seal(args.split, unseal_policy=policy, reusable_holdout=holdout,
                              actor=actor), None))
     elif a == "unseal":
         m = led.unseal(args.split, args.candidates, reason=args.reason, actor=actor)
-        print(f"{m.name}: unsealed for run {m.scoring_runs_used} of "
+        out(f"{m.name}: unsealed for run {m.scoring_runs_used} of "
               f"{m.unseal_policy.max_scoring_runs}: {', '.join(args.candidates)}")
     elif a == "score":
         led.score(args.split, args.config, metric=args.metric, value=args.value,
                   note=args.note, actor=actor)
-        print(f"recorded: {args.config} scored on {args.split}")
+        out(f"recorded: {args.config} scored on {args.split}")
     elif a == "demote":
         m = led.demote(args.split, args.reason, actor=actor)
-        print(f"{m.name}: regression_guard since {m.retired_for_selection_at}")
+        out(f"{m.name}: regression_guard since {m.retired_for_selection_at}")
     elif a == "history":
         if args.json:
             for e in led.events(args.split):
-                print(json.dumps(asdict(e), ensure_ascii=False))
+                print(json.dumps(asdict(e), ensure_ascii=True))
         else:
             h = led.history(args.split)
             for r in h.itertuples():
                 who = f" [{r.actor}]" if r.actor else ""
-                print(f"{r.seq:>5}  {r.ts[:19]}  {r.split or '-':<16} {r.summary}{who}")
+                out(f"{r.seq:>5}  {r.ts[:19]}  {r.split or '-':<16} {r.summary}{who}",
+                    newlines=False)
+    elif a == "verify":
+        from ragnb.ledger.log import Head
+
+        heads = [Head.parse(h) for h in args.head]
+        result = led.verify(heads)
+        for problem in result.problems:
+            out(f"ragnb ledger verify: {problem}", newlines=False, file=sys.stderr)
+        chained = result.n_records - result.unchained
+        out(f"{led.log.path}: {result.n_records} records ({chained} hash-chained"
+            + (f", {result.unchained} written before chaining" if result.unchained else "")
+            + f"), head {result.head}; "
+            + ("OK" if result.ok else f"{len(result.problems)} problem(s)"))
+        return 0 if result.ok else 1
+    elif a == "export":
+        for path in led.export():
+            out(f"wrote {path}")
     return 0

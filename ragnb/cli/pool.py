@@ -4,8 +4,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ragnb.cli._common import emit, load_runs
+from ragnb.cli._common import MAX_RESAMPLES, bounded_int, emit, load_runs
+from ragnb.metrics.registry import MAX_CUTOFF
 from ragnb.run import ORDERS
+from ragnb.testset import MAX_GRADE
 
 NAME = "pool"
 HELP = "pooled labelling list (with a judge-next order), merge new labels, project a shard"
@@ -37,7 +39,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="test set JSONL (seed 004 format), TREC qrels, or CSV/Parquet table")
     p.add_argument("--run", action="append", default=[], metavar="NAME=FILE",
                    help="a run (repeatable; list and shard)")
-    p.add_argument("--k", type=int, default=10, help="pool depth: each config's top k (list)")
+    p.add_argument("--k", type=bounded_int(1, MAX_CUTOFF), default=10,
+                   help="pool depth: each config's top k (list)")
     p.add_argument("--metric", default=None,
                    help="metric for the judge-next order (list) or the shard effect (shard)")
     p.add_argument("--baseline", default=None, help="baseline config (list: judge-next order)")
@@ -53,13 +56,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="shard: query metadata (CSV/JSONL/Parquet) naming each query's shard")
     p.add_argument("--by", default="shard", help="shard: column of --shards (default 'shard')")
     p.add_argument("--shard", default=None, help="shard: which shard's labels to use")
-    p.add_argument("--top-grade", type=int, default=None,
+    p.add_argument("--top-grade", type=bounded_int(0, MAX_GRADE), default=None,
                    help="labels range over 0..TOP_GRADE (default: the test set's top grade)")
     p.add_argument("--order", choices=ORDERS, default=None)
     p.add_argument("--missing", choices=("error", "empty"), default="error")
     p.add_argument("--extra", choices=("error", "drop"), default="error")
-    p.add_argument("--resamples", type=int, default=10_000)
-    p.add_argument("--seed", type=int, default=20260729)
+    p.add_argument("--resamples", type=bounded_int(1, MAX_RESAMPLES), default=10_000)
+    p.add_argument("--seed", type=bounded_int(0, 2**63 - 1), default=20260729)
     p.add_argument("--limit", type=int, default=20,
                    help="list: rows to print (the exports hold every row; 0 = all)")
     p.add_argument("--format", choices=("table", "csv", "json"), default="table")

@@ -19,8 +19,14 @@ checked against each notebook's `parameters` cell before anything runs: an
 unknown parameter or a value that does not read as the declared type is an
 error. A parameter applies to every selected notebook that declares it.
 
+With --workspace (a ragnb.toml or its folder; `ragnb init` makes one) every
+notebook reads that workspace; --all runs each notebook whose inputs the
+workspace has and skips the others with a one-line reason (never the demo).
+Without it, notebooks read their default workspace, the bundled demo.
+
 examples:
   ragnb report --all
+  ragnb report --all --workspace my-eval --out my-eval/reports
   ragnb report fit -p k=20 -p seed=7
   ragnb report 01 02 --data /path/to/data --out /tmp/reports
   ragnb report --check          # notebooks stored without outputs, valid parameters
@@ -37,7 +43,11 @@ def _key_value(text: str) -> tuple[str, str]:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("names", nargs="*", metavar="NAME", help="notebooks to run (01, fit, 01-fit)")
     parser.add_argument("--all", action="store_true", help="run every notebook, in number order")
-    parser.add_argument("--data", metavar="DIR", help="set the `data_dir` parameter of the notebooks that declare it")
+    parser.add_argument("--workspace", "-w", metavar="PATH", default=None,
+                        help="the workspace (ragnb.toml or its folder) every notebook reads")
+    parser.add_argument("--data", metavar="DIR",
+                        help="a workspace folder (holding ragnb.toml), or the `data_dir` of "
+                             "notebooks that declare it")
     parser.add_argument(
         "-p", "--parameter", action="append", type=_key_value, default=[], metavar="KEY=VALUE",
         help="set a parameter (repeatable); the value is read as the declared type",
@@ -73,9 +83,13 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(f"parameter `{key}` given twice", key=key)
         params[key] = value
     jobs = runner.plan(
-        None if args.all else args.names, params, data_dir=args.data, notebooks_dir=notebooks_dir
+        None if args.all else args.names, params, data_dir=args.data, notebooks_dir=notebooks_dir,
+        workspace=args.workspace,
     )
     results = runner.run(jobs, args.out or REPORTS_DIR, progress=not args.no_progress)
+    for r in results:
+        if r.skipped:
+            print(f"ragnb report: {r.message}", file=sys.stderr)
     failed = [r for r in results if not r.ok]
     for r in failed:
         print(f"ragnb report: {r.message}", file=sys.stderr)

@@ -15,10 +15,14 @@ Two actions (SPEC section 9, seed 002):
          commits, diffed against their first parent; --every-commit for squash-merge
          repositories). Edit set = changed files that exist in the parent, minus
          vendored, lock and generated files; task text = the description with file
-         paths and changed symbol names stripped; read set and callers of changed
-         signatures resolved in the parent tree. Prints the filter table (mined, kept,
+         paths and changed symbol names stripped; read set (names the change imports,
+         identifiers in the description's code, stack-trace files) and callers of
+         changed signatures resolved from the parent tree's syntax, each saying how.
+         Filters: bot authors (--bot), reverts, changelog-only and docs-only changes,
+         1..15 edit-set files, a description. Prints the filter table (mined, kept,
          dropped by which filter) and the set sizes; --out writes every mined change
-         (kept or not) as JSONL. Runs git locally; nothing is fetched.
+         (kept or not) as JSONL. Runs git locally; nothing is fetched; a progress bar
+         goes to standard error when it is a terminal.
   score  per-file, all-files, read-set and caller recall at --k of a run (task_id ->
          ranked chunk ids `path#chunk` or file paths; TREC, JSONL or CSV) on the kept
          tasks, with bootstrap intervals over tasks, the all-files figure independent
@@ -45,6 +49,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "(repeatable; fnmatch on path and name; 'dir/' = a folder anywhere)")
     p.add_argument("--no-default-excludes", action="store_true",
                    help="mine: use only the --exclude patterns")
+    p.add_argument("--bot", action="append", default=None, metavar="PATTERN",
+                   help="mine: a bot author pattern, added to the defaults (repeatable; "
+                        "* and ? wildcards, any case; matched on author name, e-mail and "
+                        "the merged branch)")
+    p.add_argument("--no-default-bots", action="store_true",
+                   help="mine: use only the --bot patterns")
     p.add_argument("--min-files", type=int, default=1, help="mine: fewest edit-set files (1)")
     p.add_argument("--max-files", type=int, default=15, help="mine: most edit-set files (15)")
     p.add_argument("--min-words", type=int, default=3,
@@ -81,10 +91,14 @@ def run(args: argparse.Namespace) -> int:
 def _mine(args) -> int:
     from ragnb.codetasks import filter_table, mine_tasks, set_sizes, write_tasks
     from ragnb.codetasks.editset import DEFAULT_EXCLUDE
+    from ragnb.codetasks.kinds import DEFAULT_BOTS
+    from ragnb.codetasks.mine import caller_resolution, exclusion_table
 
     _need(args, "--repo")
     exclude = (() if args.no_default_excludes else DEFAULT_EXCLUDE) + tuple(args.exclude or ())
+    bots = (() if args.no_default_bots else DEFAULT_BOTS) + tuple(args.bot or ())
     mined = mine_tasks(args.repo, args.branch, every_commit=args.every_commit, exclude=exclude,
+                       bots=bots,
                        min_files=args.min_files, max_files=args.max_files,
                        min_words=args.min_words)
     if args.out:
@@ -97,6 +111,11 @@ def _mine(args) -> int:
     emit(table, args.format, None, header)
     if args.format == "table" and len(kept):
         emit(set_sizes(kept), "table", None, ["", "Set sizes over the kept tasks"])
+        emit(caller_resolution(kept), "table", None,
+             ["", ("Caller sites of changed signatures over the kept tasks, by how they were "
+                   "resolved (unresolved sites are not in the caller set)")])
+        emit(exclusion_table(mined.tasks, mined.options), "table", None,
+             ["", "Files left out of the edit sets (every mined change)"])
     return 0
 
 

@@ -14,16 +14,19 @@ they are not scored (:func:`split_changes`).
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
+from fnmatch import translate
+from functools import lru_cache
 
 #: Vendored folders, lockfiles and generated files (override with ``exclude=``).
 DEFAULT_EXCLUDE: tuple[str, ...] = (
-    "vendor/", "third_party/", "node_modules/",
+    "vendor/", "vendors/", "_vendor/", "vendored/", "third_party/", "third-party/",
+    "thirdparty/", "node_modules/", "bower_components/",
     "*.lock", "go.sum", "package-lock.json", "npm-shrinkwrap.json", "pnpm-lock.yaml",
     "poetry.lock", "Cargo.lock", "Gemfile.lock", "composer.lock", "uv.lock",
-    "*.pb.go", "*_pb2.py", "*_pb2_grpc.py", "*.pb.h", "*.pb.cc", "*.generated.ts",
+    "*.pb.go", "*_pb2.py", "*_pb2.pyi", "*_pb2_grpc.py", "*.pb.h", "*.pb.cc", "*.generated.ts",
     "*.generated.*", "*.min.js", "*.min.css",
 )
 
@@ -38,15 +41,19 @@ def is_excluded(path: str, patterns: Sequence[str] = DEFAULT_EXCLUDE) -> bool:
     >>> is_excluded("poetry.lock"), is_excluded("api/v1/user.pb.go"), is_excluded("app/user.py")
     (True, True, False)
     """
+    folders, regex = _compiled(tuple(patterns))
     parts = path.split("/")
-    name = parts[-1]
-    for pattern in patterns:
-        if pattern.endswith("/"):
-            if pattern[:-1] in parts[:-1]:
-                return True
-        elif fnmatchcase(path, pattern) or fnmatchcase(name, pattern):
-            return True
-    return False
+    if folders and not folders.isdisjoint(parts[:-1]):
+        return True
+    return regex is not None and bool(regex.match(path) or regex.match(parts[-1]))
+
+
+@lru_cache(maxsize=64)
+def _compiled(patterns: tuple[str, ...]) -> tuple[frozenset[str], re.Pattern | None]:
+    """Folder names and one regular expression for the other patterns (``fnmatch`` rules)."""
+    folders = frozenset(p[:-1] for p in patterns if p.endswith("/"))
+    globs = [translate(p) for p in patterns if not p.endswith("/")]
+    return folders, (re.compile("|".join(f"(?:{g})" for g in globs)) if globs else None)
 
 
 @dataclass(frozen=True)
@@ -81,3 +88,50 @@ def split_changes(changed: Iterable[tuple[str, str]],
         else:
             edit.append(path)
     return Changes(tuple(sorted(edit)), tuple(sorted(added)), tuple(sorted(excluded)))
+
+
+def attribute_excludes(text: str | None) -> tuple[str, ...]:
+    """Patterns a ``.gitattributes`` marks ``linguist-vendored`` or ``linguist-generated``.
+
+    Only set attributes count (``linguist-vendored``, ``linguist-generated=true``);
+    a leading ``/`` (anchored to the root) is dropped, since patterns match the
+    whole path anyway.
+
+    Examples
+    --------
+    >>> attribute_excludes("static/lib/** linguist-vendored\\n*.gen.py linguist-generated=true\\n"
+    ...                    "docs/* -linguist-vendored\\n# comment linguist-vendored")
+    ('static/lib/**', '*.gen.py')
+    """
+    found = []
+    for line in (text or "").splitlines():
+        bits = line.split()
+        if not bits or bits[0].startswith("#"):
+            continue
+        for attr in bits[1:]:
+            if attr in ("linguist-vendored", "linguist-generated", "linguist-vendored=true",
+                        "linguist-generated=true"):
+                found.append(bits[0].lstrip("/"))
+                break
+    return tuple(found)
+
+
+def exclude_pathspecs(patterns: Sequence[str]) -> list[str]:
+    """Git pathspecs that leave ``patterns`` out of a ``git log -p`` (its output stays small)."""
+    specs = []
+    for p in patterns:
+        if p.endswith("/"):
+            specs.append(f":(exclude,glob)**/{p}**")
+        elif "/" in p:
+            specs.append(f":(exclude,glob){p}")
+        else:
+            specs.append(f":(exclude,glob)**/{p}")
+    return specs
+
+
+def matching_pattern(path: str, patterns: Sequence[str] = DEFAULT_EXCLUDE) -> str | None:
+    """The first of ``patterns`` that excludes ``path`` (``None`` if none does)."""
+    for p in patterns:
+        if is_excluded(path, (p,)):
+            return p
+    return None

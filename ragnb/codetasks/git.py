@@ -20,6 +20,7 @@ import tempfile
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Self
 
 from ragnb.errors import InputError
 
@@ -157,3 +158,147 @@ class Repo:
             path, number, text = line[len(prefix):].split("\0", 2)
             hits.append((path, int(number), text))
         return hits
+
+
+@dataclass(frozen=True)
+class CommitInfo:
+    """Any commit of the history: parents, author and message (from one ``git log``)."""
+
+    sha: str
+    parents: tuple[str, ...]
+    date: str
+    author: str
+    email: str
+    message: str
+
+
+def history(repo: Repo, branch: str) -> dict[str, CommitInfo]:
+    """Every commit reachable from ``branch`` (one ``git log``), by sha."""
+    sep, end = "\x1f", "\x1e"
+    out = repo.git("log", "--no-color", f"--format=%H{sep}%P{sep}%cI{sep}%an{sep}%ae{sep}%B{end}",
+                   branch, "--")
+    found = {}
+    for record in out.split(end):
+        record = record.lstrip("\n")
+        if record:
+            sha, parents, date, author, email, message = record.split(sep, 5)
+            found[sha] = CommitInfo(sha, tuple(parents.split()), date, author, email,
+                                    message.strip("\n"))
+    return found
+
+
+def mainline_changes(repo: Repo, branch: str) -> dict[str, list[tuple[str, str]]]:
+    """``(status, path)`` of every mainline commit against its first parent (one ``git log``).
+
+    Statuses are ``A, D, M, T`` (no rename detection: a rename is ``D`` + ``A``).
+    """
+    out = repo.git("log", "--first-parent", "--diff-merges=first-parent", "--name-status",
+                   "--no-renames", "-z", "--no-color", "--format=%x1e%H", branch, "--")
+    found = {}
+    for record in out.split("\x1e"):
+        if not record:
+            continue
+        sha, _, rest = record.partition("\0")
+        parts = rest.lstrip("\n").split("\0")
+        found[sha.strip()] = [(parts[i][0], parts[i + 1]) for i in range(0, len(parts) - 1, 2)
+                              if parts[i]]
+    return found
+
+
+def mainline_patches(repo: Repo, branch: str, exclude_pathspecs: list[str]) -> dict[str, str]:
+    """The ``-U0`` diff of every mainline commit against its first parent (one ``git log``).
+
+    Hunk headers name the enclosing function (built-in diff drivers, see
+    :data:`ATTRIBUTES`); ``exclude_pathspecs`` keeps lockfiles and vendored
+    trees out of the output.
+    """
+    out = repo.git("log", "--first-parent", "--diff-merges=first-parent", "-p", "-U0",
+                   "--no-renames", "--no-color", "--no-ext-diff", "--no-textconv",
+                   "--format=%x1e%H", branch, "--", ".", *exclude_pathspecs)
+    found = {}
+    for record in out.split("\x1e"):
+        if record:
+            sha, _, patch = record.partition("\n")
+            found[sha.strip()] = patch
+    return found
+
+
+class ObjectReader:
+    """Blobs and trees through one ``git cat-file --batch`` process.
+
+    Trees are read once each (cached by their sha), so walking the parent tree
+    of consecutive tasks reads only the folders that changed in between.
+    """
+
+    def __init__(self, repo: Repo) -> None:
+        self.repo = repo
+        cmd = ["git", "-C", str(repo.path), "cat-file", "--batch"]
+        self._proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      stderr=subprocess.DEVNULL, env=neutral_env())
+        self._trees: dict[str, dict[str, str]] = {}
+
+    def read(self, sha: str) -> tuple[str, bytes] | None:
+        """``(type, content)`` of object ``sha``, or ``None`` when it is missing."""
+        assert self._proc.stdin is not None and self._proc.stdout is not None
+        self._proc.stdin.write(sha.encode() + b"\n")
+        self._proc.stdin.flush()
+        header = self._proc.stdout.readline()
+        if not header or header.endswith(b" missing\n"):
+            if not header:
+                raise InputError("`git cat-file --batch` stopped", source=self.repo.path)
+            return None
+        _, kind, size = header.split()
+        data = self._proc.stdout.read(int(size))
+        self._proc.stdout.read(1)
+        return kind.decode(), data
+
+    def text(self, sha: str) -> str | None:
+        """A blob decoded as UTF-8 (bad bytes replaced); ``None`` if missing or binary."""
+        obj = self.read(sha)
+        if obj is None or obj[0] != "blob" or b"\0" in obj[1][:8000]:
+            return None
+        return obj[1].decode("utf-8", "replace")
+
+    def _tree(self, sha: str, cache: bool = True) -> dict[str, str]:
+        """``relative path -> blob sha`` of every file under tree ``sha`` (cached below the root)."""
+        cached = self._trees.get(sha)
+        if cached is not None:
+            return cached
+        obj = self.read(sha)
+        files: dict[str, str] = {}
+        data = obj[1] if obj is not None else b""
+        i = 0
+        while i < len(data):
+            space = data.index(b" ", i)
+            nul = data.index(b"\0", space)
+            mode, name = data[i:space], data[space + 1:nul].decode("utf-8", "replace")
+            entry = data[nul + 1:nul + 21].hex()
+            i = nul + 21
+            if mode == b"40000":
+                for sub, blob in self._tree(entry).items():
+                    files[f"{name}/{sub}"] = blob
+            elif mode.startswith(b"10"):       # regular files (not links or submodules)
+                files[name] = entry
+        if cache:
+            self._trees[sha] = files
+        return files
+
+    def files(self, commit: str) -> dict[str, str]:
+        """``path -> blob sha`` of every regular file in the tree of ``commit``."""
+        obj = self.read(commit)
+        if obj is None or obj[0] != "commit":
+            raise InputError(f"not a commit: {commit!r}", source=self.repo.path)
+        tree = obj[1].split(b"\n", 1)[0].split()[1].decode()
+        return self._tree(tree, cache=False)
+
+    def close(self) -> None:
+        if self._proc.poll() is None:
+            assert self._proc.stdin is not None
+            self._proc.stdin.close()
+            self._proc.wait()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -8,20 +8,37 @@ index: a repository that already holds the change leaks the answer (seed 002).
 
 Per change (see the modules named for each part):
 
-- edit set, added and excluded files — :mod:`ragnb.codetasks.editset`;
+- edit set, added and excluded files (the default patterns, the ones given
+  and what the repository's ``.gitattributes`` marks ``linguist-vendored`` /
+  ``linguist-generated``) — :mod:`ragnb.codetasks.editset`;
 - changed symbols and the task text — :mod:`ragnb.codetasks.symbols`,
   :mod:`ragnb.codetasks.text`;
-- read set, signature changes and caller set — :mod:`ragnb.codetasks.readset`.
+- read set — :mod:`ragnb.codetasks.readset`; signature changes and their
+  callers, resolved from the parent tree's syntax — :mod:`ragnb.codetasks.callers`.
+
+Git is called a fixed number of times, whatever the number of changes: one
+``git log`` of the whole history (parents, authors, messages), one
+first-parent ``git log --name-status``, one first-parent ``git log -p -U0``,
+and one ``git cat-file --batch`` process for trees and blobs
+(:mod:`ragnb.codetasks.git`); what is derived from a file is cached by blob
+(:mod:`ragnb.codetasks.snapshot`). A progress bar goes to standard error when
+it is a terminal.
 
 Filters (:data:`FILTERS`, in this order). Every mined change is kept in the
 table with the filters it fails, so nothing is dropped silently
 (:func:`filter_table`):
 
+``bot``
+    the change's author is a bot (:mod:`ragnb.codetasks.kinds`; patterns
+    ``bots``);
 ``revert``
     the change is a revert (its title starts with ``Revert "`` or one of its
     commits says ``This reverts commit``);
 ``reverted``
     a later commit on the branch reverts it (names one of its commits);
+``changelog_only``, ``docs_only``
+    every file it changed is a changelog / documentation
+    (:mod:`ragnb.codetasks.kinds`);
 ``edit_files``
     its edit set has fewer than ``min_files`` (1) or more than ``max_files``
     (15) files — a rename of 40 files, a lockfile-only bump;
@@ -31,31 +48,54 @@ table with the filters it fails, so nothing is dropped silently
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import pandas as pd
+from tqdm.auto import tqdm
 
+from ragnb.codetasks.callers import Resolver, find_callers, imported_files
 from ragnb.codetasks.diff import parse_diff
-from ragnb.codetasks.editset import DEFAULT_EXCLUDE, split_changes
-from ragnb.codetasks.git import Repo
-from ragnb.codetasks.readset import callers, definitions, read_set
-from ragnb.codetasks.symbols import changed_symbols, identifiers, signature_changes
+from ragnb.codetasks.editset import (
+    DEFAULT_EXCLUDE,
+    attribute_excludes,
+    exclude_pathspecs,
+    is_excluded,
+    split_changes,
+)
+from ragnb.codetasks.git import (
+    CommitInfo,
+    ObjectReader,
+    Repo,
+    history,
+    mainline_changes,
+    mainline_patches,
+)
+from ragnb.codetasks.kinds import DEFAULT_BOTS, doc_kind, is_bot, merge_source
+from ragnb.codetasks.readset import read_set
+from ragnb.codetasks.snapshot import Blobs, Snapshot
+from ragnb.codetasks.symbols import changed_symbols, signature_changes
 from ragnb.codetasks.text import description, split_title, task_text, word_count
 from ragnb.errors import InputError
 
-FILTERS = ("revert", "reverted", "edit_files", "description")
+FILTERS = ("bot", "revert", "reverted", "changelog_only", "docs_only", "edit_files",
+           "description")
 FILTER_HELP = {
+    "bot": "authored by a bot",
     "revert": "is a revert",
     "reverted": "reverted later on the branch",
+    "changelog_only": "changes only changelog files",
+    "docs_only": "changes only documentation",
     "edit_files": "edit set outside {min_files}..{max_files} files",
     "description": "fewer than {min_words} words of task text once stripped",
 }
 #: Columns of a task table, in file order.
-TASK_COLUMNS = ["task_id", "sha", "parent", "date", "kind", "text", "description",
+TASK_COLUMNS = ["task_id", "sha", "parent", "date", "kind", "author", "text", "description",
                 "body_dropped", "edit_set", "added", "excluded", "symbols", "read_set",
-                "signature_changes", "callers", "failed", "kept"]
+                "read_from", "signature_changes", "callers", "caller_sites",
+                "unresolved_calls", "failed", "kept"]
 _REVERTS = re.compile(r"This reverts commit ([0-9a-f]{7,40})")
 
 
@@ -66,6 +106,7 @@ class MineOptions:
     branch: str = "main"
     every_commit: bool = False
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
+    bots: tuple[str, ...] = DEFAULT_BOTS
     min_files: int = 1
     max_files: int = 15
     min_words: int = 3
@@ -79,6 +120,9 @@ class MineOptions:
         if self.max_files < self.min_files:
             raise InputError(f"max_files {self.max_files} is below min_files {self.min_files}",
                              key="max_files")
+        for name in ("exclude", "bots"):
+            if not all(isinstance(p, str) and p for p in getattr(self, name)):
+                raise InputError("must be a list of non-empty patterns", key=name)
         return self
 
 
@@ -109,9 +153,32 @@ def _is_revert(message: str, branch_messages: Sequence[str]) -> bool:
                                                (message, *branch_messages))
 
 
+def branch_commits(commits: dict[str, CommitInfo], mainline: Sequence[str]) -> dict[str, list[str]]:
+    """Mainline sha -> the commits it brought in (itself first, then its branch's, newest first).
+
+    A merge brings in the commits reachable from its other parents that are
+    neither on the mainline nor brought in by an earlier merge (``parent..sha``).
+    """
+    seen = set(mainline)
+    own: dict[str, list[str]] = {}
+    for sha in mainline:
+        found = [sha]
+        stack = list(commits[sha].parents[1:]) if sha in commits else []
+        while stack:
+            c = stack.pop()
+            if c in seen or c not in commits:
+                continue
+            seen.add(c)
+            found.append(c)
+            stack.extend(commits[c].parents)
+        own[sha] = found
+    return own
+
+
 def mine_tasks(repo: str | Path | Repo, branch: str = "main", *, every_commit: bool = False,
-               exclude: Sequence[str] = DEFAULT_EXCLUDE, min_files: int = 1,
-               max_files: int = 15, min_words: int = 3) -> Mined:
+               exclude: Sequence[str] = DEFAULT_EXCLUDE, bots: Sequence[str] = DEFAULT_BOTS,
+               min_files: int = 1, max_files: int = 15, min_words: int = 3,
+               progress: bool | None = None) -> Mined:
     """One task per merged change on the first-parent history of ``branch``.
 
     Parameters
@@ -125,8 +192,12 @@ def mine_tasks(repo: str | Path | Repo, branch: str = "main", *, every_commit: b
         merge commits.
     exclude : sequence of str
         Vendored / lock / generated patterns (:mod:`ragnb.codetasks.editset`).
+    bots : sequence of str
+        Bot author patterns (:mod:`ragnb.codetasks.kinds`).
     min_files, max_files, min_words : int
         Filter bounds (see the module docstring).
+    progress : bool or None
+        Show a progress bar on standard error; ``None``: when it is a terminal.
 
     Returns
     -------
@@ -134,52 +205,96 @@ def mine_tasks(repo: str | Path | Repo, branch: str = "main", *, every_commit: b
     """
     repo = repo if isinstance(repo, Repo) else Repo(repo)
     head = repo.resolve(branch)
-    options = MineOptions(branch, bool(every_commit), tuple(exclude), min_files, max_files,
-                          min_words, head).check()
-    mainline = repo.mainline(branch)
-    reverted_refs = set(_REVERTS.findall(repo.git("log", "--format=%B", branch, "--")))
-    rows = [_mine_one(repo, c, options, reverted_refs) for c in mainline
-            if c.parents and (c.is_merge or options.every_commit)]
+    options = MineOptions(branch, bool(every_commit), tuple(exclude), tuple(bots), min_files,
+                          max_files, min_words, head).check()
+    commits = history(repo, head)
+    mainline = []
+    sha: str | None = head
+    while sha is not None and sha in commits:
+        mainline.append(sha)
+        sha = commits[sha].parents[0] if commits[sha].parents else None
+    mainline.reverse()
+    changes = mainline_changes(repo, head)
+    patches = mainline_patches(repo, head, exclude_pathspecs(options.exclude))
+    reverted_refs = {ref for c in commits.values() for ref in _REVERTS.findall(c.message)}
+    own = branch_commits(commits, mainline)
+    chosen = [s for s in mainline if commits[s].parents
+              and (len(commits[s].parents) > 1 or options.every_commit)]
+    rows = []
+    show = sys.stderr.isatty() if progress is None else progress
+    with ObjectReader(repo) as objects:
+        blobs = Blobs(objects)
+        for sha in tqdm(chosen, desc="mining", unit="change", disable=not show,
+                        file=sys.stderr, leave=False):
+            rows.append(_mine_one(sha, commits, own[sha],
+                                  changes.get(sha, []), patches.get(sha, ""), objects, blobs,
+                                  options, reverted_refs))
     tasks = pd.DataFrame(rows, columns=TASK_COLUMNS)
     return Mined(tasks, options)
 
 
-def _mine_one(repo: Repo, commit, options: MineOptions, reverted_refs: set[str]) -> dict:
-    parent, sha = commit.parents[0], commit.sha
-    changes = split_changes(repo.changed_files(parent, sha), options.exclude)
-    diffs = parse_diff(repo.diff(parent, sha, [*changes.edit_set, *changes.added]))
+def _mine_one(sha: str, commits: dict[str, CommitInfo], own: list[str],
+              changed: list[tuple[str, str]], patch: str, objects: ObjectReader, blobs: Blobs,
+              options: MineOptions, reverted_refs: set[str]) -> dict:
+    commit = commits[sha]
+    parent = commit.parents[0]
+    parent_files, after_files = objects.files(parent), objects.files(sha)
+    attributes = [p for f in (parent_files, after_files) if ".gitattributes" in f
+                  for p in attribute_excludes(blobs.text(f[".gitattributes"]))]
+    patterns = tuple(dict.fromkeys((*options.exclude, *attributes)))
+
+    def excluded(path: str) -> bool:
+        return is_excluded(path, patterns)
+
+    split = split_changes(changed, patterns)
+    wanted = {*split.edit_set, *split.added}
+    diffs = {p: d for p, d in parse_diff(patch).items() if p in wanted}
     symbols = changed_symbols(diffs.values())
-    parent_files = repo.files(parent)
     changed_lines = [ln for d in diffs.values() for ln in (*d.added, *d.removed)]
-    text, body_dropped = task_text(commit.message, symbols, [*parent_files, *changes.added],
+    text, body_dropped = task_text(commit.message, symbols, [*parent_files, *split.added],
                                    changed_lines)
+    desc = description(commit.message)
 
-    index = definitions(repo, parent, options.exclude)
-    added_lines = [ln for d in diffs.values() for ln in d.added]
-    reads = read_set(identifiers(added_lines), index, changes.edit_set)
-    sig = [c for path in changes.edit_set if path.endswith(".py")
-           for c in signature_changes(path, repo.show(parent, path), repo.show(sha, path))]
-    calls = callers(repo, parent, sig, options.exclude)
+    tree = Snapshot(parent_files, blobs, excluded)
+    after = Snapshot(after_files, blobs, excluded)
+    added_code = {p: (after.text(p) or "", diffs[p].added) for p in sorted(wanted)
+                  if p.endswith(".py") and p in diffs and diffs[p].added}
+    sketches = Resolver(tree.files, tree.sketch)
+    reads = read_set(edit_set=split.edit_set, tree=tree.files, added_code=added_code,
+                     description=desc, definitions=tree.definitions,
+                     locate=lambda *a: imported_files(sketches, *a), excluded=excluded)
+    sig = [c for path in split.edit_set if path.endswith(".py")
+           for c in signature_changes(path, tree.text(path), after.text(path))]
+    sites = find_callers(sig, tree.files, tree.load, tree.text) if sig else []
+    resolved = [s for s in sites if s.how != "unresolved"]
 
-    branch_log = repo.git("log", "--format=%H%x1f%B%x1e", f"{parent}..{sha}", "--")
-    own = [r.lstrip("\n").split("\x1f", 1) for r in branch_log.split("\x1e") if r.strip()]
-    own_shas = [s for s, _ in own]
+    branch = [commits[c] for c in own if c in commits]
+    first = branch[-1] if len(branch) > 1 else branch[0]
+    author = first.author
     failed = []
-    if _is_revert(commit.message, [m for _, m in own]):
+    if is_bot([first.author, first.email, *merge_source(commit.message)], options.bots):
+        failed.append("bot")
+    if _is_revert(commit.message, [c.message for c in branch[1:]]):
         failed.append("revert")
-    if any(s.startswith(ref) for s in own_shas for ref in reverted_refs):
+    if any(c.startswith(ref) for c in own for ref in reverted_refs):
         failed.append("reverted")
-    if not options.min_files <= len(changes.edit_set) <= options.max_files:
+    kind = doc_kind([*split.edit_set, *split.added])
+    if kind is not None:
+        failed.append(f"{kind}_only")
+    if not options.min_files <= len(split.edit_set) <= options.max_files:
         failed.append("edit_files")
     if word_count(text) < options.min_words:
         failed.append("description")
     return {
         "task_id": sha[:12], "sha": sha, "parent": parent, "date": commit.date,
-        "kind": "merge" if commit.is_merge else "commit", "text": text,
-        "description": description(commit.message), "body_dropped": body_dropped,
-        "edit_set": list(changes.edit_set), "added": list(changes.added),
-        "excluded": list(changes.excluded), "symbols": symbols, "read_set": reads,
-        "signature_changes": [asdict(c) for c in sig], "callers": calls,
+        "kind": "merge" if len(commit.parents) > 1 else "commit", "author": author,
+        "text": text, "description": desc, "body_dropped": body_dropped,
+        "edit_set": list(split.edit_set), "added": list(split.added),
+        "excluded": list(split.excluded), "symbols": symbols, "read_set": list(reads),
+        "read_from": reads, "signature_changes": [asdict(c) for c in sig],
+        "callers": sorted({s.path for s in resolved}),
+        "caller_sites": [asdict(s) for s in sites],
+        "unresolved_calls": len(sites) - len(resolved),
         "failed": failed, "kept": not failed,
     }
 
@@ -207,3 +322,41 @@ def filter_table(tasks: pd.DataFrame, options: MineOptions | None = None) -> pd.
     rows.append({"step": "kept", "rule": "tasks", "fails": None, "dropped": None,
                  "remaining": int(tasks["kept"].sum())})
     return pd.DataFrame(rows).astype({"fails": "Int64", "dropped": "Int64"})
+
+
+def caller_resolution(tasks: pd.DataFrame) -> pd.DataFrame:
+    """Caller sites by how they were resolved: ``how, sites, files, tasks, meaning``.
+
+    ``files`` counts distinct (task, file) pairs; ``unresolved`` sites are
+    counted here and never in a caller set (:mod:`ragnb.codetasks.callers`).
+    """
+    from ragnb.codetasks.callers import HOW
+
+    rows = []
+    for how, meaning in HOW.items():
+        sites = [(t, s["path"]) for t, ss in zip(tasks["task_id"], tasks["caller_sites"])
+                 for s in (ss or []) if s.get("how") == how]
+        rows.append({"how": how, "sites": len(sites), "files": len(set(sites)),
+                     "tasks": len({t for t, _ in sites}), "meaning": meaning})
+    return pd.DataFrame(rows)
+
+
+def exclusion_table(tasks: pd.DataFrame, options: MineOptions | None = None) -> pd.DataFrame:
+    """Files left out of the edit sets, by the pattern that matched: ``pattern, files, changes``.
+
+    A file matching none of the options' patterns was marked by the
+    repository's ``.gitattributes`` (``linguist-vendored`` / ``linguist-generated``).
+    """
+    from ragnb.codetasks.editset import matching_pattern
+
+    options = options or MineOptions()
+    counts: dict[str, tuple[int, set[str]]] = {}
+    for tid, files in zip(tasks["task_id"], tasks["excluded"]):
+        for f in files or []:
+            key = matching_pattern(f, options.exclude) or ".gitattributes linguist-*"
+            n, changes = counts.get(key, (0, set()))
+            changes.add(tid)
+            counts[key] = (n + 1, changes)
+    rows = [{"pattern": k, "files": n, "changes": len(c)}
+            for k, (n, c) in sorted(counts.items(), key=lambda kv: -kv[1][0])]
+    return pd.DataFrame(rows, columns=["pattern", "files", "changes"])

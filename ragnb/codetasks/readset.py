@@ -1,94 +1,230 @@
-"""Read set and caller set, resolved in the parent tree (the state the author started from).
+"""Read set: files the author read and did not change, resolved in the parent tree.
 
-Read set (an approximation, seed 002)
-    Every identifier the change introduced or modified (names on its added
-    lines, :func:`ragnb.codetasks.symbols.identifiers`) resolved to the file
-    that defines it in the parent — ``def name``/``class name`` in Python,
-    ``func name`` in Go, ``function name`` in JavaScript/TypeScript. A name
-    defined in more than one file is ambiguous and left out; files already in
-    the edit set are left out too, so the read set is what the author read
-    *and did not change*. It misses files read that leave no trace in the diff:
-    an undercount in a known direction.
-Caller set
-    For each function whose signature changed
-    (:func:`ragnb.codetasks.symbols.signature_changes`), the files of the parent
-    tree with a line calling ``name(`` — a ``def name(`` line is not a call —
-    other than the file defining it, among files of the same language.
-    Matching is by name, so a method shares its callers with every function
-    of the same name.
+An approximation (seed 002) from two sources, each entry saying which
+identifier brought the file in (``read_from``: path -> ``["text:Name", ...]``):
 
-Vendored, lock and generated files (:mod:`ragnb.codetasks.editset`) are never
-in either set.
+``import:<name>``
+    A name used on an added line of a changed Python file that the new
+    version of the file imports from a module of the parent tree
+    (``from pkg.limits import rate_limited`` then ``rate_limited(...)``; an
+    imported module used as ``limits.check(...)``) — the file defining the name
+    was read, found through re-exports (``import click`` then ``click.echo``
+    is the file defining ``echo``, not the package's ``__init__``); a module
+    used without an attribute brings nothing in.
+    Only imported names count, so words of docstrings and comments do not.
+``text:<name>``, ``trace:<path>``
+    Identifiers in the *code context* of the change's description — fenced
+    code blocks, backticked spans, stack traces — that are defined
+    (``def``/``class``/``func``/``function``) in exactly one file of the
+    parent tree, and files a stack trace's ``File "..."`` line names. Prose is
+    not code: in a fenced block a bare lowercase word counts only where the
+    syntax marks it as a name (called ``name(``, an attribute ``.name``,
+    ``import name``, ``class``/``def``), while ``CamelCase``, ``snake_case``
+    and dotted names always count. Names shorter than :data:`MIN_IDENTIFIER`
+    or in :data:`STOP_WORDS` never count.
+
+Files already in the edit set, and vendored / lock / generated files, are
+left out: the read set is what the author read *and did not change*. It
+misses files read that leave no trace: an undercount in a known direction.
 """
 from __future__ import annotations
 
 import re
-from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import PurePosixPath
 
-from ragnb.codetasks.editset import DEFAULT_EXCLUDE, is_excluded
-from ragnb.codetasks.git import Repo
-from ragnb.codetasks.symbols import SignatureChange, defined_names
+from ragnb.codetasks.symbols import _COMMON, _STRING, identifiers
 
-#: File globs searched for definitions and callers.
-SOURCE_GLOBS = ("*.py", "*.go", "*.js", "*.jsx", "*.ts", "*.tsx")
-_DEFINITION_ERE = (r"^[[:space:]]*(async[[:space:]]+)?(def|class)[[:space:]]"
-                   r"|(^|[^A-Za-z0-9_$])(func|function)[^A-Za-z0-9_$]")
+#: Shortest identifier that counts.
+MIN_IDENTIFIER = 4
+#: Words that are never identifiers of the read set, even in code context.
+STOP_WORDS = frozenset({
+    "self", "args", "kwargs", "none", "true", "false", "null", "main", "test", "tests",
+    "data", "value", "values", "name", "names", "type", "types", "path", "file", "files",
+    "text", "result", "default", "error", "errors", "item", "items", "keys", "list", "dict",
+    "string", "object", "func", "function", "method", "class", "module", "config", "setup",
+    "init", "param", "params", "option", "options", "example", "spam", "eggs", "line",
+    "return", "import", "from", "print", "python", "traceback", "most", "recent", "call",
+    "last", "usage", "help", "output", "input", "info", "debug", "warning",
+})
+#: File globs whose definitions are indexed.
+SOURCE_SUFFIXES = (".py", ".go", ".js", ".jsx", ".ts", ".tsx")
+
+_FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n(.*?)^[ \t]*\1", re.DOTALL | re.MULTILINE)
+_TICKS = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
+_TRACE_FILE = re.compile(r'^\s*File "(?P<path>[^"]+)", line \d+(?:, in (?P<func>[\w<>]+))?',
+                         re.MULTILINE)
+_EXCEPTION = re.compile(r"^(?:[\w.]+\.)?(?P<name>[A-Z]\w*(?:Error|Exception|Warning))\b",
+                        re.MULTILINE)
+_CODE_NAME = re.compile(
+    r"(?:(?<=\.)|(?<=\bimport )|(?<=\bclass )|(?<=\bdef )|(?<=\bfrom ))(?P<a>[A-Za-z_]\w*)"
+    r"|(?P<b>[A-Za-z_]\w*)(?=\s*\()"
+    r"|(?P<c>\b(?:[A-Z][a-z0-9]+){2,}\w*|\b[A-Za-z]\w*_\w+)")
+_DEFS = re.compile(
+    r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+(?P<py>[A-Za-z_]\w*)"
+    r"|\bfunc[ \t]+(?:\([^)]*\)[ \t]*)?(?P<go>[A-Za-z_]\w*)[ \t]*[\[(]"
+    r"|\bfunction[ \t]*\*?[ \t]*(?P<js>[A-Za-z_$][\w$]*)[ \t]*\(", re.MULTILINE)
+_FROM = re.compile(r"^[ \t]*from[ \t]+(?P<mod>\.*[\w.]*)[ \t]+import[ \t]+"
+                   r"(?P<names>\([^)]*\)|(?:[^\n#;\\]*\\\n)*[^\n#;]*)", re.MULTILINE)
+_IMPORT = re.compile(r"^[ \t]*import[ \t]+(?P<names>(?:[^\n#;(\\]*\\\n)*[^\n#;(]+)",
+                     re.MULTILINE)
 
 
-def definitions(repo: Repo, sha: str,
-                exclude: Sequence[str] = DEFAULT_EXCLUDE) -> dict[str, set[str]]:
-    """Name -> files defining it, in the tree of ``sha``."""
-    index: dict[str, set[str]] = defaultdict(set)
-    for path, _, text in repo.grep(sha, _DEFINITION_ERE, list(SOURCE_GLOBS)):
-        if not is_excluded(path, exclude):
-            for name in defined_names(text):
-                index[name].add(path)
-    return dict(index)
+def defined_in(text: str) -> frozenset[str]:
+    """Names a source file defines (any depth): ``def``, ``class``, ``func``, ``function``."""
+    return frozenset(m["py"] or m["go"] or m["js"] for m in _DEFS.finditer(text))
 
 
-def read_set(names: Iterable[str], index: dict[str, set[str]],
-             edit_set: Iterable[str]) -> list[str]:
-    """Files defining ``names`` unambiguously (one file each), minus the edit set.
+def _usable(name: str) -> bool:
+    return (len(name) >= MIN_IDENTIFIER and name.lower() not in STOP_WORDS
+            and name not in _COMMON and not (name.startswith("__") and name.endswith("__")))
+
+
+def text_identifiers(text: str) -> list[str]:
+    """Identifiers in the code context of a description (see the module docstring).
 
     Examples
     --------
-    >>> read_set(["rate_limited", "save", "total"],
-    ...          {"rate_limited": {"mw/rate.py"}, "save": {"a.py", "b.py"}}, ["api/views.py"])
-    ['mw/rate.py']
+    >>> text_identifiers("Calling `Context.invoke` fails:\\n\\n```\\n"
+    ...                  "ctx = make_context(cli, args)\\nthe command crashes\\n```")
+    ['Context', 'invoke', 'make_context']
+    """
+    found: set[str] = set()
+    for m in _FENCE.finditer(text):
+        for line in m.group(2).splitlines():
+            code = line if _TRACE_FILE.match(line) else _strip_strings(line)
+            for n in _CODE_NAME.finditer(code):
+                found.add(n["a"] or n["b"] or n["c"])
+    outside = _FENCE.sub(" ", text)
+    for m in _TICKS.finditer(outside):
+        found.update(re.findall(r"[A-Za-z_]\w*", m.group(1)))
+    for m in _TRACE_FILE.finditer(text):
+        if m["func"] and not m["func"].startswith("<"):
+            found.add(m["func"])
+    found.update(m["name"] for m in _EXCEPTION.finditer(text))
+    return sorted(n for n in found if _usable(n))
+
+
+def _strip_strings(line: str) -> str:
+    """A line of code with string literals and the comment removed."""
+    return _STRING.sub(" ", line).split("#", 1)[0]
+
+
+def trace_files(text: str, files: Iterable[str]) -> dict[str, str]:
+    """Files of the tree named by ``File "..."`` lines of a stack trace -> that path.
+
+    A trace path matches the tree file sharing the longest tail of path parts
+    (two parts at least: ``.../site-packages/click/core.py`` is
+    ``src/click/core.py``), when one file shares it alone.
+    """
+    by_name: dict[str, list[str]] = {}
+    for f in files:
+        by_name.setdefault(PurePosixPath(f).name, []).append(f)
+    found = {}
+    for m in _TRACE_FILE.finditer(text):
+        parts = PurePosixPath(m["path"].replace("\\", "/")).parts
+        if len(parts) < 2:
+            continue
+        best, best_n = [], 1
+        for f in by_name.get(parts[-1], []):
+            fp = PurePosixPath(f).parts
+            n = 0
+            while n < min(len(fp), len(parts)) and fp[-1 - n] == parts[-1 - n]:
+                n += 1
+            if n > best_n:
+                best, best_n = [f], n
+            elif n == best_n and n > 1:
+                best.append(f)
+        if len(best) == 1:
+            found[best[0]] = m["path"]
+    return found
+
+
+def import_bindings(text: str) -> dict[str, tuple[int, str, str | None]]:
+    """Names a Python file's import lines bind: name -> ``(level, module, attribute)``.
+
+    A regular expression over the text (no parse): ``from .x import (a, b as c)``
+    (or continued with backslashes) and ``import a.b as c`` at any indentation.
+
+    Examples
+    --------
+    >>> import_bindings("from pkg.limits import rate_limited as rl\\nimport pkg.billing")
+    {'rl': (0, 'pkg.limits', 'rate_limited'), 'pkg': (0, 'pkg', None), 'pkg.billing': (0, 'pkg.billing', None)}
+    """
+    found: dict[str, tuple[int, str, str | None]] = {}
+    for m in _FROM.finditer(text):
+        mod = m["mod"]
+        level = len(mod) - len(mod.lstrip("."))
+        names = re.sub(r"#[^\n]*|\\\n", " ", m["names"]).strip("() \t\n")
+        for item in names.split(","):
+            bits = item.split()
+            if len(bits) == 1 and bits[0] != "*":
+                found[bits[0]] = (level, mod[level:], bits[0])
+            elif len(bits) == 3 and bits[1] == "as":
+                found[bits[2]] = (level, mod[level:], bits[0])
+    for m in _IMPORT.finditer(text):
+        for item in m["names"].replace("\\\n", " ").split(","):
+            bits = item.split()
+            if len(bits) == 1:
+                found.setdefault(bits[0].split(".")[0], (0, bits[0].split(".")[0], None))
+                found.setdefault(bits[0], (0, bits[0], None))
+            elif len(bits) == 3 and bits[1] == "as":
+                found[bits[2]] = (0, bits[0], None)
+    return found
+
+
+def read_set(*, edit_set: Iterable[str], tree: Iterable[str],
+             added_code: Mapping[str, tuple[str, list[str]]], description: str,
+             definitions: Callable[[Iterable[str]], Mapping[str, set[str]]],
+             locate: Callable[[str, tuple, list[str]], Iterable[str]],
+             excluded: Callable[[str], bool]) -> dict[str, list[str]]:
+    """Read-set files -> the identifiers that brought each in (see the module docstring).
+
+    Parameters
+    ----------
+    edit_set : iterable of str
+    tree : iterable of str
+        Files of the parent tree.
+    added_code : mapping
+        Changed Python file -> ``(its text after the change, its added lines)``.
+    description : str
+        The change's description (before stripping).
+    definitions : callable
+        Names -> ``{name: files of the parent tree defining it}``.
+    locate : callable
+        ``(importing file, import binding, attributes used on it)`` -> the
+        files defining what is used (a name followed through re-exports; for a
+        module, each attribute used) — :func:`ragnb.codetasks.callers.imported_files`.
+    excluded : callable
+        Whether a path is vendored, lock or generated.
     """
     edits = set(edit_set)
-    files = {next(iter(index[n])) for n in names if len(index.get(n, ())) == 1}
-    return sorted(files - edits)
+    tree = list(tree)
+    found: dict[str, set[str]] = {}
 
+    def add(path: str, why: str) -> None:
+        if path not in edits and not excluded(path):
+            found.setdefault(path, set()).add(why)
 
-def _language(path: str) -> str:
-    suffix = PurePosixPath(path).suffix
-    return {".jsx": ".js", ".tsx": ".ts"}.get(suffix, suffix)
-
-
-def callers(repo: Repo, sha: str, changes: Sequence[SignatureChange],
-            exclude: Sequence[str] = DEFAULT_EXCLUDE) -> list[str]:
-    """Files of ``sha``'s tree calling a changed function, other than its definition's file."""
-    if not changes:
-        return []
-    names = sorted({c.name for c in changes})
-    pattern = (r"(^|[^A-Za-z0-9_])(" + "|".join(map(re.escape, names)) + r")[[:space:]]*\(")
-    call = re.compile(r"(?<![A-Za-z0-9_])(" + "|".join(map(re.escape, names)) + r")\s*\(")
-    where = defaultdict(set)  # name -> (definition file, language)
-    for c in changes:
-        where[c.name].add((c.path, _language(c.path)))
-    found = set()
-    for path, _, text in repo.grep(sha, pattern, list(SOURCE_GLOBS)):
-        if is_excluded(path, exclude):
-            continue
-        defined_here = set(defined_names(text))
-        for m in call.finditer(text):
-            name = m.group(1)
-            if name in defined_here:
-                continue
-            for def_path, language in where[name]:
-                if path != def_path and _language(path) == language:
-                    found.add(path)
-    return sorted(found)
+    if added_code:
+        for path, (after, lines) in added_code.items():
+            binds = import_bindings(after)
+            code = " ".join(_strip_strings(ln) for ln in lines)
+            used = {n: [] for n in identifiers(lines)}
+            for dotted in re.findall(r"\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+", code):
+                head, *attrs = dotted.split(".")
+                used.setdefault(head, [])
+                if attrs:
+                    used[head].append(attrs[0])
+            for name in sorted(used.keys() & binds.keys()):
+                for target in locate(path, binds[name], used[name]):
+                    if target != path:
+                        add(target, f"import:{name}")
+    names = text_identifiers(description)
+    if names:
+        for name, where in definitions(names).items():
+            if len(where) == 1:
+                add(next(iter(where)), f"text:{name}")
+    for path in trace_files(description, tree):
+        add(path, f"trace:{PurePosixPath(path).name}")
+    return {p: sorted(found[p]) for p in sorted(found)}

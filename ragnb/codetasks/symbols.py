@@ -104,27 +104,48 @@ def _params(args: ast.arguments) -> tuple:
             args.kwarg.arg if args.kwarg else None)
 
 
-def _functions(text: str) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef] | None:
-    """Module-level functions and class methods (nested classes too) by qualified name."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
-        return None
-    found: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+_BLOCK = re.compile(
+    r"^([ \t]*)(?:async[ \t]+)?(?:(class)[ \t]+([A-Za-z_]\w*)"
+    r"|(def[ \t]+([A-Za-z_]\w*)[ \t]*\((?:[^()]++|\((?:[^()]++|\([^()]*+\))*+\))*+\)))",
+    re.MULTILINE)
 
-    def visit(body: list[ast.stmt], prefix: str) -> None:
-        for node in body:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                found.setdefault(prefix + node.name, node)
-            elif isinstance(node, ast.ClassDef):
-                visit(node.body, f"{prefix}{node.name}.")
 
-    visit(tree.body, "")
+def def_headers(text: str) -> dict[str, tuple[str, str]]:
+    """Module-level functions and class methods (nested classes too): qualname -> header.
+
+    The header is ``def name(...)`` as written (parameters, defaults,
+    annotations; up to three levels of parentheses); found from ``def`` and
+    ``class`` lines and their indentation, without parsing the file. A
+    function nested in a function is not listed; of two definitions with the
+    same qualified name the first is kept.
+    """
+    found: dict[str, tuple[str, str]] = {}
+    stack: list[tuple[int, str, bool]] = []      # (indent, name, is a class)
+    for m in _BLOCK.finditer(text):
+        indent = len(m.group(1).expandtabs())
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        is_class = m.group(2) is not None
+        name = m.group(3) if is_class else m.group(5)
+        if not is_class and all(c for _, _, c in stack):
+            qualname = "".join(f"{n}." for _, n, _ in stack) + name
+            found.setdefault(qualname, (name, m.group(4)))
+        stack.append((indent, name, is_class))
     return found
+
+
+def _arguments(header: str) -> ast.arguments | None:
+    try:
+        node = ast.parse(header + ": pass").body[0]
+    except (SyntaxError, ValueError, IndexError):
+        return None
+    return node.args if isinstance(node, ast.FunctionDef) else None
 
 
 def signature_changes(path: str, before: str | None, after: str | None) -> list[SignatureChange]:
     """Functions of one Python file whose parameters differ between two versions.
+
+    Only the ``def`` headers whose text changed are parsed (:func:`def_headers`).
 
     Examples
     --------
@@ -135,13 +156,14 @@ def signature_changes(path: str, before: str | None, after: str | None) -> list[
     """
     if before is None or after is None or not path.endswith(".py"):
         return []
-    old, new = _functions(before), _functions(after)
-    if old is None or new is None:
-        return []
+    old, new = def_headers(before), def_headers(after)
     changes = []
-    for qualname, node in old.items():
+    for qualname, (name, header) in old.items():
         other = new.get(qualname)
-        if other is not None and _params(node.args) != _params(other.args):
-            changes.append(SignatureChange(path, node.name, qualname, ast.unparse(node.args),
-                                           ast.unparse(other.args)))
+        if other is None or "".join(header.split()) == "".join(other[1].split()):
+            continue
+        a, b = _arguments(header), _arguments(other[1])
+        if a is not None and b is not None and _params(a) != _params(b):
+            changes.append(SignatureChange(path, name, qualname, ast.unparse(a),
+                                           ast.unparse(b)))
     return changes

@@ -1,8 +1,8 @@
 """The tasks file: mined tasks as JSONL, and the one place a tasks file is checked.
 
-Format (UTF-8, one JSON object a line)::
+Format version 2 (UTF-8, one JSON object a line)::
 
-    {"mining": {"branch": "main", "head": "9f2c...", "every_commit": false, ...}}
+    {"mining": {"version": 2, "branch": "main", "head": "9f2c...", "every_commit": false, ...}}
     {"task_id": "3fa9c1d2e4b0", "sha": "...", "parent": "...", "text": "...",
      "edit_set": ["billing/proration.py", ...], "read_set": [...],
      "signature_changes": [{"path": ..., "name": ..., ...}], "callers": [...],
@@ -14,6 +14,13 @@ The first line (how the tasks were mined) is optional. A task needs
 ``failed`` (a list of filter names) and ``kept`` (default: true when
 ``failed`` is empty) are optional, so a tasks file from another miner can be
 scored as long as it says at least which files each task had to change.
+
+Version 2 adds, per task, ``author``, ``read_from`` (read-set file -> the
+identifiers that brought it in, e.g. ``["import:rate_limited", "text:Context"]``),
+``caller_sites`` (one object per call site: ``path``, ``line``, ``target``,
+``how``; ``how="unresolved"`` sites are not in ``callers``) and
+``unresolved_calls``; and ``bots`` to the mining line. A version 1 file (no
+``version``) reads with those empty; a version above :data:`VERSION` is an error.
 """
 from __future__ import annotations
 
@@ -28,6 +35,8 @@ from ragnb.codetasks.mine import TASK_COLUMNS, Mined, MineOptions
 from ragnb.errors import InputError
 from ragnb.io._source import json_objects
 
+#: The tasks file format written by :func:`write_tasks`.
+VERSION = 2
 _PATH_LISTS = ("edit_set", "read_set", "callers", "added", "excluded", "symbols", "failed")
 
 
@@ -36,7 +45,8 @@ def write_tasks(mined: Mined, path: str | Path) -> Path:
     path = Path(path)
     options = asdict(mined.options)
     options["exclude"] = list(options["exclude"])
-    lines = [json.dumps({"mining": options}, sort_keys=True)]
+    options["bots"] = list(options["bots"])
+    lines = [json.dumps({"mining": {"version": VERSION, **options}}, sort_keys=True)]
     for row in mined.tasks[TASK_COLUMNS].to_dict("records"):
         lines.append(json.dumps({k: _plain(v) for k, v in row.items()}, ensure_ascii=False))
     write_atomic(path, "\n".join(lines) + "\n")
@@ -85,10 +95,18 @@ def read_tasks(path: str | Path) -> Mined:
 def _options(obj, path, number) -> MineOptions:
     if not isinstance(obj, dict):
         raise InputError("`mining` must be an object", source=path, line=number, key="mining")
+    version = obj.get("version", 1)
+    if not isinstance(version, int) or isinstance(version, bool) or not 1 <= version <= VERSION:
+        raise InputError(f"tasks file format version {version!r} is not one this ragnb reads "
+                         f"(1 to {VERSION})", source=path, line=number, key="mining.version")
     known = {f.name for f in fields(MineOptions)}
     kwargs = {k: v for k, v in obj.items() if k in known}
-    if "exclude" in kwargs:
-        kwargs["exclude"] = tuple(kwargs["exclude"])
+    for key in ("exclude", "bots"):
+        if key in kwargs:
+            if not isinstance(kwargs[key], list):
+                raise InputError("must be a list of patterns", source=path, line=number,
+                                 key=f"mining.{key}")
+            kwargs[key] = tuple(kwargs[key])
     try:
         return MineOptions(**kwargs).check()
     except InputError as exc:
@@ -125,6 +143,20 @@ def _task(obj: dict, path, number) -> dict:
     if not isinstance(kept, bool):
         raise bad("kept", f"`kept` of task {task_id!r} must be true or false")
     row["kept"] = kept
+    sites = row["caller_sites"] if row["caller_sites"] is not None else []
+    if not isinstance(sites, list) or not all(isinstance(s, dict) for s in sites):
+        raise bad("caller_sites", f"`caller_sites` of task {task_id!r} must be a list of objects")
+    row["caller_sites"] = sites
+    reads = row["read_from"] if row["read_from"] is not None else {}
+    if not isinstance(reads, dict) or not all(isinstance(v, list) for v in reads.values()):
+        raise bad("read_from", f"`read_from` of task {task_id!r} must map paths to lists")
+    row["read_from"] = reads
+    unresolved = row["unresolved_calls"] if row["unresolved_calls"] is not None else 0
+    if not isinstance(unresolved, int) or isinstance(unresolved, bool) or unresolved < 0:
+        raise bad("unresolved_calls", f"`unresolved_calls` of task {task_id!r} must be a "
+                  "non-negative integer")
+    row["unresolved_calls"] = unresolved
+    row["author"] = "" if row["author"] is None else str(row["author"])
     row["text"] = "" if row["text"] is None else str(row["text"])
     row["body_dropped"] = bool(row["body_dropped"])
     return row

@@ -1,73 +1,292 @@
-"""Opening input files: gzip by magic bytes, format by name or first line.
+"""Opening input files: regular files, streams read once, gzip, and strict text rules.
+
+Every reader goes through :class:`Source`, which holds either a regular file
+(read where it lies, as often as needed) or the bytes of a stream read exactly
+once (``-`` for standard input, a pipe such as ``<(zcat x.gz)``, a FIFO, a
+character device), capped at :data:`MAX_STREAM_BYTES`. gzip is recognised by
+its magic bytes and decompressed by Python's :mod:`gzip` (a truncated or
+corrupt file is one error line, never a traceback), capped at
+:data:`MAX_DECOMPRESSED_BYTES`.
+
+Text rules shared by every reader (an independent strict reader in
+``tests/io/test_fuzz.py`` implements the same rules and is compared with
+these readers on generated inputs):
+
+* text is UTF-8; one leading byte-order mark (U+FEFF) is ignored;
+* lines end at ``\\n`` (a ``\\r`` before it is whitespace); U+2028 and other
+  Unicode line separators are ordinary characters, so JSON strings may hold them;
+* whitespace-separated fields are separated by ASCII space, tab, CR, VT or FF
+  only (a no-break space is part of an id);
+* integers (grades, ranks) are ASCII digits with an optional ``-``
+  (:data:`INTEGER`); decimals (scores) are ASCII decimal notation
+  (:data:`DECIMAL`); no ``_`` separators, hex, Unicode digits or ``nan``;
+* JSON objects may not repeat a key, and ``NaN``/``Infinity`` are not JSON.
 
 The fast path reads delimited text with pyarrow (multithreaded, columnar); when
-it cannot (odd whitespace, a bad value), :func:`split_lines` re-reads the file
-line by line so that the error names the exact line.
+the file does not fit it exactly, :func:`split_lines` re-reads the text line by
+line so that an error names the exact line.
 """
 from __future__ import annotations
 
 import gzip
+import io
 import json
+import os
+import re
+import select
+import stat
+import sys
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from ragnb._keys import first_empty, id_series, release_memory
 from ragnb.errors import InputError
 
 GZIP_MAGIC = b"\x1f\x8b"
+BOM = b"\xef\xbb\xbf"
 
 #: Format names understood by the readers; ``auto`` sniffs.
 FORMATS = ("auto", "trec", "jsonl", "csv", "tsv", "parquet")
 
+#: Largest stream (pipe, FIFO, device, standard input) read into memory, in bytes;
+#: override with the environment variable ``RAGNB_MAX_STREAM_BYTES``.
+MAX_STREAM_BYTES = int(os.environ.get("RAGNB_MAX_STREAM_BYTES", str(8 << 30)))
+#: Largest decompressed content of a gzip input, in bytes
+#: (``RAGNB_MAX_DECOMPRESSED_BYTES``); a bound against a decompression bomb.
+MAX_DECOMPRESSED_BYTES = int(os.environ.get("RAGNB_MAX_DECOMPRESSED_BYTES", str(64 << 30)))
+#: Seconds to wait for a writer to open a FIFO before giving up.
+FIFO_TIMEOUT = float(os.environ.get("RAGNB_FIFO_TIMEOUT", "30"))
 
-def is_gzip(path: Path) -> bool:
-    with open(path, "rb") as fh:
-        return fh.read(2) == GZIP_MAGIC
+#: A strict ASCII integer, as trec_eval's qrels grades: optional ``-``, at most 18
+#: digits (so it fits an int64 without wrapping).
+INTEGER = r"-?[0-9]{1,18}"
+#: A strict ASCII decimal number (scores): ``1``, ``-0.5``, ``.5``, ``1e-3``.
+DECIMAL = r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"
+_INTEGER_RE = re.compile(INTEGER)
+_DECIMAL_RE = re.compile(DECIMAL)
+#: Field separators of whitespace-separated formats (ASCII only).
+_FIELD_SEP = re.compile(rb"[ \t\r\x0b\x0c]+")
+_ODD_SPACE = "[\t\r\x0b\x0c]"
+_CHUNK = 1 << 20
 
 
-def open_binary(path: str | Path):
-    """Open ``path`` for binary reading, decompressing gzip transparently."""
-    path = Path(path)
-    if not path.exists():
-        raise InputError("file not found", source=path)
-    if path.is_dir():
-        raise InputError("is a directory, expected a file", source=path)
-    return gzip.open(path, "rb") if is_gzip(path) else open(path, "rb")
+def parse_integer(text: str, what: str, source, line: int) -> int:
+    """``text`` as an int if it is a strict ASCII integer (:data:`INTEGER`), else an error."""
+    if not _INTEGER_RE.fullmatch(text):
+        raise InputError(f"{what} {text!r} is not an integer (ASCII digits, optional '-')",
+                         source=source, line=line)
+    return int(text)
 
 
-def read_bytes(path: str | Path) -> bytes:
+def parse_decimal(text: str, what: str, source, line: int) -> float:
+    """``text`` as a float if it is a strict ASCII decimal (:data:`DECIMAL`), else an error."""
+    if not _DECIMAL_RE.fullmatch(text):
+        raise InputError(f"{what} {text!r} is not a decimal number", source=source, line=line)
+    return float(text)
+
+
+class Source:
+    """One input: a regular file read in place, or a stream read once.
+
+    ``str(source)`` is what errors name (the path as given, ``<stdin>`` for ``-``).
+    Use :func:`source_of` to make one.
+    """
+
+    def __init__(self, label: str, path: Path | None, data: bytes | None) -> None:
+        self.label = label
+        self.path = path  # a regular file, or None when ``data`` holds a stream's bytes
+        self._data = data  # raw bytes (maybe gzip) of a stream
+        self._content: bytes | None = None
+
+    def __str__(self) -> str:
+        return self.label
+
+    def __repr__(self) -> str:
+        return f"Source({self.label!r})"
+
+    @property
+    def name(self) -> str:
+        """The file name (for format sniffing and default names)."""
+        return Path(self.label).name
+
+    def head(self, n: int) -> bytes:
+        """The first ``n`` raw (undecompressed) bytes."""
+        if self._data is not None:
+            return self._data[:n]
+        with open(self.path, "rb") as fh:
+            return fh.read(n)
+
+    @property
+    def is_gzip(self) -> bool:
+        return self.head(2) == GZIP_MAGIC
+
+    def content(self) -> bytes:
+        """The whole decompressed content (read and cached once)."""
+        if self._content is None:
+            if self.is_gzip:
+                raw = self._data if self._data is not None else _read_capped(
+                    self.path, self, None)
+                self._content = _gunzip(raw, self)
+            elif self._data is not None:
+                self._content = self._data
+            else:
+                self._content = _read_capped(self.path, self, None)
+        return self._content
+
+    def text_head(self, n: int = 4096) -> bytes:
+        """The first ``n`` decompressed bytes."""
+        if self.is_gzip or self._data is not None:
+            return self.content()[:n]
+        return self.head(n)
+
+    def arrow_input(self):
+        """What pyarrow's CSV reader should read: the file path, or an in-memory buffer."""
+        if self._data is None and not self.is_gzip:
+            return str(self.path)
+        return pa.BufferReader(self.content())
+
+    def binary(self):
+        """A binary file object over the decompressed content (for pandas)."""
+        if self._data is None and not self.is_gzip:
+            return open(self.path, "rb")
+        return io.BytesIO(self.content())
+
+
+def _read_capped(target, source, cap: int | None) -> bytes:
+    """Read a regular file (``cap`` None) or a file descriptor's stream up to ``cap`` bytes."""
+    try:
+        if cap is None:
+            with open(target, "rb") as fh:
+                return fh.read()
+        chunks, total = [], 0
+        while True:
+            chunk = os.read(target, _CHUNK)
+            if not chunk:
+                return b"".join(chunks)
+            total += len(chunk)
+            if total > cap:
+                raise InputError(f"the stream is larger than the {cap:,}-byte limit "
+                                 "(RAGNB_MAX_STREAM_BYTES); save it to a file", source=source)
+            chunks.append(chunk)
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", source=source) from None
+
+
+def _gunzip(raw: bytes, source) -> bytes:
+    """Decompress gzip ``raw`` (all members, zero padding allowed) or raise one error line."""
+    out, total = [], 0
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(raw)) as fh:
+            while True:
+                chunk = fh.read(_CHUNK)
+                if not chunk:
+                    break
+                total += len(chunk)
+                if total > MAX_DECOMPRESSED_BYTES:
+                    raise InputError(
+                        f"decompresses to more than {MAX_DECOMPRESSED_BYTES:,} bytes "
+                        "(RAGNB_MAX_DECOMPRESSED_BYTES)", source=source)
+                out.append(chunk)
+    except (OSError, EOFError, zlib.error) as exc:
+        problem = ("the gzip data ends early (truncated file)" if isinstance(exc, EOFError)
+                   else f"not a valid gzip file ({exc})")
+        raise InputError(problem, source=source) from None
+    return b"".join(out)
+
+
+def _wait_for_writer(fd: int, source) -> None:
+    poller = select.poll()
+    poller.register(fd, select.POLLIN | select.POLLHUP)
+    if not poller.poll(FIFO_TIMEOUT * 1000):
+        raise InputError(f"no process wrote to this FIFO within {FIFO_TIMEOUT:g} s",
+                         source=source)
+
+
+def source_of(path) -> Source:
+    """A :class:`Source` for ``path`` (``-`` is standard input); a Source is returned as is.
+
+    Regular files are read in place. Pipes, FIFOs and character devices are
+    read once, to the end, into memory (at most :data:`MAX_STREAM_BYTES`); a
+    FIFO nobody writes to is an error after :data:`FIFO_TIMEOUT` seconds, not
+    a hang. Anything else (a directory, a socket, a block device) is an error.
+    """
+    if isinstance(path, Source):
+        return path
+    label = str(path)
+    if label == "-":
+        fd = sys.stdin.fileno()
+        return Source("<stdin>", None, _read_capped(fd, "<stdin>", MAX_STREAM_BYTES))
+    p = Path(path)
+    try:
+        st = os.stat(p)
+    except FileNotFoundError:
+        raise InputError("file not found", source=label) from None
+    except OSError as exc:
+        raise InputError(f"cannot open: {exc.strerror or exc}", source=label) from None
+    if stat.S_ISREG(st.st_mode):
+        if not os.access(p, os.R_OK):
+            raise InputError("permission denied: the file is not readable", source=label)
+        return Source(label, p, None)
+    if stat.S_ISDIR(st.st_mode):
+        raise InputError("is a directory, expected a file", source=label)
+    if not (stat.S_ISFIFO(st.st_mode) or stat.S_ISCHR(st.st_mode)):
+        raise InputError("not a regular file, pipe or character device", source=label)
+    try:
+        fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        raise InputError(f"cannot open: {exc.strerror or exc}", source=label) from None
+    try:
+        if stat.S_ISFIFO(st.st_mode):
+            _wait_for_writer(fd, label)
+        os.set_blocking(fd, True)
+        data = _read_capped(fd, label, MAX_STREAM_BYTES)
+    finally:
+        os.close(fd)
+    return Source(label, None, data)
+
+
+def is_gzip(path) -> bool:
+    return source_of(path).is_gzip
+
+
+def open_binary(path):
+    """A binary file object over the (decompressed) content of ``path``."""
+    return source_of(path).binary()
+
+
+def read_bytes(path) -> bytes:
     """The whole (decompressed) content of ``path``; an empty file is an error."""
-    with open_binary(path) as fh:
-        data = fh.read()
-    if not data.strip():
-        raise InputError("the file is empty", source=path)
+    src = source_of(path)
+    data = src.content()
+    if not data.strip() or data.strip() == BOM:
+        raise InputError("the file is empty", source=src)
     return data
 
 
-def _stem(path: Path) -> str:
-    name = path.name.lower()
-    return name[:-3] if name.endswith(".gz") else name
+def _stem(name: str) -> str:
+    name = name.lower()
+    return name.removesuffix(".gz")
 
 
-def sniff_format(path: str | Path, data: bytes | None = None) -> str:
+def sniff_format(path, data: bytes | None = None) -> str:
     """Guess the format of ``path`` from its name, else from its first line."""
-    path = Path(path)
-    name = _stem(path)
+    src = source_of(path)
+    name = _stem(src.name)
     for suffix, fmt in ((".jsonl", "jsonl"), (".json", "jsonl"), (".csv", "csv"),
                         (".tsv", "tsv"), (".parquet", "parquet"), (".pq", "parquet")):
         if name.endswith(suffix):
             return fmt
-    if data is None:
-        with open_binary(path) as fh:
-            head = fh.read(4096)
-    else:
-        head = data[:4096]
+    head = src.text_head(4096) if data is None else data[:4096]
     if head.startswith(b"PAR1"):
         return "parquet"
+    head = head.removeprefix(BOM)
     first = head.lstrip().split(b"\n", 1)[0].strip()
     if first.startswith((b"{", b"[")):
         return "jsonl"
@@ -75,7 +294,7 @@ def sniff_format(path: str | Path, data: bytes | None = None) -> str:
 
 
 def read_whitespace_frame(
-    path: str | Path, names: list[str], types: dict[str, pa.DataType],
+    path, names: list[str], types: dict[str, pa.DataType],
     one_chunk: tuple[str, ...] = (),
 ) -> pd.DataFrame | None:
     """Fast path: single-space separated columns parsed by pyarrow, straight from the file.
@@ -83,41 +302,72 @@ def read_whitespace_frame(
     Only the columns in ``types`` are converted (the others are skipped); strings
     become arrow-string columns (:func:`ragnb._keys.id_series`), numbers numpy
     arrays, and each arrow column is released as soon as it is converted.
-    Returns ``None`` when the file does not fit the fast path exactly (tabs,
-    repeated spaces, blank lines, a value of the wrong type); the caller then
-    falls back to :func:`split_lines`, which reports the offending line.
-    Columns in ``one_chunk`` are made contiguous (a copy, once), for columns
-    that are later read at random rows.
+    Numbers are read as text and must match :data:`INTEGER` (int64 columns) or
+    :data:`DECIMAL` (float64 columns) exactly, as on the slow path.
+    Returns ``None`` when the file does not fit the fast path exactly (a byte-order
+    mark, tabs or other separators, repeated spaces, blank lines, a value of the
+    wrong type); the caller then falls back to :func:`split_lines`, which reports
+    the offending line. Columns in ``one_chunk`` are made contiguous (a copy,
+    once), for columns that are later read at random rows.
     """
-    path = Path(path)
-    source = pa.input_stream(str(path), compression="gzip") if is_gzip(path) else str(path)
+    src = source_of(path)
+    if src.text_head(3).startswith(BOM):
+        return None
+    read_types = {n: (pa.string() if t in (pa.int64(), pa.float64()) else t)
+                  for n, t in types.items()}
+    # the other columns are read too, dictionary-encoded (cheap: few distinct values), so
+    # that an empty field, a tab or bad UTF-8 in them also sends the file to the slow path
+    others = [n for n in names if n not in types]
+    read_types.update({n: pa.dictionary(pa.int32(), pa.string()) for n in others})
     try:
         table = pacsv.read_csv(
-            source,
+            src.arrow_input(),
             read_options=pacsv.ReadOptions(column_names=names, block_size=1 << 24),
             parse_options=pacsv.ParseOptions(
                 delimiter=" ", quote_char=False, ignore_empty_lines=False
             ),
             convert_options=pacsv.ConvertOptions(
-                column_types=types, include_columns=list(types),
+                column_types=read_types, include_columns=list(names),
                 strings_can_be_null=False, quoted_strings_can_be_null=False
             ),
         )
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OSError):
         return None
     if table.num_rows == 0:
         return None
-    for n in types:
+    for n in others:
+        column = table.column(n)
+        if column.null_count:
+            return None
+        for chunk in column.chunks:
+            words = chunk.dictionary
+            if len(words) and (pc.any(pc.equal(words, "")).as_py()
+                               or pc.any(pc.match_substring_regex(words, _ODD_SPACE)).as_py()):
+                return None
+    table = table.select(list(types))
+    for n, typ in types.items():
         column = table.column(n)
         if column.null_count:
             return None  # blank lines or missing fields
-        if pa.types.is_string(column.type) and first_empty(column) >= 0:
-            return None  # repeated spaces give empty fields
+        if typ == pa.int64():
+            pattern = f"^{INTEGER}$"
+        elif typ == pa.float64():
+            pattern = f"^{DECIMAL}$"
+        else:
+            if first_empty(column) >= 0:
+                return None  # repeated spaces give empty fields
+            if pc.any(pc.match_substring_regex(column, _ODD_SPACE)).as_py():
+                return None  # a tab or other separator inside a field
+            continue
+        if not pc.all(pc.match_substring_regex(column, pattern)).as_py():
+            return None
     del column
     columns = {}
-    for n in types:
+    for n, typ in types.items():
         column = table.column(n)
         table = table.drop_columns([n])  # this function holds the only reference
+        if typ != read_types[n]:
+            column = pc.cast(column, typ)
         if n in one_chunk and column.num_chunks > 1:
             column = pa.chunked_array([column.combine_chunks()], type=column.type)
         columns[n] = (id_series(column) if pa.types.is_string(column.type)
@@ -127,15 +377,20 @@ def read_whitespace_frame(
     return pd.DataFrame(columns, copy=False)
 
 
-def split_lines(data: bytes, source: str | Path, ncols: int) -> Iterator[tuple[int, list[str]]]:
+def text_lines(text: str) -> Iterator[tuple[int, str]]:
+    """``(line_number, line)`` for each line; lines end at ``\\n`` only."""
+    return enumerate(text.split("\n"), start=1)
+
+
+def split_lines(data: bytes | str, source, ncols: int) -> Iterator[tuple[int, list[str]]]:
     """Slow path: yield ``(line_number, fields)`` for each non-blank line.
 
-    Fields are split on any whitespace; a line with the wrong number of fields
-    is an error naming the line.
+    Fields are separated by ASCII whitespace (space, tab, CR, VT, FF); a line
+    with the wrong number of fields is an error naming the line.
     """
-    text = data.decode("utf-8", errors="strict") if isinstance(data, bytes) else data
-    for number, raw in enumerate(text.splitlines(), start=1):
-        fields = raw.split()
+    text = decode_utf8(data, source) if isinstance(data, bytes) else data
+    for number, raw in text_lines(text):
+        fields = [f for f in re.split(r"[ \t\r\x0b\x0c]+", raw) if f]
         if not fields:
             continue
         if len(fields) != ncols:
@@ -147,7 +402,9 @@ def split_lines(data: bytes, source: str | Path, ncols: int) -> Iterator[tuple[i
         yield number, fields
 
 
-def decode_utf8(data: bytes, source: str | Path) -> str:
+def decode_utf8(data: bytes, source) -> str:
+    """``data`` as text; one leading byte-order mark is dropped; bad UTF-8 names its line."""
+    data = data.removeprefix(BOM)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -155,35 +412,125 @@ def decode_utf8(data: bytes, source: str | Path) -> str:
         raise InputError(f"not valid UTF-8 ({exc.reason})", source=source, line=line) from None
 
 
-def read_table_file(path: str | Path, fmt: str):
+def read_table_file(path, fmt: str):
     """A CSV/TSV/Parquet long table as a pandas DataFrame (header row required)."""
-    path = Path(path)
+    src = source_of(path)
     try:
         if fmt == "parquet":
-            return pd.read_parquet(path)
-        with open_binary(path) as fh:
-            return pd.read_csv(fh, sep="\t" if fmt == "tsv" else ",", dtype=str,
-                               keep_default_na=False, engine="pyarrow")
+            with src.binary() as fh:
+                return pd.read_parquet(fh)
+        data = src.content()
+        data = data.removeprefix(BOM)
+        return pd.read_csv(io.BytesIO(data), sep="\t" if fmt == "tsv" else ",", dtype=str,
+                           keep_default_na=False, engine="pyarrow")
     except InputError:
         raise
-    except Exception as exc:  # pandas/pyarrow give many exception types here
-        raise InputError(f"cannot read as {fmt}: {exc}", source=path) from None
+    except Exception as exc:  # noqa: BLE001 - pandas/pyarrow give many exception types here
+        text = " ".join(str(exc).split())[:200]
+        raise InputError(f"cannot read as {fmt}: {text}", source=src) from None
 
 
-def json_objects(text: str, source: str | Path, what: str = "one JSON object per line"
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _no_duplicates(pairs: list[tuple[str, object]]) -> dict:
+    out: dict = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def loads(text: str, source, line: int | None = None):
+    """Strict :func:`json.loads`: a repeated key or ``NaN``/``Infinity`` is an error."""
+    try:
+        return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+    except _DuplicateKey as exc:
+        raise InputError(f"JSON key {exc.args[0]!r} appears twice in one object",
+                         source=source, line=line) from None
+    except json.JSONDecodeError as exc:
+        where = line if line is not None else exc.lineno
+        col = exc.colno
+        raise InputError(f"invalid JSON ({exc.msg} at column {col})", source=source,
+                         line=where) from None
+    except (ValueError, RecursionError) as exc:
+        problem = str(exc) if isinstance(exc, ValueError) else "JSON nested too deeply"
+        raise InputError(f"invalid JSON ({problem})", source=source, line=line) from None
+
+
+def json_id(value, what: str, source, line: int | None) -> str:
+    """An id from JSON: a non-empty string, or an integer read as its decimal text.
+
+    ``null``, booleans, decimals, lists and objects are errors naming the line.
+    """
+    if isinstance(value, str):
+        if value == "":
+            raise InputError(f"empty {what}", source=source, line=line)
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    raise InputError(f"{what} must be a string (or an integer), got {json.dumps(value)[:60]}",
+                     source=source, line=line)
+
+
+def json_objects(text: str, source, what: str = "one JSON object per line"
                  ) -> Iterator[tuple[int, dict]]:
     """Yield ``(line_number, object)`` for each non-blank line of JSON Lines text.
 
-    Invalid JSON or a line that is not an object is an error naming the line.
+    Invalid JSON, a repeated key, or a line that is not an object is an error
+    naming the line.
     """
-    for number, raw in enumerate(text.splitlines(), start=1):
-        if not raw.strip():
+    text = text.removeprefix("\ufeff")
+    for number, raw in text_lines(text):
+        if not raw.strip(" \t\r"):
             continue
-        try:
-            obj = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"invalid JSON ({exc.msg} at column {exc.colno})",
-                             source=source, line=number) from None
+        obj = loads(raw, source, number)
         if not isinstance(obj, dict):
             raise InputError(f"expected {what}", source=source, line=number)
         yield number, obj
+
+
+def table_ids(values: pd.Series, what: str, source, first_line: int) -> pd.Series:
+    """An id column of a CSV/Parquet table as text: strings, or integers read as decimal text.
+
+    A missing id (Parquet null), a decimal or a boolean is an error naming the row.
+    """
+    if pd.api.types.is_integer_dtype(values.dtype) and not values.hasnans:
+        return values.astype("str")
+    if pd.api.types.is_bool_dtype(values.dtype) or pd.api.types.is_float_dtype(values.dtype):
+        raise InputError(f"{what} must be text or integers, not {values.dtype}", source=source)
+    bad = ~values.map(lambda v: isinstance(v, str)).to_numpy(bool)
+    if bad.any():
+        i = int(bad.argmax())
+        raise InputError(f"{what} must be a string, got {values.iloc[i]!r}", source=source,
+                         line=first_line + i)
+    return values.astype("str")
+
+
+def table_numbers(values: pd.Series, integer: bool, what: str, source, first_line: int
+                  ) -> pd.Series:
+    """A numeric column of a CSV/Parquet table as float64; text must be strict ASCII.
+
+    Empty text is missing (NaN); other text must match :data:`INTEGER` (``integer``)
+    or :data:`DECIMAL`, else an error names the row.
+    """
+    if pd.api.types.is_numeric_dtype(values.dtype) and not pd.api.types.is_bool_dtype(
+            values.dtype):
+        return values.astype("float64")
+    text = values.astype("str")
+    pattern = _INTEGER_RE if integer else _DECIMAL_RE
+    ok = (text.map(lambda v: v == "" or pattern.fullmatch(v) is not None).to_numpy(bool)
+          & values.notna().to_numpy())
+    if not ok.all():
+        i = int((~ok).argmax())
+        kind = "an integer" if integer else "a decimal number"
+        raise InputError(f"{what} {values.iloc[i]!r} is not {kind}", source=source,
+                         line=first_line + i)
+    return pd.Series([float(v) if v else np.nan for v in text], index=values.index,
+                     dtype="float64")

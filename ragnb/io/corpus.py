@@ -12,7 +12,13 @@ import pandas as pd
 
 from ragnb.corpus import CorpusBuild, validate_corpus
 from ragnb.errors import InputError
-from ragnb.io._source import decode_utf8, read_bytes, read_table_file, sniff_format
+from ragnb.io._source import (
+    decode_utf8,
+    read_bytes,
+    read_table_file,
+    sniff_format,
+    source_of,
+)
 from ragnb.io.strata import _json_lines
 
 
@@ -30,7 +36,7 @@ def read_corpus(path: str | Path, *, format: str = "auto", name: str | None = No
     name : str, optional
         The build's name; defaults to the file name without extensions.
     """
-    path = Path(path)
+    path = source_of(path)
     fmt = sniff_format(path) if format == "auto" else format
     if fmt == "jsonl":
         df = pd.DataFrame(_json_lines(decode_utf8(read_bytes(path), path), path))

@@ -9,7 +9,6 @@ All of them end in :func:`ragnb.run.validate_run`, which fixes the ranking order
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -20,12 +19,19 @@ from ragnb._keys import release_memory
 from ragnb.errors import InputError
 from ragnb.io._source import (
     decode_utf8,
+    json_id,
     json_objects,
+    loads,
+    parse_decimal,
+    parse_integer,
     read_bytes,
     read_table_file,
     read_whitespace_frame,
     sniff_format,
+    source_of,
     split_lines,
+    table_ids,
+    table_numbers,
 )
 from ragnb.run import Order, Run, validate_run
 
@@ -37,57 +43,55 @@ def read_run(path: str | Path, *, name: str | None = None, format: str = "auto",
     Parameters
     ----------
     path : str or Path
-        The file; gzip is decompressed transparently.
+        The file; gzip is decompressed transparently; ``-`` or a pipe is read once.
     name : str, optional
         Config name; defaults to the file name without extensions.
     format : {"auto", "trec", "jsonl", "csv", "tsv", "parquet"}
     order : {"rank", "score"}, optional
-        How to order each ranking (see :mod:`ragnb.run`); default: the rank
-        column where the format has one, else score descending.
+        How to order each ranking (see :mod:`ragnb.run`); default: score
+        descending, ties by passage id descending (trec_eval) where the format
+        has scores, else the rank (list position).
     """
-    path = Path(path)
+    path = source_of(path)
     fmt = sniff_format(path) if format == "auto" else format
     reader = _READERS.get(fmt)
     if reader is None:
         raise InputError(f"unknown run format {fmt!r}; choose one of {sorted(_READERS)}",
                          source=path)
     df = reader(path)
-    run = validate_run(df, path, order=order, name=name or path.name.split(".")[0])
+    run = validate_run(df, str(path), order=order, name=name or path.name.split(".")[0])
     del df
     release_memory()
     return run
 
 
-def _read_trec(path: Path) -> pd.DataFrame:
+def _read_trec(path) -> pd.DataFrame:
     names = ["query_id", "q0", "passage_id", "rank", "score", "tag"]
     df = read_whitespace_frame(
         path, names, {"query_id": pa.string(), "passage_id": pa.string(),
-                      "rank": pa.float64(), "score": pa.float64()})
+                      "rank": pa.int64(), "score": pa.float64()})
     if df is not None:  # one line per row: validate_run numbers them
+        df["rank"] = df["rank"].astype("float64")
         return df
     data = read_bytes(path)
     rows = []
     for number, (q, _, p, r, s, _tag) in split_lines(decode_utf8(data, path), path, 6):
-        try:
-            rank = float(r)
-        except ValueError:
-            raise InputError(f"rank {r!r} is not a number", source=path, line=number) from None
-        try:
-            score = float(s)
-        except ValueError:
-            raise InputError(f"score {s!r} is not a number", source=path, line=number) from None
+        rank = float(parse_integer(r, "rank", path, number))
+        score = parse_decimal(s, "score", path, number)
         rows.append((q, p, rank, score, number))
     return pd.DataFrame(rows, columns=["query_id", "passage_id", "rank", "score", "line"])
 
 
-def _read_jsonl(path: Path) -> pd.DataFrame:
+def _read_jsonl(path) -> pd.DataFrame:
     text = decode_utf8(read_bytes(path), path)
-    stripped = text.strip()
+    stripped = text.strip(" \t\r\n")
     if stripped.startswith("{") and "\n" in stripped:
         try:  # one JSON object for the whole file
-            whole = json.loads(stripped)
+            whole = loads(stripped, path)
             entries = [(1, whole)]
-        except json.JSONDecodeError:
+        except InputError as exc:
+            if "appears twice" in exc.problem:
+                raise
             entries = None
     else:
         entries = None
@@ -107,12 +111,12 @@ def _read_jsonl(path: Path) -> pd.DataFrame:
             if not isinstance(ranking, list):
                 raise InputError(f"the ranking of query {qid!r} must be a list of passage ids",
                                  source=path, line=number)
+            # an empty list adds no rows: the query counts as having no ranking, which
+            # scoring reports (--missing error by default) rather than drops
             for r, pid in enumerate(ranking, start=1):
-                if not isinstance(pid, (str, int)) or isinstance(pid, bool):
-                    raise InputError(f"passage id {pid!r} in query {qid!r} is not a string",
-                                     source=path, line=number)
                 qids.append(qid)
-                pids.append(str(pid))
+                pids.append(json_id(pid, f"passage id at position {r} of query {qid!r}",
+                                    path, number))
                 ranks.append(r)
                 lines.append(number)
     if not qids:
@@ -123,7 +127,7 @@ def _read_jsonl(path: Path) -> pd.DataFrame:
                          "line": lines})
 
 
-def _read_table(path: Path, fmt: str) -> pd.DataFrame:
+def _read_table(path, fmt: str) -> pd.DataFrame:
     df = read_table_file(path, fmt)
     missing = [c for c in ("query_id", "passage_id") if c not in df]
     if missing or not ({"rank", "score"} & set(df.columns)):
@@ -131,17 +135,11 @@ def _read_table(path: Path, fmt: str) -> pd.DataFrame:
             f"a run table needs columns query_id, passage_id and rank and/or score; "
             f"found {list(df.columns)}", source=path)
     first_line = 2 if fmt != "parquet" else 1
-    out = pd.DataFrame({"query_id": df["query_id"].astype("str"),
-                        "passage_id": df["passage_id"].astype("str")})
+    out = pd.DataFrame({c: table_ids(df[c], c, path, first_line)
+                        for c in ("query_id", "passage_id")})
     for col in ("rank", "score"):
         if col in df:
-            values = pd.to_numeric(df[col].replace("", np.nan), errors="coerce")
-            bad = values.isna() & df[col].notna() & (df[col].astype("str") != "")
-            if bad.any():
-                i = int(np.flatnonzero(bad.to_numpy())[0])
-                raise InputError(f"{col} {df[col].iloc[i]!r} is not a number", source=path,
-                                 line=first_line + i)
-            out[col] = values.astype("float64")
+            out[col] = table_numbers(df[col], col == "rank", col, path, first_line)
     out["line"] = np.arange(first_line, first_line + len(df))
     return out
 

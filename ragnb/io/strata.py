@@ -7,7 +7,6 @@ explicit ``unclassified`` stratum and counting them.
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -17,24 +16,45 @@ from ragnb.errors import InputError
 from ragnb.io._source import (
     decode_utf8,
     json_objects,
+    loads,
+    open_binary,
     read_bytes,
     read_table_file,
     sniff_format,
+    source_of,
 )
 from ragnb.testset import Note
 
 UNCLASSIFIED = "unclassified"
 
 
-def read_strata(path: str | Path, *, format: str = "auto") -> pd.DataFrame:
+def read_strata(path: str | Path, *, format: str = "auto", key: str = "query_id",
+                columns: list[str] | tuple[str, ...] | None = None) -> pd.DataFrame:
     """Query metadata as a DataFrame with a unique ``query_id`` column.
 
-    CSV/TSV/Parquet tables and JSON Lines need a ``query_id`` column; a JSON
-    object mapping query ids to their fields (CODEC's ``topics.json``) works too.
+    CSV/TSV/Parquet tables and JSON Lines need a ``query_id`` column (or the
+    column named by ``key``); a JSON object mapping query ids to their fields
+    (CODEC's ``topics.json``) works too.
+
+    Parameters
+    ----------
+    key : str
+        The column holding query ids (renamed ``query_id``).
+    columns : list of str, optional
+        Column names of a header-less CSV/TSV file (its first line is data);
+        a file of another extension is read as TSV when its first line has a tab.
     """
-    path = Path(path)
+    path = source_of(path)
     fmt = sniff_format(path) if format == "auto" else format
-    if fmt == "jsonl":
+    if columns:
+        columns = list(columns)
+        if key not in columns:
+            raise InputError(f"the key column {key!r} is not among the columns {columns}",
+                             source=path, key="columns")
+        if fmt not in ("csv", "tsv"):
+            fmt = _headerless_format(path)
+        df = _read_headerless(path, fmt, columns)
+    elif fmt == "jsonl":
         text = decode_utf8(read_bytes(path), path)
         rows = _keyed_object(text, path)
         df = pd.DataFrame(rows if rows is not None else _json_lines(text, path))
@@ -46,6 +66,13 @@ def read_strata(path: str | Path, *, format: str = "auto") -> pd.DataFrame:
         raise InputError(f"strata must be CSV, TSV, Parquet or JSONL, not {fmt!r}", source=path)
     if not len(df):
         raise InputError("the strata file has no rows", source=path)
+    if key != "query_id" and key in df:
+        if "query_id" in df:
+            raise InputError(f"both {key!r} and 'query_id' are columns; name one key",
+                             source=path, key=key)
+        df = df.rename(columns={key: "query_id"})
+    elif key != "query_id":
+        raise InputError(f"no {key!r} column (found {list(df.columns)})", source=path, key=key)
     if "query_id" not in df:
         raise InputError(f"no query_id column (found {list(df.columns)})", source=path)
     df["query_id"] = df["query_id"].astype("str")
@@ -55,6 +82,31 @@ def read_strata(path: str | Path, *, format: str = "auto") -> pd.DataFrame:
         raise InputError(f"query {row['query_id']!r} is classified more than once",
                          source=path, line=int(row["line"]))
     df.attrs["source"] = str(path)
+    return df
+
+
+def _headerless_format(path: Path) -> str:
+    with open_binary(path) as fh:
+        first = fh.readline()
+    if b"\t" in first:
+        return "tsv"
+    if b"," in first:
+        return "csv"
+    raise InputError("a header-less strata file must be tab- or comma-separated", source=path)
+
+
+def _read_headerless(path: Path, fmt: str, columns: list[str]) -> pd.DataFrame:
+    with open_binary(path) as fh:
+        try:
+            df = pd.read_csv(fh, sep="\t" if fmt == "tsv" else ",", header=None, dtype=str,
+                             keep_default_na=False, skip_blank_lines=True)
+        except Exception as exc:  # noqa: BLE001 - pandas raises many parser error types
+            raise InputError(f"cannot read as header-less {fmt}: {exc}", source=path) from None
+    if df.shape[1] != len(columns):
+        raise InputError(f"{df.shape[1]} columns in the file, {len(columns)} names given "
+                         f"({columns})", source=path, key="columns")
+    df.columns = columns
+    df["line"] = np.arange(1, len(df) + 1)
     return df
 
 
@@ -69,8 +121,10 @@ def _keyed_object(text: str, path: Path) -> list[dict] | None:
     if not stripped.startswith("{") or "\n" not in stripped:
         return None
     try:
-        whole = json.loads(stripped)
-    except json.JSONDecodeError:
+        whole = loads(stripped, path)
+    except InputError as exc:
+        if "appears twice" in exc.problem:
+            raise
         return None  # JSON Lines: one object per line
     if not isinstance(whole, dict) or not all(isinstance(v, dict) for v in whole.values()):
         raise InputError("a JSON strata file is either one object per line with a query_id, or "
@@ -100,7 +154,8 @@ def assign_strata(
     -------
     (Series, notes)
         Stratum label per query id (``"unclassified"`` where the table has no
-        value), and a note with the count of unclassified queries.
+        value), and notes counting unclassified queries and annotated queries
+        the test set lacks (a strata file may cover a whole collection).
     """
     source = source or (strata.attrs.get("source", "strata") if hasattr(strata, "attrs")
                         else "strata")
@@ -115,16 +170,20 @@ def assign_strata(
         series.index = series.index.astype("str")
     query_ids = pd.Index(query_ids, dtype="str")
     unknown = series.index.difference(query_ids)
-    if len(unknown):
-        raise InputError(
-            f"{len(unknown)} query id(s) are not in the test set, e.g. {list(unknown[:5])}",
-            source=source, key=column)
     labels = series.reindex(query_ids)
     labels = labels.astype("object").where(labels.notna() & (labels.astype("str") != ""), None)
     missing = labels.isna()
     labels = labels.fillna(UNCLASSIFIED).astype("str").rename(column or "stratum")
-    notes = ()
+    notes = outside_note(len(unknown), source)
     if missing.any():
-        notes = (Note("unclassified", int(missing.sum()),
-                      f"queries with no {column!r} value form the stratum {UNCLASSIFIED!r}"),)
+        notes += (Note("unclassified", int(missing.sum()),
+                       f"queries with no {column!r} value form the stratum {UNCLASSIFIED!r}"),)
     return labels, notes
+
+
+def outside_note(n: int, source) -> tuple[Note, ...]:
+    """The note for annotated queries outside the test set (a wider strata file)."""
+    if not n:
+        return ()
+    return (Note("strata_outside_test_set", int(n),
+                 f"queries annotated in {source} but not in the test set (not used)"),)

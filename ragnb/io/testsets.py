@@ -16,16 +16,21 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ragnb._keys import block_codes, release_memory
+from ragnb._keys import ID_DTYPE, block_codes, release_memory
 from ragnb.errors import InputError
 from ragnb.io._source import (
     decode_utf8,
+    json_id,
     json_objects,
+    parse_integer,
     read_bytes,
     read_table_file,
     read_whitespace_frame,
     sniff_format,
+    source_of,
     split_lines,
+    table_ids,
+    table_numbers,
 )
 from ragnb.testset import (
     TestSet,
@@ -43,13 +48,13 @@ def read_test_set(path: str | Path, *, format: str = "auto", name: str | None = 
     Parameters
     ----------
     path : str or Path
-        The file; gzip is decompressed transparently.
+        The file; gzip is decompressed transparently; ``-`` or a pipe is read once.
     format : {"auto", "jsonl", "trec", "csv", "tsv", "parquet"}
         ``auto`` decides from the file name, else from the first line.
     name : str, optional
         Split name; defaults to the file name without extensions.
     """
-    path = Path(path)
+    path = source_of(path)
     fmt = sniff_format(path) if format == "auto" else format
     reader = _READERS.get(fmt)
     if reader is None:
@@ -62,16 +67,13 @@ def read_test_set(path: str | Path, *, format: str = "auto", name: str | None = 
     return ts
 
 
-def _read_jsonl(path: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _read_jsonl(path) -> tuple[pd.DataFrame, pd.DataFrame]:
     text = decode_utf8(read_bytes(path), path)
     queries, rows = [], []
     for number, obj in json_objects(text, path):
         if "query_id" not in obj:
             raise InputError("missing key 'query_id'", source=path, line=number)
-        qid = obj["query_id"]
-        if not isinstance(qid, (str, int)) or isinstance(qid, bool) or str(qid) == "":
-            raise InputError(f"'query_id' must be a non-empty string, got {qid!r}",
-                             source=path, line=number)
+        qid = json_id(obj["query_id"], "'query_id'", path, number)
         judged = obj.get("judgments", [])
         if not isinstance(judged, list):
             raise InputError(f"'judgments' of query {qid!r} must be a list", source=path,
@@ -81,11 +83,16 @@ def _read_jsonl(path: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
                 raise InputError(
                     f"each judgment of query {qid!r} needs 'passage_id' and 'grade', got {j!r}",
                     source=path, line=number)
+            pid = json_id(j["passage_id"], f"a 'passage_id' of query {qid!r}", path, number)
             grade = j["grade"]
-            if isinstance(grade, bool) or not isinstance(grade, (int, float)):
-                raise InputError(f"grade {grade!r} of passage {j['passage_id']!r} is not an integer",
+            if isinstance(grade, bool) or not isinstance(grade, int):
+                raise InputError(f"grade {grade!r} of passage {pid!r} is not an integer",
                                  source=path, line=number)
-            rows.append((str(qid), str(j["passage_id"]), grade, j.get("doc_version"), number))
+            version = j.get("doc_version")
+            if version is not None and not isinstance(version, str):
+                raise InputError(f"'doc_version' of passage {pid!r} must be a string, "
+                                 f"got {version!r}", source=path, line=number)
+            rows.append((qid, pid, grade, version, number))
         meta = {k: v for k, v in obj.items() if k != "judgments"}
         meta["query_id"] = str(qid)
         meta["line"] = number
@@ -94,13 +101,13 @@ def _read_jsonl(path: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
         raise InputError("no queries in the file", source=path)
     qdf = validate_queries(pd.DataFrame(queries), path)
     jdf = pd.DataFrame(rows, columns=["query_id", "passage_id", "grade", "doc_version", "line"])
-    jdf["doc_version"] = jdf["doc_version"].astype("str")
+    jdf["doc_version"] = jdf["doc_version"].astype(ID_DTYPE)
     jdf = validate_judgments(jdf, path)
     check_unanswerable(qdf, jdf, path)
     return qdf, jdf
 
 
-def _read_qrels(path: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _read_qrels(path) -> tuple[pd.DataFrame, pd.DataFrame]:
     names = ["query_id", "iteration", "passage_id", "grade"]
     # judgments' passage ids are read at random rows by the join: one chunk
     df = read_whitespace_frame(
@@ -110,12 +117,7 @@ def _read_qrels(path: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
         text = decode_utf8(read_bytes(path), path)
         rows = []
         for number, (q, _, p, g) in split_lines(text, path, 4):
-            try:
-                grade = int(g)
-            except ValueError:
-                raise InputError(f"grade {g!r} is not an integer", source=path,
-                                 line=number) from None
-            rows.append((q, p, grade, number))
+            rows.append((q, p, parse_integer(g, "grade", path, number), number))
         df = pd.DataFrame(rows, columns=["query_id", "passage_id", "grade", "line"])
     judgments = validate_judgments(df, path)
     return _queries_of(judgments), judgments
@@ -127,12 +129,20 @@ def _queries_of(judgments: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"query_id": pd.Series(uniques, dtype="str")})
 
 
-def _read_table(path: Path, fmt: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _read_table(path, fmt: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     df = read_table_file(path, fmt)
     if not len(df):
         raise InputError("the table has no rows", source=path)
     first_line = 2 if fmt != "parquet" else 1  # header is line 1 of a CSV
     df = df.assign(line=np.arange(first_line, first_line + len(df)))
+    for c in ("query_id", "passage_id"):
+        if c in df:
+            df[c] = table_ids(df[c], c, path, first_line)
+    if "grade" in df and not pd.api.types.is_numeric_dtype(df["grade"].dtype):
+        if (df["grade"].astype("str") == "").any():
+            i = int((df["grade"].astype("str") == "").to_numpy().argmax())
+            raise InputError("empty grade", source=path, line=first_line + i)
+        df["grade"] = table_numbers(df["grade"], True, "grade", path, first_line)
     judgments = validate_judgments(df, path)
     return _queries_of(judgments), judgments
 

@@ -175,13 +175,18 @@ def merge_files(base: str | Path, labels: str | Path, output: str | Path, *,
         New judgments (test-set JSONL, qrels or CSV/Parquet with ``query_id,
         passage_id, grade``).
     output : path
-        The new version (JSONL, seed 004's format). Must differ from both inputs.
+        The new version, in the format its suffix names
+        (:func:`ragnb.io.writers.format_of`: ``.jsonl`` seed 004's format,
+        ``.qrels`` TREC, ``.csv``/``.tsv``/``.parquet``). Must differ from both inputs.
     now : datetime, optional
         Time stamped on the record (default: now, UTC).
     overwrite : bool
         Replace an existing ``output`` (never an input).
     """
+    from ragnb.io.writers import format_of, write_test_set
+
     base, labels, output = Path(base), Path(labels), Path(output)
+    format_of(output)  # an unknown suffix is an error before anything is read
     for p in (base, labels):
         if output.resolve() == p.resolve():
             raise InputError("the output would overwrite an input; the old version is kept, "
@@ -192,7 +197,7 @@ def merge_files(base: str | Path, labels: str | Path, output: str | Path, *,
     old = read_test_set(base)
     new = read_test_set(labels)
     merged, counts = merge_judgments(old, new, name=output.name.split(".")[0])
-    write_atomic(output, test_set_jsonl(merged))
+    write_test_set(merged, output)
     stamp = (now or datetime.now(UTC)).astimezone(UTC)
     record = MergeRecord(str(base), sha256(base), str(labels), sha256(labels), str(output),
                          sha256(output), stamp.isoformat(timespec="seconds"), counts)

@@ -14,9 +14,11 @@ manifest export, all before releasing the lock.
 """
 from __future__ import annotations
 
+import json
 import os
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
@@ -24,7 +26,7 @@ import pandas as pd
 from ragnb.errors import InputError
 from ragnb.ledger import rules
 from ragnb.ledger.content import split_content
-from ragnb.ledger.log import Event, EventLog, TornTail, now_utc
+from ragnb.ledger.log import Event, EventLog, Head, TornTail, Verification, now_utc
 from ragnb.ledger.manifest import Manifest, UnsealPolicy, write_manifest
 from ragnb.ledger.state import SplitState, fold
 from ragnb.ledger.thresholdout import (
@@ -33,6 +35,10 @@ from ragnb.ledger.thresholdout import (
     mean_score,
     thresholdout_answer,
 )
+
+
+class ManifestExportWarning(UserWarning):
+    """An event was recorded but its manifest export could not be rewritten."""
 
 
 def _find(states: Mapping[str, SplitState], split: str) -> SplitState:
@@ -89,15 +95,33 @@ class Ledger:
 
     # -- the one write path ----------------------------------------------------------------
     def _act(self, split: str, check: Callable[[SplitState, str], tuple[str, dict]],
-             actor: str | None) -> tuple[Manifest, Event]:
+             actor: str | None, key: str | None = None) -> tuple[Manifest, Event | None]:
         with self.log.transaction(self._clock) as tx:
             s = _find(fold(tx.events, source=self._source), split)
+            if key is not None:
+                done = [e for e in tx.events if e.split == s.name and e.payload.get("key") == key]
+                if done:  # a retry of a recorded action: record nothing
+                    return s.manifest(), None
             now = self._clock()
-            kind, payload = check(s, now.astimezone(timezone.utc).date().isoformat())
+            kind, payload = check(s, now.astimezone(UTC).date().isoformat())
+            if key is not None:
+                payload = {**payload, "key": key}
             event = tx.append(s.name, kind, actor, payload, at=now)
             manifest = _find(fold(tx.events, source=self._source), s.name).manifest()
-            write_manifest(self.manifest_dir / f"{s.name}.json", manifest)
+            self._export(s.name, manifest, tx)
         return manifest, event
+
+    def _export(self, name: str, manifest: Manifest, tx) -> None:
+        """Rewrite a manifest export; the event is already durable, so failure only warns."""
+        head = tx.events[-1] if tx.events else None
+        head_text = None if head is None else f"{head.seq}:{head.sha256}"
+        try:
+            write_manifest(self.manifest_dir / f"{name}.json", manifest, head_text)
+        except OSError as exc:
+            warnings.warn(f"{self.manifest_dir / (name + '.json')}: the event is recorded in "
+                          f"{self.log.path}, but its manifest export could not be rewritten "
+                          f"({exc.strerror}); run `ragnb ledger export` later",
+                          ManifestExportWarning, stacklevel=3)
 
     # -- actions ---------------------------------------------------------------------------
     def register(self, name: str, judgments: pd.DataFrame,
@@ -146,12 +170,12 @@ class Ledger:
                 tx.append(name, "registered", actor, payload)
                 states = fold(tx.events, source=self._source)
             manifest = states[name].manifest()
-            write_manifest(self.manifest_dir / f"{name}.json", manifest)
+            self._export(name, manifest, tx)
         return manifest
 
     def record_selection(self, split: str, candidates: Sequence[str], winner: str, *,
                          scores: Mapping[str, float] | None = None, se: float | None = None,
-                         actor: str | None = None) -> Manifest:
+                         actor: str | None = None, key: str | None = None) -> Manifest:
         """Record that ``winner`` was chosen from ``candidates`` on ``split``.
 
         Increments ``selections_against``; the selection that reaches the
@@ -172,10 +196,16 @@ class Ledger:
         se : float, optional
             SE of a paired difference on the split (score units).
         actor : str, optional
+        key : str, optional
+            Idempotency key: when a selection with this key is already recorded
+            on the split, nothing is recorded again (a retry after an error or
+            a lost reply cannot count twice).
         """
+        if key is not None and (not isinstance(key, str) or not key.strip()):
+            raise InputError("must be a non-empty string", source="key")
         return self._act(split, lambda s, today: (
             "selection", rules.check_selection(s, candidates, winner, scores, se, today)),
-            actor)[0]
+            actor, key)[0]
 
     def score(self, split: str, config: str, *, metric: str | None = None,
               value: float | None = None, note: str | None = None,
@@ -244,6 +274,33 @@ class Ledger:
         return answer[0]
 
     # -- reading ---------------------------------------------------------------------------
+    def head(self) -> Head:
+        """The log's head: ``seq`` and chained hash of its last record."""
+        return self.log.read().head
+
+    def recorded_heads(self) -> list[tuple[str, Head | str]]:
+        """Heads recorded in the manifest exports, as ``(file, head)``."""
+        out = []
+        if self.manifest_dir.is_dir():
+            for path in sorted(self.manifest_dir.glob("*.json")):
+                try:
+                    text = json.loads(path.read_text(encoding="utf-8")).get("ledger_head")
+                except (OSError, ValueError, AttributeError):
+                    continue
+                if text:
+                    out.append((str(path), Head.parse(text, source=str(path))))
+        return out
+
+    def verify(self, heads: Iterable[Head | str] = ()) -> Verification:
+        """Check the hash chain and the log against ``heads`` and every manifest's head.
+
+        A head recorded anywhere (a manifest, a report's provenance, a note
+        someone kept) that the log no longer reaches, or reaches with another
+        hash, means the log was cut short or rewritten since.
+        """
+        given = [("--head", h) for h in heads]
+        return self.log.verify([*given, *self.recorded_heads()])
+
     def _states(self) -> dict[str, SplitState]:
         return fold(self.log.read().events, source=self._source)
 
@@ -325,9 +382,10 @@ class Ledger:
     def export(self) -> list[Path]:
         """Rewrite every manifest export from the log; returns the files written."""
         out = []
-        for name, s in self._states().items():
+        contents = self.log.read()
+        for name, s in fold(contents.events, source=self._source).items():
             path = self.manifest_dir / f"{name}.json"
-            write_manifest(path, s.manifest())
+            write_manifest(path, s.manifest(), contents.head)
             out.append(path)
         return out
 

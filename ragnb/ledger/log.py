@@ -28,6 +28,23 @@ for free, we do by hand in about forty lines and test:
   ``seq`` one more than the previous record's, so an edited line or a deleted
   one is an :class:`~ragnb.errors.InputError` naming the file and line, not a
   silently different history.
+* **Truncation and rewrites.** Each record also carries ``prev``, the
+  ``sha256`` of the record before it (64 zeros for the first), so every
+  ``sha256`` is a hash chain over the whole history and the last one, the
+  *head* (:class:`Head`: ``seq`` and hash), commits to all of it. The head is
+  recorded in every manifest export and in each report's provenance and printed
+  by ``ragnb ledger show``; :meth:`EventLog.verify` checks the log against any
+  recorded head, so a cut-off tail (``head -10 events.jsonl``) or a consistent
+  rewrite (records re-hashed after an edit) is detected. Records written
+  before the chain existed (no ``prev``) are read and reported as unchained.
+* **Failed appends.** When a write fails part-way (a full disk), the log is
+  cut back to its previous length before the error is raised, so nothing is
+  recorded and a retry cannot count twice; a failure after the record is
+  durable (rewriting a manifest export) is a warning, not an error.
+* **Readers.** Reading takes no lock and needs no write access (a shared or
+  read-only ledger reads); a partial line being appended at that instant is
+  re-read once before it is reported. The lock file and the log are created
+  with mode 0666 minus the umask, so a group-shared ledger stays shared.
 
 SQLite's WAL mode would be the better choice for many writers per second or
 for a ledger on a network file system (where ``flock`` is unreliable; so is
@@ -38,11 +55,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import time
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
-from datetime import datetime, timezone
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -54,7 +72,10 @@ EVENT_TYPES = (
     "registered", "scored", "selection", "sealed", "unsealed", "demoted",
     "holdout_answered", "torn_tail_quarantined",
 )
-_KEYS = ("seq", "ts", "split", "event", "actor", "payload", "sha256")
+_KEYS = ("seq", "ts", "split", "event", "actor", "payload", "prev", "sha256")
+_LEGACY_KEYS = ("seq", "ts", "split", "event", "actor", "payload", "sha256")
+#: ``prev`` of the first record.
+GENESIS = "0" * 64
 
 
 class TornRecordWarning(UserWarning):
@@ -87,13 +108,60 @@ class Event:
     event: str
     actor: str | None
     payload: dict[str, Any]
+    prev: str | None = GENESIS
+    sha256: str = ""
 
     def to_record(self) -> dict[str, Any]:
-        """The JSON object written to the log, with its checksum."""
+        """The JSON object written to the log, with its chained checksum."""
         rec = {"seq": self.seq, "ts": self.ts, "split": self.split, "event": self.event,
-               "actor": self.actor, "payload": self.payload}
+               "actor": self.actor, "payload": self.payload, "prev": self.prev}
         rec["sha256"] = _checksum(rec)
         return rec
+
+
+@dataclass(frozen=True)
+class Head:
+    """The last record of the log: its ``seq`` and chained ``sha256``.
+
+    ``str(head)`` is ``SEQ:HASH`` (``0:`` + 64 zeros for an empty log), the form
+    recorded in manifests and reports and accepted by ``ragnb ledger verify --head``.
+    """
+
+    seq: int
+    sha256: str
+
+    def __str__(self) -> str:
+        return f"{self.seq}:{self.sha256}"
+
+    @classmethod
+    def parse(cls, text: str, source: str = "--head") -> Head | str:
+        """A :class:`Head` from ``SEQ:HASH``, or the bare hash (a str) from ``HASH``."""
+        text = str(text).strip()
+        seq, sep, digest = text.rpartition(":")
+        digest = digest.lower()
+        if len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
+            raise InputError(f"expected SEQ:HASH or a 64-digit hex hash, got {text[:80]!r}",
+                             source=source)
+        if not sep:
+            return digest
+        if not seq.isascii() or not seq.isdigit():
+            raise InputError(f"the sequence number {seq[:20]!r} is not an integer",
+                             source=source)
+        return cls(int(seq), digest)
+
+
+@dataclass(frozen=True)
+class Verification:
+    """What :meth:`EventLog.verify` found: the head and the problems (empty when sound)."""
+
+    head: Head
+    n_records: int
+    unchained: int
+    problems: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
 
 
 @dataclass(frozen=True)
@@ -131,6 +199,14 @@ class LogContents:
     events: tuple[Event, ...]
     torn: tuple[TornTail, ...]
 
+    @property
+    def head(self) -> Head:
+        """The last complete record's ``seq`` and hash."""
+        if not self.events:
+            return Head(0, GENESIS)
+        last = self.events[-1]
+        return Head(last.seq, last.sha256)
+
 
 def _canonical(obj: object) -> bytes:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
@@ -138,7 +214,14 @@ def _canonical(obj: object) -> bytes:
 
 
 def _checksum(rec: dict[str, Any]) -> str:
-    return hashlib.sha256(_canonical({k: rec[k] for k in _KEYS if k != "sha256"})).hexdigest()
+    keys = _KEYS if "prev" in rec else _LEGACY_KEYS
+    return hashlib.sha256(_canonical({k: rec[k] for k in keys if k != "sha256"})).hexdigest()
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -150,7 +233,7 @@ def _write_all(fd: int, data: bytes) -> None:
 
 def now_utc() -> datetime:
     """The default clock."""
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 class EventLog:
@@ -168,14 +251,17 @@ class EventLog:
     def __init__(self, path: str | os.PathLike[str], *, lock_timeout: float = 60.0) -> None:
         self.path = Path(path)
         self.torn_path = self.path.with_name(self.path.name + ".torn")
-        self._lock = FileLock(str(self.path) + ".lock", timeout=lock_timeout)
+        self._lock = FileLock(str(self.path) + ".lock", timeout=lock_timeout,
+                              mode=0o666 & ~_umask())
 
     # -- reading -------------------------------------------------------------------------
     def _parse(self, data: bytes) -> LogContents:
         end = data.rfind(b"\n") + 1  # bytes after the last newline are a torn tail
         events: list[Event] = []
         for lineno, raw in enumerate(data[:end].split(b"\n")[:-1], start=1):
-            events.append(self._parse_line(raw, lineno, expected_seq=len(events) + 1))
+            prev = events[-1].sha256 if events else GENESIS
+            events.append(self._parse_line(raw, lineno, expected_seq=len(events) + 1,
+                                           expected_prev=prev))
         torn: tuple[TornTail, ...] = ()
         if end < len(data):
             tail = data[end:]
@@ -183,7 +269,8 @@ class EventLog:
                              sha256=hashlib.sha256(tail).hexdigest()),)
         return LogContents(tuple(events), torn)
 
-    def _parse_line(self, raw: bytes, lineno: int, expected_seq: int) -> Event:
+    def _parse_line(self, raw: bytes, lineno: int, expected_seq: int,
+                    expected_prev: str = GENESIS) -> Event:
         def bad(problem: str) -> InputError:
             return InputError(f"corrupt ledger record: {problem}; the log is append-only and "
                               "must not be edited by hand", source=self.path, line=lineno)
@@ -192,17 +279,23 @@ class EventLog:
             rec = json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as e:
             raise bad(f"not valid JSON ({e})") from None
-        if not isinstance(rec, dict) or sorted(rec) != sorted(_KEYS):
+        if not isinstance(rec, dict) or sorted(rec) not in (sorted(_KEYS), sorted(_LEGACY_KEYS)):
             raise bad(f"expected exactly the keys {', '.join(_KEYS)}")
-        if rec["sha256"] != _checksum(rec):
+        if not isinstance(rec["sha256"], str) or rec["sha256"] != _checksum(rec):
             raise bad("checksum does not match the record's content")
-        if rec["seq"] != expected_seq:
+        if rec["seq"] != expected_seq or isinstance(rec["seq"], bool):
             raise bad(f"seq is {rec['seq']!r}, expected {expected_seq} (a record is missing "
                       "or out of order)")
+        if "prev" in rec and rec["prev"] != expected_prev:
+            raise bad("prev does not match the previous record's sha256 (a record was removed, "
+                      "inserted or rewritten)")
         if rec["event"] not in EVENT_TYPES or not isinstance(rec["payload"], dict):
             raise bad(f"unknown event type {rec['event']!r} or payload not an object")
+        for key in ("ts", "split", "actor"):
+            if rec[key] is not None and not isinstance(rec[key], str):
+                raise bad(f"{key} must be a string")
         return Event(rec["seq"], rec["ts"], rec["split"], rec["event"], rec["actor"],
-                     rec["payload"])
+                     rec["payload"], rec.get("prev"), rec["sha256"])
 
     def _read_unlocked(self) -> LogContents:
         try:
@@ -212,7 +305,12 @@ class EventLog:
         return self._parse(data)
 
     def read(self) -> LogContents:
-        """All complete events, under the lock; warns about a torn tail.
+        """All complete events, without taking the lock; warns about a torn tail.
+
+        Appends are single ``write`` calls of whole lines, so a reader sees
+        complete records; a partial last line (an append in progress, or a
+        writer that died) is re-read once after a short pause before it is
+        reported.
 
         Warns
         -----
@@ -222,11 +320,55 @@ class EventLog:
         """
         if not self.path.exists():  # nothing to read: do not create the directory or lock
             return LogContents((), ())
-        with self._locked():
+        contents = self._read_unlocked()
+        if contents.torn:
+            time.sleep(0.05)
             contents = self._read_unlocked()
         for t in contents.torn:
             warnings.warn(t.describe(self.path), TornRecordWarning, stacklevel=2)
         return contents
+
+    def verify(self, heads: Iterator[tuple[str, Head | str]] = ()) -> Verification:
+        """Check the whole chain, and the log against recorded heads.
+
+        Parameters
+        ----------
+        heads : iterable of (where, head)
+            Recorded heads (a :class:`Head`, or a bare hash) and where each was
+            recorded. A head past the end of the log means the log was cut
+            short; a head whose hash differs from the record at its ``seq``
+            (or a bare hash found nowhere) means the log was rewritten.
+
+        Returns
+        -------
+        Verification
+            The problems found, one line each (a corrupt record is reported
+            as a problem too, not raised).
+        """
+        problems: list[str] = []
+        try:
+            contents = self._read_unlocked()
+        except InputError as exc:
+            return Verification(Head(0, GENESIS), 0, 0, (str(exc),))
+        events = contents.events
+        for t in contents.torn:
+            problems.append(t.describe(self.path))
+        by_hash = {e.sha256: e.seq for e in events}
+        for where, head in heads:
+            if isinstance(head, str):
+                if head != GENESIS and head not in by_hash:
+                    problems.append(f"{where}: recorded head {head[:16]}... is not in the log: "
+                                    "the log was cut short or rewritten")
+                continue
+            if head.seq > len(events):
+                problems.append(f"{where}: recorded head is record {head.seq}, but the log has "
+                                f"only {len(events)}: it was cut short")
+            elif head.seq and events[head.seq - 1].sha256 != head.sha256:
+                problems.append(f"{where}: record {head.seq} has hash "
+                                f"{events[head.seq - 1].sha256[:16]}..., the recorded head says "
+                                f"{head.sha256[:16]}...: the log was rewritten")
+        unchained = sum(e.prev is None for e in events)
+        return Verification(contents.head, len(events), unchained, tuple(problems))
 
     # -- writing -------------------------------------------------------------------------
     @contextmanager
@@ -234,6 +376,10 @@ class EventLog:
         try:
             with self._lock:
                 yield
+        except PermissionError as exc:
+            raise InputError(f"cannot write to the ledger ({exc.strerror}: {exc.filename}); "
+                             "reading needs no write access, recording does",
+                             source=self.path) from None
         except Timeout:
             raise InputError(
                 f"could not lock the ledger within {self._lock.timeout:.0f} s; another process "
@@ -261,7 +407,7 @@ class EventLog:
         with open(self.path, "rb") as f:
             f.seek(t.offset)
             tail = f.read()
-        fd = os.open(self.torn_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        fd = os.open(self.torn_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
         try:  # a header line, then the raw bytes as they were
             _write_all(fd, f"# offset {t.offset} line {t.line} sha256 {t.sha256}\n".encode()
                        + tail + b"\n")
@@ -273,15 +419,28 @@ class EventLog:
             f.flush()
             os.fsync(f.fileno())
 
-    def _append(self, event: Event) -> None:
-        line = json.dumps(event.to_record(), ensure_ascii=False, allow_nan=False) + "\n"
+    def _append(self, record: dict[str, Any]) -> None:
+        """Append one record durably, or leave the log exactly as it was and raise."""
+        line = json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n"
         created = not self.path.exists()
         if created:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
-            _write_all(fd, line.encode("utf-8"))
-            os.fsync(fd)
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+        except OSError as exc:
+            raise InputError(f"cannot open the log for appending ({exc.strerror}); nothing "
+                             "was recorded", source=self.path) from None
+        try:
+            size = os.fstat(fd).st_size
+            try:
+                _write_all(fd, line.encode("utf-8"))
+                os.fsync(fd)
+            except OSError as exc:
+                os.ftruncate(fd, size)  # shrinking needs no space: no torn tail is left
+                os.fsync(fd)
+                raise InputError(f"could not append to the ledger ({exc.strerror}); the log is "
+                                 "unchanged and nothing was recorded, so retrying is safe",
+                                 source=self.path) from None
         finally:
             os.close(fd)
         if created:
@@ -308,8 +467,11 @@ class _Transaction:
         ts = self._clock() if at is None else at
         if ts.tzinfo is None:
             raise ValueError("the ledger clock must return timezone-aware datetimes")
-        e = Event(len(self.events) + 1, ts.astimezone(timezone.utc).isoformat(), split, event,
-                  actor, payload)
-        self._log._append(e)
+        prev = self.events[-1].sha256 if self.events else GENESIS
+        e = Event(len(self.events) + 1, ts.astimezone(UTC).isoformat(), split, event,
+                  actor, payload, prev)
+        record = e.to_record()
+        self._log._append(record)
+        e = replace(e, sha256=record["sha256"])
         self.events.append(e)
         return e

@@ -187,7 +187,7 @@ class Manifest:
             that was not demoted).
         """
         names = ("format",) + tuple(f.name for f in fields(cls))
-        d = v.obj(d, names, names, source, "")
+        d = v.obj(d, names + ("ledger_head",), names, source, "")
         if d["format"] != MANIFEST_FORMAT:
             raise InputError(f"unsupported format {d['format']!r}; expected {MANIFEST_FORMAT!r}",
                              source=source, key="format")
@@ -267,6 +267,15 @@ def read_manifest(path: str | os.PathLike[str]) -> Manifest:
     return Manifest.from_dict(d, source=str(path))
 
 
-def write_manifest(path: str | os.PathLike[str], manifest: Manifest) -> None:
-    """Write ``manifest`` as JSON atomically (temporary file, fsync, rename)."""
-    write_atomic(path, json.dumps(manifest.to_dict(), indent=2, ensure_ascii=False) + "\n")
+def write_manifest(path: str | os.PathLike[str], manifest: Manifest,
+                   ledger_head: object | None = None) -> None:
+    """Write ``manifest`` as JSON atomically (temporary file, fsync, rename).
+
+    ``ledger_head`` (``SEQ:HASH`` of the log when it was written, see
+    :class:`ragnb.ledger.log.Head`) is recorded as ``ledger_head`` so that
+    ``ragnb ledger verify`` can detect a log cut short or rewritten later.
+    """
+    d = manifest.to_dict()
+    if ledger_head is not None:
+        d["ledger_head"] = str(ledger_head)
+    write_atomic(path, json.dumps(d, indent=2, ensure_ascii=False) + "\n")

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ragnb.errors import InputError
+from ragnb.ledger.content import parse_split_id
 from ragnb.ledger.log import Event
 from ragnb.ledger.manifest import Manifest, UnsealPolicy
 from ragnb.ledger.thresholdout import ThresholdoutParams
@@ -79,6 +80,10 @@ class SplitState:
 
 def _registered(e: Event) -> SplitState:
     p = e.payload
+    name, _ = parse_split_id(p["split_id"], source="ledger log", key=None)
+    if name != e.split:
+        raise InputError(f"a 'registered' event for split {e.split!r} carries the split id of "
+                         f"{name!r}")
     s = SplitState(
         split_id=p["split_id"], role=p["role"], budget=p["budget"],
         unseal_policy=None if p["unseal_policy"] is None

@@ -106,6 +106,9 @@ class Metric:
         return self.text
 
 
+#: Largest cut-off @k accepted (rankings this deep are evaluated whole anyway).
+MAX_CUTOFF = 100_000
+
 _SYNTAX = re.compile(
     r"^\s*(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*(?:@\s*(?P<k>[^(\s]+))?\s*(?:\((?P<params>[^)]*)\))?\s*$"
 )
@@ -156,12 +159,14 @@ def parse_metric(text: str | Metric) -> Metric:
     if m.group("k") is not None:
         if not spec.cutoff:
             raise InputError(f"{spec.name} takes no cut-off @k", key=str(text))
-        try:
-            k = int(m.group("k"))
-        except ValueError:
-            raise InputError(f"cut-off {m.group('k')!r} is not an integer", key=str(text)) from None
+        if not re.fullmatch(r"[0-9]{1,18}", m.group("k")):
+            raise InputError(f"cut-off {m.group('k')!r} is not an integer", key=str(text))
+        k = int(m.group("k"))
         if k < 1:
             raise InputError(f"cut-off must be at least 1, got {k}", key=str(text))
+        if k > MAX_CUTOFF:
+            raise InputError(f"cut-off {k:,} is above the largest supported, {MAX_CUTOFF:,}",
+                             key=str(text))
     declared = {p.name: p for p in spec.params}
     params = {p.name: p.default for p in spec.params}
     if m.group("params"):

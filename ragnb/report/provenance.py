@@ -13,8 +13,10 @@ What is recorded, and the conventions that decide it:
   repeated on their own line since they decide every interval.
 - **Data files with sha256**: every parameter whose name ends in ``_dir``,
   ``_path``, ``_file`` or ``_spec`` (:data:`PATH_SUFFIXES`; a missing path is
-  shown as missing), and every other ``str`` parameter whose value names an
-  existing file or folder. Relative values resolve against the notebook's
+  shown as missing), and only those: a free-text parameter that happens to name
+  a folder is not hashed. Only regular files are read; a path that is neither a
+  regular file nor a folder, or cannot be read, is shown as missing with the
+  reason. Relative values resolve against the notebook's
   folder, the kernel's working directory. A file is listed with its size and
   sha256; a folder with every regular file under it (hidden ones skipped) and a
   *tree digest*: the sha256 of the sorted lines ``relative/path<TAB>sha256``, so
@@ -27,6 +29,11 @@ What is recorded, and the conventions that decide it:
 - **Code**: ragnb's version, the git commit of the project with a dirty flag
   (``git status --porcelain``, untracked files included) when the project is a
   git checkout, Python and the versions of :data:`REPORTED_PACKAGES`.
+- **Split ledger head**: for each ``*ledger_dir`` parameter naming a ledger,
+  the head of its hash-chained log (``SEQ:HASH``, see
+  :class:`ragnb.ledger.log.Head`), as the contributed section
+  :data:`LEDGER_SECTION`; ``ragnb ledger verify --head SEQ:HASH`` later shows
+  whether the log the report read was cut short or rewritten since.
 - **When**: start (UTC) and duration of the execution, kernel start included.
 - **Contributed facts**: a notebook adds rows with
   :func:`ragnb.report.provenance` / :func:`ragnb.report.note_split`; each call
@@ -56,6 +63,8 @@ from ragnb.paths import PROJ_ROOT
 PROVENANCE_MIMETYPE = "application/vnd.ragnb.provenance+json"
 #: Parameter-name endings that mark a path (hashed, and shown even when missing).
 PATH_SUFFIXES = ("_dir", "_path", "_file", "_spec")
+#: Contributed-facts section holding the head of each split ledger a run read.
+LEDGER_SECTION = "Split ledger head"
 #: Parameter-name ending that marks a stratification / pre-registration spec file.
 SPEC_SUFFIX = "_spec"
 #: Parameter names that fix the randomness of a run.
@@ -204,16 +213,24 @@ def resolve_path(value: str, base_dir: Path) -> Path:
 def path_fact(parameter: str, value: str, base_dir: Path) -> PathFact:
     """Hash the file or every file under the folder a parameter names."""
     resolved = resolve_path(value, base_dir).resolve()
-    if resolved.is_file():
-        return PathFact(parameter, value, str(resolved), "file", (file_fact(resolved, resolved.name),))
-    if resolved.is_dir():
-        files = tuple(
-            file_fact(p, p.relative_to(resolved).as_posix())
-            for p in sorted(resolved.rglob("*"))
-            if p.is_file()
-            and not any(part.startswith(".") for part in p.relative_to(resolved).parts)
-        )
-        return PathFact(parameter, value, str(resolved), "dir", files, tree_digest(files))
+    try:
+        if resolved.is_file():
+            return PathFact(parameter, value, str(resolved), "file",
+                            (file_fact(resolved, resolved.name),))
+        if resolved.is_dir():
+            files = tuple(
+                file_fact(p, p.relative_to(resolved).as_posix())
+                for p in sorted(resolved.rglob("*"))
+                if p.is_file() and not p.is_symlink()
+                and not any(part.startswith(".") for part in p.relative_to(resolved).parts)
+            )
+            return PathFact(parameter, value, str(resolved), "dir", files, tree_digest(files))
+    except OSError as exc:
+        return PathFact(parameter, value, f"{resolved}: not hashed, {exc.strerror or exc}",
+                        "missing")
+    if resolved.exists():
+        return PathFact(parameter, value, f"{resolved}: not a regular file or folder, not hashed",
+                        "missing")
     return PathFact(parameter, value, str(resolved), "missing")
 
 
@@ -223,9 +240,29 @@ def data_facts(parameters: Iterable[ParameterValue], base_dir: Path) -> list[Pat
     for p in parameters:
         if not isinstance(p.value, str) or not p.value:
             continue
-        if is_path_parameter(p.name) or resolve_path(p.value, base_dir).exists():
+        if is_path_parameter(p.name):
             facts.append(path_fact(p.name, p.value, base_dir))
     return facts
+
+
+def ledger_facts(parameters: Iterable[ParameterValue], base_dir: Path) -> list[dict[str, Any]]:
+    """The head (``SEQ:HASH``) of each split ledger a ``*ledger_dir`` parameter names."""
+    from ragnb.errors import InputError
+    from ragnb.ledger import Ledger
+
+    rows = []
+    for p in parameters:
+        if not p.name.endswith("ledger_dir") or not isinstance(p.value, str) or not p.value:
+            continue
+        root = resolve_path(p.value, base_dir)
+        if not (root / "events.jsonl").is_file():
+            continue
+        try:
+            head = str(Ledger(root).head())
+        except (InputError, OSError) as exc:
+            head = f"unreadable: {exc}"
+        rows.append({"parameter": p.name, "ledger": p.value, "head": head})
+    return rows
 
 
 def _git(args: list[str], cwd: Path) -> str | None:
@@ -349,5 +386,10 @@ def collect(
         git=git_state(),
         python=f"{platform.python_implementation()} {platform.python_version()}",
         packages=package_versions(),
-        contributed=contributed_facts(executed) if executed is not None else {},
+        contributed=_with_ledger(ledger_facts(parameters, base_dir),
+                                 contributed_facts(executed) if executed is not None else {}),
     )
+
+
+def _with_ledger(rows: list[dict[str, Any]], contributed: dict) -> dict:
+    return {LEDGER_SECTION: rows, **contributed} if rows else contributed

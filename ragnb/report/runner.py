@@ -26,6 +26,7 @@ the source notebook, with its first line) and the exception.
 from __future__ import annotations
 
 import difflib
+import os
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -53,6 +54,8 @@ from ragnb.report.provenance import ParameterValue, is_path_parameter
 
 #: The conventional parameter for the folder of a notebook's input data.
 DATA_DIR_PARAMETER = "data_dir"
+#: The first parameter of every workbook notebook: the workspace manifest.
+WORKSPACE_PARAMETER = "workspace"
 
 
 @dataclass(frozen=True)
@@ -62,6 +65,7 @@ class Job:
     notebook: NotebookRef
     declared: dict[str, Parameter]
     given: dict[str, Any]
+    skip: str | None = None  # why the workspace cannot feed this notebook (not run)
 
     @property
     def values(self) -> dict[str, Any]:
@@ -90,6 +94,7 @@ class Result:
     seconds: float
     html_bytes: int | None = None
     message: str = ""
+    skipped: bool = False
 
 
 def _absolute(value: Any, cwd: Path) -> Any:
@@ -106,6 +111,7 @@ def plan(
     data_dir: str | PathLike[str] | None = None,
     notebooks_dir: str | PathLike[str] = NOTEBOOKS_DIR,
     cwd: str | PathLike[str] | None = None,
+    workspace: str | PathLike[str] | None = None,
 ) -> list[Job]:
     """Check names and parameters; the jobs to run.
 
@@ -121,6 +127,13 @@ def plan(
         Where the notebooks are (default :data:`ragnb.paths.NOTEBOOKS_DIR`).
     cwd : path, optional
         Base of relative path values given here (default: the current directory).
+    workspace : path, optional
+        A workspace manifest (or its folder): sets the ``workspace`` parameter.
+        Every notebook is checked against the workspace it will read (this one,
+        else its default) with :func:`ragnb.workspace.skip_reason`; with
+        ``names=None`` one that cannot run gets a ``skip`` reason, a named one
+        is an error. ``data_dir`` naming a folder with a ``ragnb.toml`` is a
+        workspace.
 
     Raises
     ------
@@ -134,6 +147,16 @@ def plan(
     if not notebooks:
         raise InputError(f"no notebooks to run in {notebooks_dir}")
     given: dict[str, Any] = dict(parameters or {})
+    if data_dir is not None and workspace is None:
+        from ragnb.workspace import MANIFEST_NAME
+
+        if (Path(_absolute(data_dir, cwd)) / MANIFEST_NAME).is_file():
+            workspace, data_dir = data_dir, None
+    if workspace is not None:
+        if WORKSPACE_PARAMETER in given:
+            raise InputError(f"give the workspace once: --workspace or -p {WORKSPACE_PARAMETER}",
+                             key="--workspace")
+        given[WORKSPACE_PARAMETER] = _absolute(workspace, cwd)
     if data_dir is not None:
         folder = _absolute(data_dir, cwd)
         if not Path(folder).is_dir():
@@ -170,11 +193,37 @@ def plan(
             if param is None:
                 continue
             value = resolve_value(param, value, source=nb.name)
-            if is_path_parameter(key) and param.type.name in ("str", "Optional[str]"):
+            if ((is_path_parameter(key) or key == WORKSPACE_PARAMETER)
+                    and param.type.name in ("str", "Optional[str]")):
                 value = _absolute(value, cwd)
             mine[key] = value
-        jobs.append(Job(nb, declared[nb.name], mine))
+        skip = _skip_reason(nb, declared[nb.name], mine)
+        if skip and names is not None:
+            raise InputError(f"{nb.name} cannot run on workspace {_workspace_of(nb, declared[nb.name], mine)}: {skip}",
+                             key=nb.name)
+        jobs.append(Job(nb, declared[nb.name], mine, skip))
     return jobs
+
+
+def _workspace_of(nb: NotebookRef, declared: dict[str, Parameter], given: dict[str, Any]
+                  ) -> Path | None:
+    """The manifest a notebook will read: the given one, else its default."""
+    if WORKSPACE_PARAMETER not in declared:
+        return None
+    value = given.get(WORKSPACE_PARAMETER, declared[WORKSPACE_PARAMETER].default)
+    path = Path(str(value)).expanduser()
+    return path if path.is_absolute() else (nb.path.parent / path).resolve()
+
+
+def _skip_reason(nb: NotebookRef, declared: dict[str, Parameter], given: dict[str, Any]
+                 ) -> str | None:
+    """Why the notebook's workspace cannot feed it (None when it can, or it has none)."""
+    from ragnb.workspace import open_workspace, skip_reason
+
+    path = _workspace_of(nb, declared, given)
+    if path is None:
+        return None
+    return skip_reason(open_workspace(path), nb.slug, given)
 
 
 def failure_message(job: Job, exc: Exception, notebook_path: Path) -> str:
@@ -200,6 +249,45 @@ def failure_message(job: Job, exc: Exception, notebook_path: Path) -> str:
 
 def _write_text(path: Path, text: str) -> None:
     write_atomic(path, text)
+
+
+def _keep_failed(running: Path, failed_path: Path) -> bool:
+    """Keep papermill's partial notebook as ``NN-slug.failed.ipynb`` when it has content."""
+    try:
+        if running.exists() and running.stat().st_size:
+            os.chmod(running, 0o666 & ~_umask())
+            os.replace(running, failed_path)
+            return True
+        running.unlink(missing_ok=True)
+    except OSError:
+        pass
+    return False
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def check_out_dir(out_dir: str | PathLike[str], jobs: Sequence[Job]) -> Path:
+    """The output folder, created if needed; a file, a notebooks folder or an
+    unwritable folder is an :class:`InputError` before anything runs."""
+    out = Path(out_dir).resolve()  # papermill changes directory while it runs
+    if out.exists() and not out.is_dir():
+        raise InputError("is a file; the output must be a folder", source=out_dir)
+    for job in jobs:
+        if out == job.notebook.path.parent.resolve():
+            raise InputError("is the notebooks folder: reports would overwrite the source "
+                             "notebooks; choose another output folder", source=out_dir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot create the output folder ({exc.strerror})",
+                         source=out_dir) from None
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise InputError("the output folder is not writable", source=out_dir)
+    return out
 
 
 def run(
@@ -238,20 +326,28 @@ def run(
         def log(line: str) -> None:
             print(line, file=sys.stderr, flush=True)
 
-    out = Path(out_dir).resolve()  # papermill changes directory while it runs
-    out.mkdir(parents=True, exist_ok=True)
+    out = check_out_dir(out_dir, jobs)
     results: list[Result] = []
     with report_kernel() as kernel:
         for i, job in enumerate(jobs, start=1):
             name = job.notebook.name
             nb_path, html_path = out / f"{name}.ipynb", out / f"{name}.html"
+            if job.skip:
+                log(f"[{i}/{len(jobs)}] {name}: skipped: {job.skip}")
+                results.append(Result(name, True, None, None, 0.0,
+                                      message=f"{name}: skipped: {job.skip}", skipped=True))
+                continue
+            # papermill writes as it goes: into a side file, so the previous notebook and
+            # page stay in place until the new ones are complete (then each is renamed in)
+            running = out / f".{name}.running.ipynb"
+            failed_path = out / f"{name}.failed.ipynb"
             log(f"[{i}/{len(jobs)}] {name}: running {job.notebook.path}")
             started = datetime.now(UTC)
             t0 = time.perf_counter()
             try:
                 executed = papermill.execute_notebook(
                     str(job.notebook.path),
-                    str(nb_path),
+                    str(running),
                     parameters=dict(job.given),
                     cwd=str(job.notebook.path.parent),
                     progress_bar=progress,
@@ -259,28 +355,40 @@ def run(
                 )
             except Exception as exc:  # noqa: BLE001 - every failure becomes a one-line result
                 seconds = time.perf_counter() - t0
-                html_path.unlink(missing_ok=True)  # never leave a page that contradicts the notebook
-                message = failure_message(job, exc, nb_path)
-                log(f"[{i}/{len(jobs)}] {name}: FAILED after {seconds:.1f} s")
-                results.append(Result(name, False, nb_path if nb_path.exists() else None, None, seconds, message=message))
+                kept = _keep_failed(running, failed_path)
+                message = failure_message(job, exc, failed_path)
+                log(f"[{i}/{len(jobs)}] {name}: FAILED after {seconds:.1f} s"
+                    + (" (the previous page is kept)" if html_path.exists() else ""))
+                results.append(Result(name, False, failed_path if kept else None, None, seconds,
+                                      message=message))
                 continue
             seconds = time.perf_counter() - t0
             prov = collect(
                 name, job.parameter_values(), job.notebook.path.parent, started, seconds, executed
             )
             executed.metadata["ragnb"] = {"provenance": prov.to_json()}
-            nbformat.write(executed, nb_path)
             try:
                 page = render_page(
                     executed, name=name, header_html=render_header(prov),
                     base_dir=str(job.notebook.path.parent),
                 )
             except InputError as exc:
-                html_path.unlink(missing_ok=True)
+                running.unlink(missing_ok=True)
                 log(f"[{i}/{len(jobs)}] {name}: FAILED (page not written)")
-                results.append(Result(name, False, nb_path, None, seconds, message=str(exc)))
+                results.append(Result(name, False, None, None, seconds, message=str(exc)))
                 continue
-            _write_text(html_path, page)
+            try:
+                _write_text(nb_path, nbformat.writes(executed))
+                _write_text(html_path, page)
+            except OSError as exc:
+                running.unlink(missing_ok=True)
+                message = (f"{name}: cannot write to {out} ({exc.strerror}); the previous page, "
+                           "if any, is unchanged")
+                log(f"[{i}/{len(jobs)}] {name}: FAILED (page not written)")
+                results.append(Result(name, False, None, None, seconds, message=message))
+                continue
+            running.unlink(missing_ok=True)
+            failed_path.unlink(missing_ok=True)
             size = html_path.stat().st_size
             log(f"[{i}/{len(jobs)}] {name}: done in {seconds:.1f} s -> {html_path} ({size / 1024:.0f} KB)")
             results.append(Result(name, True, nb_path, html_path, seconds, size))
@@ -295,6 +403,7 @@ def build_reports(
     out_dir: str | PathLike[str] = REPORTS_DIR,
     notebooks_dir: str | PathLike[str] = NOTEBOOKS_DIR,
     progress: bool = False,
+    workspace: str | PathLike[str] | None = None,
 ) -> list[Result]:
     """:func:`plan` then :func:`run`: what ``ragnb report`` does, for tests and scripts.
 
@@ -303,5 +412,6 @@ def build_reports(
     >>> results = build_reports(["fit"], {"resamples": 200}, out_dir=tmp)  # doctest: +SKIP
     >>> assert all(r.ok for r in results), [r.message for r in results]  # doctest: +SKIP
     """
-    jobs = plan(names, parameters, data_dir=data_dir, notebooks_dir=notebooks_dir)
+    jobs = plan(names, parameters, data_dir=data_dir, notebooks_dir=notebooks_dir,
+                workspace=workspace)
     return run(jobs, out_dir, progress=progress)

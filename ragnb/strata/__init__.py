@@ -11,9 +11,7 @@
                                each compared query's stratum
 :func:`spec_timing`            was the spec written before the scores?
 :func:`strata_table`,          where strata come from: query metadata, strata
-:func:`load_comparison`,       files, CODEC domains, CAsT turn depth
-:func:`codec_domains`,
-:func:`turn_depth`
+:func:`turn_depth`             files (a workspace's), conversational turn depth
 =============================  ==================================================
 
 The chart is :func:`ragnb.charts.strata_chart`; the what-if widget is
@@ -22,9 +20,7 @@ The chart is :func:`ragnb.charts.strata_chart`; the what-if widget is
 from ragnb.strata.breakdown import Breakdown, breakdown
 from ragnb.strata.data import (
     Comparison,
-    codec_domains,
     join_strata,
-    load_comparison,
     strata_table,
     stratum_columns,
     turn_depth,
@@ -40,9 +36,7 @@ __all__ = [
     "StrataSpec",
     "apply_spec",
     "breakdown",
-    "codec_domains",
     "join_strata",
-    "load_comparison",
     "read_spec",
     "spec_timing",
     "strata_table",

@@ -1,50 +1,34 @@
-"""Where strata come from: the test set's own metadata, a strata file, or real benchmarks.
+"""Where strata come from: the test set's own metadata and a strata file.
 
 :func:`strata_table` joins a test set's query metadata (``intent``,
 ``source``, ... — the free-text columns left out) with an optional strata
-file (``read_strata``: e.g. the demo's ``query_type`` and ``turn``), so any
-column of either is a stratum column. :func:`load_comparison` reads everything
-one breakdown needs — test set, the two runs, the strata table and the list
-of files the scores come from — for the demo layout and two public
-benchmarks, read in place (never copied):
-
-``demo``
-    ``<data_dir>/<split>.jsonl``, ``<data_dir>/runs/<split>/<config>.*`` and
-    the strata file (default ``<data_dir>/<split>_strata.csv`` when present).
-``codec``
-    CODEC document ranking (``data_dir`` = the ``codec`` folder): qrels
-    ``qrels/document_ndcg.qrels``, runs ``system_runs/runs/<config>.run.gz``
-    (read in trec_eval order), strata from ``topics/topics.json`` field
-    ``Domain`` (:func:`codec_domains`: finance, history, politics, 14 each).
-``cast``
-    TREC CAsT 2021 documents (``data_dir`` = the ``trec-cast-2021`` folder):
-    qrels ``2021/trec-cast-qrels-docs.2021.qrel``, runs
-    ``2021/baselines/document_runs/<config>.run.gz``, strata from the query id
-    ``<topic>_<turn>`` (:func:`turn_depth`: 1-2, 3-6, >=7). Runs cover 81
-    unjudged turns as well; score with ``extra="drop"``.
+table or file (``read_strata``: e.g. the demo's ``query_type`` and ``turn``,
+CODEC's ``topics.json`` ``Domain``), so any column of either is a stratum
+column. :class:`Comparison` is what one breakdown reads — test set, the runs,
+the strata table and the files the scores come from — as made by
+:meth:`ragnb.workspace.Workspace.comparison` from a workspace (no dataset is
+known here by name). :func:`turn_depth` derives conversational turn buckets
+from ids like ``106_3``.
 """
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from os import PathLike
-from pathlib import Path
 
 import pandas as pd
 
 from ragnb.errors import InputError
-from ragnb.io import read_run, read_strata, read_test_set
+from ragnb.io import read_strata
+from ragnb.io.strata import outside_note
 from ragnb.run import Run
-from ragnb.splits import read_round_runs
 from ragnb.testset import TestSet
 
 #: Test-set columns that hold free text or bookkeeping, never strata.
 NOT_STRATA = ("query", "answer", "line", "judgments")
 #: CAsT-style turn buckets: (low, high) inclusive, ``None`` for open-ended.
 TURN_BINS: tuple[tuple[int, int | None], ...] = ((1, 2), (3, 6), (7, None))
-DATASETS = ("demo", "codec", "cast")
 
 
 def strata_table(test_set: TestSet, strata: pd.DataFrame | str | PathLike[str] | None = None
@@ -57,8 +41,8 @@ def strata_table(test_set: TestSet, strata: pd.DataFrame | str | PathLike[str] |
         Its query metadata columns (free text left out, :data:`NOT_STRATA`).
     strata : DataFrame or path, optional
         A strata table (``query_id`` + columns) or a file for
-        :func:`ragnb.io.read_strata`. Its query ids must be the test set's;
-        a column in both is an error.
+        :func:`ragnb.io.read_strata`. Annotated queries the test set lacks are
+        left out and counted (``attrs["notes"]``); a column in both is an error.
     """
     meta = test_set.queries.drop(columns=[c for c in NOT_STRATA if c in test_set.queries])
     meta = meta.assign(query_id=meta["query_id"].astype("str"))
@@ -77,15 +61,15 @@ def join_strata(table: pd.DataFrame, strata: pd.DataFrame | str | PathLike[str]
     extra = strata.drop(columns=[c for c in ("line",) if c in strata])
     extra = extra.assign(query_id=extra["query_id"].astype("str"))
     unknown = pd.Index(extra["query_id"]).difference(table["query_id"])
-    if len(unknown):
-        raise InputError(f"{len(unknown)} query id(s) are not in the test set, e.g. "
-                         f"{list(unknown[:5])}", source=source)
+    notes = table.attrs.get("notes", ()) + outside_note(len(unknown), source)
+    extra = extra[~extra["query_id"].isin(unknown)]
     both = [c for c in extra.columns if c != "query_id" and c in table.columns]
     if both:
         raise InputError(f"column(s) {both} are in both the test set and the strata file",
                          source=source, key=both[0])
     out = table.merge(extra, on="query_id", how="left", validate="one_to_one")
     out.attrs["source"] = source
+    out.attrs["notes"] = notes
     return out
 
 
@@ -93,25 +77,6 @@ def stratum_columns(table: pd.DataFrame, max_levels: int = 30) -> list[str]:
     """Columns usable as strata: 2 to ``max_levels`` distinct values (query_id excluded)."""
     return [c for c in table.columns if c != "query_id"
             and 2 <= table[c].nunique(dropna=True) <= max_levels]
-
-
-def codec_domains(topics_json: str | PathLike[str]) -> pd.DataFrame:
-    """CODEC topics' ``Domain`` field: ``query_id, domain`` (finance, history, politics)."""
-    path = Path(topics_json)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(f"cannot read CODEC topics ({exc})", source=path) from None
-    if not isinstance(data, dict):
-        raise InputError("expected an object of topic id -> fields", source=path)
-    rows = []
-    for qid, fields in data.items():
-        if not isinstance(fields, dict) or not isinstance(fields.get("Domain"), str):
-            raise InputError("topic has no string field 'Domain'", source=path, key=qid)
-        rows.append({"query_id": str(qid), "domain": fields["Domain"]})
-    out = pd.DataFrame(rows)
-    out.attrs["source"] = str(path)
-    return out
 
 
 def _bin_label(low: int, high: int | None) -> str:
@@ -164,60 +129,3 @@ class Comparison:
     @property
     def columns(self) -> list[str]:
         return stratum_columns(self.table)
-
-
-def load_comparison(dataset: str, data_dir: str | PathLike[str], configs: Sequence[str], *,
-                    split: str = "production", strata_file: str | PathLike[str] | None = None
-                    ) -> Comparison:
-    """Read a test set, its runs for ``configs`` and the strata table (see module docstring).
-
-    Parameters
-    ----------
-    dataset : {"demo", "codec", "cast"}
-    data_dir : path
-        The dataset's folder.
-    configs : sequence of str
-        Run names (demo: ``round-00``; CODEC: ``document_bm25-tuned``; CAsT:
-        ``org_convdr``).
-    split : str
-        Demo only: the test set ``<split>.jsonl``.
-    strata_file : path, optional
-        Extra strata columns (any dataset); demo default ``<split>_strata.csv``.
-    """
-    if dataset not in DATASETS:
-        raise InputError(f"dataset must be one of {', '.join(DATASETS)}; got {dataset!r}",
-                         key="dataset")
-    root = Path(data_dir)
-    if not root.is_dir():
-        raise InputError("no such folder", source=root, key="data_dir")
-    extra = "error"
-    if dataset == "demo":
-        test_set = read_test_set(root / f"{split}.jsonl", name=split)
-        runs = read_round_runs(root / "runs" / split, configs)
-        default = root / f"{split}_strata.csv"
-        if strata_file is None and default.is_file():
-            strata_file = default
-        table = strata_table(test_set, strata_file)
-    else:
-        if dataset == "codec":
-            qrels, run_dir = root / "qrels" / "document_ndcg.qrels", root / "system_runs" / "runs"
-        else:
-            qrels = root / "2021" / "trec-cast-qrels-docs.2021.qrel"
-            run_dir = root / "2021" / "baselines" / "document_runs"
-            extra = "drop"
-        test_set = read_test_set(qrels)
-        runs = []
-        for config in configs:
-            path = run_dir / f"{config}.run.gz"
-            if not path.is_file():
-                names = sorted(p.name.removesuffix(".run.gz") for p in run_dir.glob("*.run.gz"))
-                raise InputError(f"no run {config!r}; runs here: {', '.join(names)}",
-                                 source=run_dir, key=config)
-            runs.append(read_run(path, name=config, order="score"))
-        derived = (codec_domains(root / "topics" / "topics.json") if dataset == "codec"
-                   else turn_depth(test_set.query_ids))
-        table = strata_table(test_set, derived)
-        if strata_file:
-            table = join_strata(table, strata_file)
-    inputs = (test_set.source, *(r.source for r in runs))
-    return Comparison(test_set, runs, table, tuple(str(p) for p in inputs), extra)

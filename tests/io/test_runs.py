@@ -11,14 +11,39 @@ def ranking(run, qid):
     return list(t.loc[t["query_id"] == qid, "passage_id"])
 
 
-def test_trec_run_in_rank_order_by_default(tmp_path):
+def test_trec_run_in_trec_eval_order_by_default_rank_order_opt_in(tmp_path):
     p = tmp_path / "bm25.run"
-    # rank order disagrees with score order on purpose
+    # rank order disagrees with score order on purpose (query q1 only)
     p.write_text("q1 Q0 a 2 9.0 t\nq1 Q0 b 1 1.0 t\nq2 Q0 c 1 5.0 t\n")
     run = read_run(p)
-    assert run.name == "bm25" and run.order == "rank"
-    assert ranking(run, "q1") == ["b", "a"]
-    assert ranking(read_run(p, order="score"), "q1") == ["a", "b"]
+    assert run.name == "bm25" and run.order == "score"
+    assert ranking(run, "q1") == ["a", "b"]
+    by_rank = read_run(p, order="rank")
+    assert ranking(by_rank, "q1") == ["b", "a"]
+    # the note counts the one query whose ranks disagree, whichever order is used
+    for r in (run, by_rank):
+        assert [(n.kind, n.count) for n in r.notes] == [("rank_disagrees", 1)]
+
+
+def test_rank_gaps_are_fine_in_score_order_and_no_note_when_ranks_agree(tmp_path):
+    p = tmp_path / "gaps.run"
+    p.write_text("q1 Q0 a 1 9.0 t\nq1 Q0 b 5 3.0 t\nq1 Q0 c 9 1.0 t\nq2 Q0 x 3 2.0 t\n")
+    run = read_run(p)
+    assert ranking(run, "q1") == ["a", "b", "c"] and run.notes == ()
+    with pytest.raises(InputError, match="gap"):
+        read_run(p, order="rank")
+
+
+def test_order_note_counts_queries_on_a_tie_broken_by_docno(tmp_path):
+    # trec_eval breaks the tie by docno descending (d2 before d1); a rank column that
+    # puts d1 first disagrees, in q1 and q3 but not q2
+    p = tmp_path / "ties.run"
+    p.write_text("q1 Q0 d1 1 1.0 t\nq1 Q0 d2 2 1.0 t\n"
+                 "q2 Q0 d2 1 1.0 t\nq2 Q0 d1 2 1.0 t\n"
+                 "q3 Q0 d1 1 5.0 t\nq3 Q0 d2 2 7.0 t\n")
+    run = read_run(p)
+    assert [(n.kind, n.count) for n in run.notes] == [("rank_disagrees", 2)]
+    assert ranking(run, "q1") == ["d2", "d1"]
 
 
 def test_score_order_breaks_ties_by_passage_id_descending(tmp_path):
@@ -55,11 +80,11 @@ def test_csv_run_with_scores_only(tmp_path):
 
 @pytest.mark.parametrize("content, kwargs, line, message", [
     ("q1 Q0 a 1 3 t\nq1 Q0 a 2 2 t\n", {}, 2, "appears more than once"),
-    ("q1 Q0 a 1 3 t\nq1 Q0 b 1 2 t\n", {}, 2, "given twice"),
-    ("q1 Q0 a 1 3 t\nq1 Q0 b 3 2 t\n", {}, 2, "a gap"),
-    ("q1 Q0 a 2 3 t\nq1 Q0 b 3 2 t\n", {}, 1, "starts at rank 2"),
-    ("q1 Q0 a 1 3 t\nq1 Q0 b x 2 t\n", {}, 2, "rank 'x' is not a number"),
-    ("q1 Q0 a 1 3 t\nq1 Q0 b 2 nan t\n", {"order": "score"}, 2, "not a finite number"),
+    ("q1 Q0 a 1 3 t\nq1 Q0 b 1 2 t\n", {"order": "rank"}, 2, "given twice"),
+    ("q1 Q0 a 1 3 t\nq1 Q0 b 3 2 t\n", {"order": "rank"}, 2, "a gap"),
+    ("q1 Q0 a 2 3 t\nq1 Q0 b 3 2 t\n", {"order": "rank"}, 1, "starts at rank 2"),
+    ("q1 Q0 a 1 3 t\nq1 Q0 b x 2 t\n", {}, 2, "rank 'x' is not an integer"),
+    ("q1 Q0 a 1 3 t\nq1 Q0 b 2 nan t\n", {"order": "score"}, 2, "'nan' is not a decimal"),
     ("q1 Q0 a 1 3\n", {}, 1, "expected 6"),
 ])
 def test_bad_runs_name_file_line_and_problem(tmp_path, content, kwargs, line, message):
@@ -150,7 +175,7 @@ def test_fast_path_errors_name_the_line(tmp_path):
     assert info.value.line == 4
     rows = RUN_LINES[:3] + [("q1", "d2", 3, 2.0)]
     with pytest.raises(InputError, match="a gap") as info:
-        read_run(write_run(tmp_path / "gap.run", " ", rows))
+        read_run(write_run(tmp_path / "gap.run", " ", rows), order="rank")
     assert info.value.line == 4
 
 
@@ -163,8 +188,8 @@ def test_rows_out_of_rank_order_are_sorted(tmp_path):
 
 @pytest.mark.parametrize("content, line, message", [
     # in order, steps of 1, but not integers: found on the fast path's block heads
-    ("q1 Q0 a 1 3 t\nq2 Q0 b 1.5 2 t\nq2 Q0 c 2.5 1 t\n", 2, "rank 1.5 is not an integer"),
-    ("q1 Q0 a 1 3 t\nq1 Q0 b inf 2 t\n", 2, "rank inf is not an integer"),
+    ("q1 Q0 a 1 3 t\nq2 Q0 b 1.5 2 t\nq2 Q0 c 2.5 1 t\n", 2, "rank '1.5' is not an integer"),
+    ("q1 Q0 a 1 3 t\nq1 Q0 b inf 2 t\n", 2, "rank 'inf' is not an integer"),
     # a duplicate is reported before a bad start, as on the slow path
     ("q1 Q0 a 2 3 t\nq1 Q0 a 3 2 t\n", 2, "appears more than once"),
 ])
@@ -172,7 +197,7 @@ def test_rank_errors_on_the_fast_path(tmp_path, content, line, message):
     p = tmp_path / "bad.run"
     p.write_text(content)
     with pytest.raises(InputError, match=message) as info:
-        read_run(p)
+        read_run(p, order="rank")
     assert info.value.line == line
 
 

@@ -39,7 +39,35 @@ def test_bad_strata_files(tmp_path, content, message):
 def test_unknown_ids_and_missing_column(tmp_path):
     (tmp_path / "s.csv").write_text("query_id,kind\nq1,a\nzz,b\n")
     table = read_strata(tmp_path / "s.csv")
-    with pytest.raises(InputError, match="not in the test set"):
-        assign_strata(table, ["q1"], "kind")
+    labels, notes = assign_strata(table, ["q1", "q2"], "kind")
+    assert labels.to_dict() == {"q1": "a", "q2": "unclassified"}
+    # the file covers more queries than the test set: counted, not an error
+    assert [(n.kind, n.count) for n in notes] == [("strata_outside_test_set", 1),
+                                                  ("unclassified", 1)]
     with pytest.raises(InputError, match="available: \\['kind'\\]"):
         assign_strata(table, ["q1"], "nope")
+
+
+def test_header_less_tsv_with_column_names_and_a_key(tmp_path):
+    p = tmp_path / "topics.tsv"
+    p.write_text("101\tfinance\t2\n102\thistory\t1\n103\tfinance\t3\n")
+    table = read_strata(p, key="qid", columns=["qid", "domain", "turn"])
+    assert table["query_id"].tolist() == ["101", "102", "103"]      # the first line is data
+    assert table["domain"].tolist() == ["finance", "history", "finance"]
+    labels, notes = assign_strata(table, ["101", "102"], "domain")
+    assert labels.tolist() == ["finance", "history"]
+    assert [(n.kind, n.count) for n in notes] == [("strata_outside_test_set", 1)]
+    # a header-less file without a known extension is read as TSV when it has tabs
+    q = tmp_path / "annotations"
+    q.write_text("101\tfinance\n")
+    assert read_strata(q, columns=["query_id", "domain"])["domain"].tolist() == ["finance"]
+
+
+def test_header_less_strata_errors_name_the_file_and_the_key(tmp_path):
+    p = tmp_path / "topics.tsv"
+    p.write_text("101\tfinance\t2\n")
+    with pytest.raises(InputError, match="3 columns in the file, 2 names given") as err:
+        read_strata(p, columns=["query_id", "domain"])
+    assert err.value.source == str(p) and err.value.key == "columns"
+    with pytest.raises(InputError, match="key column 'qid' is not among"):
+        read_strata(p, key="qid", columns=["query_id", "domain", "turn"])

@@ -56,13 +56,14 @@ def test_data_facts_follow_the_conventions(tmp_path):
     params = [
         pv("data_dir", "../data"),              # folder: every file, tree digest
         pv("runs_path", "../missing.run"),      # path name, missing: listed as missing
-        pv("qrels", "../data/qrels.txt"),       # other name, existing file: listed
+        pv("qrels", "../data/qrels.txt"),       # other name: free text, never hashed
+        pv("qrels_file", "../data/qrels.txt"),  # declared path: listed
         pv("metric", "ndcg@10"),                # plain text: not a path
         pv("k", 10, "int"),
         pv("empty_dir", ""),                    # empty value: nothing to hash
     ]
     facts = {f.parameter: f for f in data_facts(params, base)}
-    assert set(facts) == {"data_dir", "runs_path", "qrels"}
+    assert set(facts) == {"data_dir", "runs_path", "qrels_file"}
     d = facts["data_dir"]
     assert d.kind == "dir" and [f.path for f in d.files] == ["qrels.txt", "runs/bm25.run"]
     h_qrels = hashlib.sha256(b"q1 0 d1 1\n").hexdigest()
@@ -71,8 +72,9 @@ def test_data_facts_follow_the_conventions(tmp_path):
     lines = f"qrels.txt\t{h_qrels}\nruns/bm25.run\t{h_run}\n"
     assert d.tree_sha256 == hashlib.sha256(lines.encode()).hexdigest()
     assert facts["runs_path"].kind == "missing"
-    assert facts["qrels"].kind == "file" and facts["qrels"].files[0].sha256 == h_qrels
-    assert facts["qrels"].files[0].size == 10
+    assert facts["qrels_file"].kind == "file"
+    assert facts["qrels_file"].files[0].sha256 == h_qrels
+    assert facts["qrels_file"].files[0].size == 10
 
 
 def test_spec_timing_relative_to_the_run(tmp_path):

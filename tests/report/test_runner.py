@@ -169,20 +169,25 @@ def test_executed_notebook_keeps_provenance(charts_report):
 
 @pytest.mark.slow
 def test_failing_cell_names_notebook_and_cell_and_keeps_the_notebook(tmp_path):
+    # the previous good page and notebook stay until a new run completes (issue 13, defect 11)
     stale = tmp_path / "02-fails.html"
     stale.write_text("an old page")
+    (tmp_path / "02-fails.ipynb").write_text("an old notebook")
     code, err = run_cli("fails", "-p", "divisor=0", "--notebooks", str(FIXTURE_NOTEBOOKS),
                         "--out", str(tmp_path), "--no-progress")
     assert code == 1
     last = err.strip().splitlines()[-1]
+    failed = tmp_path / "02-fails.failed.ipynb"
     assert last == (
         "ragnb report: 02-fails: cell 3 (`value = 10 // divisor`) raised ZeroDivisionError: "
-        f"integer division or modulo by zero; executed notebook with the error: {tmp_path / '02-fails.ipynb'}"
+        f"integer division or modulo by zero; executed notebook with the error: {failed}"
     )
-    executed = nbformat.read(tmp_path / "02-fails.ipynb", as_version=4)
+    executed = nbformat.read(failed, as_version=4)
     errors = [o for c in executed.cells for o in c.get("outputs", []) if o.output_type == "error"]
     assert [e.ename for e in errors] == ["ZeroDivisionError"]
-    assert not stale.exists()
+    assert stale.read_text() == "an old page"
+    assert (tmp_path / "02-fails.ipynb").read_text() == "an old notebook"
+    assert not list(tmp_path.glob(".*running*"))
 
 
 def test_fixture_data_is_what_the_notebook_expects():

@@ -7,9 +7,9 @@ import pytest
 from scipy import stats
 
 from ragnb.errors import InputError
-from ragnb.paths import DEMO_DIR
 from ragnb.score import score
-from ragnb.strata import StrataSpec, breakdown, load_comparison
+from ragnb.strata import StrataSpec, breakdown
+from tests.strata._workspaces import cast_workspace, codec_workspace, demo_comparison
 
 
 def scores_table(rows):
@@ -208,7 +208,7 @@ def test_seed000_reported_to_two_decimals_reconciles(seed000):
 
 
 def test_tidy_table_and_scores_object_agree():
-    comp = load_comparison("demo", DEMO_DIR, ["round-00", "round-40"])
+    comp = demo_comparison()
     sc = score(comp.test_set, comp.runs, ["ndcg@10", "rr@10"])
     a = breakdown(sc, comp.table, "intent", baseline="round-00", challenger="round-40",
                   metric="rr@10", resamples=300)
@@ -221,7 +221,7 @@ def test_tidy_table_and_scores_object_agree():
 
 # ------------------------------------------------------------- demo data
 def test_demo_query_types_match_the_data_readme():
-    comp = load_comparison("demo", DEMO_DIR, ["round-00", "round-40"])
+    comp = demo_comparison()
     sc = score(comp.test_set, comp.runs, "ndcg@10")
     bd = breakdown(sc, comp.table, "query_type", baseline="round-00", challenger="round-40",
                    reported_points="+1.1", resamples=500)
@@ -241,7 +241,7 @@ def test_demo_query_types_match_the_data_readme():
 
 @pytest.mark.parametrize("column", ["intent", "source", "turn", "unanswerable"])
 def test_any_demo_column_adds_up(column):
-    comp = load_comparison("demo", DEMO_DIR, ["round-00", "round-40"])
+    comp = demo_comparison()
     sc = score(comp.test_set, comp.runs, "ndcg@10")
     bd = breakdown(sc, comp.table, column, baseline="round-00", challenger="round-40",
                    resamples=200)
@@ -253,11 +253,11 @@ def test_any_demo_column_adds_up(column):
 
 # ------------------------------------------------------------- real data
 @pytest.mark.realdata
-def test_codec_by_domain(real_data):
-    comp = load_comparison("codec", real_data / "codec",
-                           ["document_bm25-tuned", "document_bm25-tuned+t5-maxp"])
+def test_codec_by_domain(real_data, tmp_path):
+    comp = codec_workspace(real_data, tmp_path).comparison(
+        "codec", ["document_bm25-tuned", "document_bm25-tuned+t5-maxp"])
     sc = score(comp.test_set, comp.runs, "ndcg_linear@10", extra=comp.extra)
-    bd = breakdown(sc, comp.table, "domain", baseline="document_bm25-tuned",
+    bd = breakdown(sc, comp.table, "Domain", baseline="document_bm25-tuned",
                    challenger="document_bm25-tuned+t5-maxp", resamples=1000)
     # PROVENANCE.md: 14 topics in each of finance, history, politics; BM25+T5 vs BM25 +0.146
     assert dict(zip(bd.strata["stratum"], bd.strata["n"])) == \
@@ -267,13 +267,12 @@ def test_codec_by_domain(real_data):
 
 
 @pytest.mark.realdata
-def test_cast_by_turn_depth(real_data):
-    comp = load_comparison("cast", real_data / "trec-cast-2021",
-                           ["org_convdr", "org_manual_bm25"])
+def test_cast_by_turn_depth(real_data, tmp_path):
+    comp = cast_workspace(real_data, tmp_path).comparison("cast", ["org_convdr", "org_manual_bm25"])
     sc = score(comp.test_set, comp.runs, "ndcg_linear@10", extra=comp.extra)
     bd = breakdown(sc, comp.table, "turn_depth", baseline="org_convdr",
                    challenger="org_manual_bm25", resamples=500)
     # PROVENANCE.md: 158 judged turns, by depth 1-2: 38, 3-6: 73, >=7: 47 (in turn order)
-    assert list(zip(bd.strata["stratum"], bd.strata["n"])) == \
-        [("1-2", 38), ("3-6", 73), (">=7", 47)]
+    assert dict(zip(bd.strata["stratum"], bd.strata["n"])) == \
+        {"1-2": 38, "3-6": 73, ">=7": 47}
     assert bd.pooled["n"] == 158 and bd.ok

@@ -7,13 +7,14 @@ import pandas as pd
 import pytest
 
 from ragnb.errors import InputError
-from ragnb.paths import DEMO_DIR
-from ragnb.strata import codec_domains, load_comparison, stratum_columns, turn_depth
+from ragnb.io import read_strata
+from ragnb.strata import stratum_columns, turn_depth
 from ragnb.strata.data import join_strata
+from tests.strata._workspaces import cast_workspace, codec_workspace, demo_comparison
 
 
 def test_demo_table_joins_metadata_and_the_strata_file():
-    comp = load_comparison("demo", DEMO_DIR, ["round-00", "round-40"])
+    comp = demo_comparison()
     t = comp.table
     assert len(t) == 200 and t["query_id"].is_unique
     assert {"intent", "source", "query_type", "turn"} <= set(t.columns)
@@ -32,26 +33,26 @@ def test_stratum_columns_skip_ids_constants_and_free_text():
     assert stratum_columns(t, max_levels=3) == ["two"]
 
 
-def test_join_checks_ids_and_column_clashes():
-    comp = load_comparison("demo", DEMO_DIR, ["round-00", "round-40"])
-    with pytest.raises(InputError, match=r"1 query id\(s\) are not in the test set"):
-        join_strata(comp.table, pd.DataFrame({"query_id": ["nope"], "x": ["a"]}))
+def test_join_counts_ids_outside_the_test_set_and_checks_column_clashes():
+    comp = demo_comparison()
+    wider = pd.DataFrame({"query_id": ["nope", "p0001", "other"], "x": ["a", "b", "c"]})
+    joined = join_strata(comp.table, wider)
+    assert len(joined) == len(comp.table)            # the test set's queries, no more
+    assert joined.set_index("query_id").loc["p0001", "x"] == "b"
+    assert [(n.kind, n.count) for n in joined.attrs["notes"]] == [("strata_outside_test_set", 2)]
     with pytest.raises(InputError, match=r"\['intent'\] are in both") as err:
         join_strata(comp.table, pd.DataFrame({"query_id": ["p0001"], "intent": ["a"]}))
     assert err.value.key == "intent"
 
 
-def test_codec_domains_reads_the_domain_field(tmp_path):
+def test_a_topics_json_keyed_by_query_id_is_a_strata_file(tmp_path):
     path = tmp_path / "topics.json"
     path.write_text(json.dumps({"economics-1": {"Domain": "finance", "Query": "q"},
-                                "history-2": {"Domain": "history"}}))
-    assert codec_domains(path).to_dict("records") == [
-        {"query_id": "economics-1", "domain": "finance"},
-        {"query_id": "history-2", "domain": "history"}]
-    path.write_text(json.dumps({"economics-1": {"Query": "q"}}))
-    with pytest.raises(InputError, match="no string field 'Domain'") as err:
-        codec_domains(path)
-    assert (err.value.source, err.value.key) == (str(path), "economics-1")
+                                "history-2": {"Domain": "history"}}, indent=1))
+    table = read_strata(path)
+    assert table[["query_id", "Domain"]].to_dict("records") == [
+        {"query_id": "economics-1", "Domain": "finance"},
+        {"query_id": "history-2", "Domain": "history"}]
 
 
 def test_turn_depth_buckets_in_turn_order():
@@ -72,25 +73,26 @@ def test_turn_depth_errors_name_the_query():
         turn_depth(["x_9"], bins=((1, 2),))
 
 
-def test_loader_errors(tmp_path):
-    with pytest.raises(InputError, match="dataset must be one of demo, codec, cast"):
-        load_comparison("msmarco", tmp_path, ["a"])
-    with pytest.raises(InputError, match="no such folder"):
-        load_comparison("demo", tmp_path / "missing", ["a"])
+def test_workspace_errors_name_the_key(tmp_path):
+    from ragnb.workspace import open_workspace
+
+    with pytest.raises(InputError, match="no workspace manifest"):
+        open_workspace(tmp_path / "missing")
 
 
 @pytest.mark.realdata
-def test_unknown_real_run_lists_the_runs(real_data):
-    with pytest.raises(InputError, match="runs here: .*document_bm25-tuned,") as err:
-        load_comparison("codec", real_data / "codec", ["bm25"])
-    assert err.value.key == "bm25"
+def test_unknown_real_run_lists_the_runs(real_data, tmp_path):
+    ws = codec_workspace(real_data, tmp_path)
+    with pytest.raises(InputError, match="configs: .*document_bm25-tuned,") as err:
+        ws.comparison("codec", ["bm25"])
+    assert err.value.key == "test_sets.codec.runs"
 
 
 @pytest.mark.realdata
-def test_real_tables_hold_the_derived_strata(real_data):
-    codec = load_comparison("codec", real_data / "codec", ["document_bm25-tuned"])
-    assert codec.table["domain"].value_counts().to_dict() == \
+def test_real_tables_hold_the_derived_strata(real_data, tmp_path):
+    codec = codec_workspace(real_data, tmp_path / "c").comparison("codec", ["document_bm25-tuned"])
+    assert codec.table["Domain"].value_counts().to_dict() == \
         {"finance": 14, "history": 14, "politics": 14}
-    cast = load_comparison("cast", real_data / "trec-cast-2021", ["org_convdr"])
+    cast = cast_workspace(real_data, tmp_path).comparison("cast", ["org_convdr"])
     assert len(cast.table) == 158 and cast.extra == "drop"
     assert "turn_depth" in cast.columns

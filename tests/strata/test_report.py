@@ -6,10 +6,10 @@ from datetime import UTC, datetime
 
 import pytest
 
-from ragnb.paths import DATA_DIR, DEMO_DIR
+from ragnb.paths import DATA_DIR
 from ragnb.report.runner import build_reports
-from ragnb.strata import load_comparison
 from ragnb.whatif import WhatIf
+from tests.strata._workspaces import demo_comparison
 
 pytestmark = pytest.mark.slow
 SPEC = DATA_DIR / "specs" / "production_query_type.toml"
@@ -31,7 +31,7 @@ def test_pre_registered_spec_in_the_header(tmp_path):
 
 
 def test_a_what_if_export_builds_a_report_that_says_so(tmp_path):
-    comp = load_comparison("demo", DEMO_DIR, ["round-00", "round-40"])
+    comp = demo_comparison()
     w = WhatIf.from_comparison(comp, baseline="round-00", challenger="round-40",
                                spec="query_type", resamples=200, chart=None)
     w.checkbox("malformed").value = False

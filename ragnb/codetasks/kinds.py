@@ -1,0 +1,121 @@
+"""What kind of change a merged change is: by a bot, docs only, changelog only.
+
+Bot authors
+    A change is a bot's when the author of its first commit on the branch (the
+    commit itself for a squash-merged change) or the owner in the merge line
+    (``Merge pull request #12 from owner/branch``) matches one of
+    :data:`DEFAULT_BOTS` (``*`` and ``?`` wildcards, ``[`` literal, any case,
+    on the author's name and the e-mail's local part), or the merged branch is
+    one only bots open (:data:`BOT_BRANCHES`, e.g. ``dependabot/pip/...``).
+Changelog only
+    Every changed file (edit set and added, excluded files aside) is a
+    changelog: ``CHANGES``, ``CHANGELOG``, ``HISTORY``, ``NEWS``,
+    ``RELEASE_NOTES``, ``WHATSNEW`` (any extension) or a fragment in
+    ``changelog.d/``, ``changes/``, ``newsfragments/`` or ``.changeset/``.
+Docs only
+    Every changed file is documentation (changelogs included, but not all of
+    them changelogs): under ``docs/``, ``doc/`` or ``documentation/``, a
+    Markdown / reStructuredText / AsciiDoc file, or a ``README``, ``LICENSE``,
+    ``AUTHORS``, ``CONTRIBUTING`` or ``CODE_OF_CONDUCT`` file.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+from pathlib import PurePosixPath
+
+#: Author patterns of bots (override with ``bots=``).
+DEFAULT_BOTS: tuple[str, ...] = (
+    "*[bot]", "dependabot*", "renovate*", "pre-commit-ci*", "github-actions*",
+    "greenkeeper*", "pyup*bot*", "snyk-bot*", "imgbot*", "allcontributors*", "mergify*",
+    "deepsource-autofix*", "whitesource*", "web-flow-bot*",
+)
+#: Branches only bots open (matched on the merge line's branch, not configurable).
+BOT_BRANCHES: tuple[str, ...] = ("dependabot/*", "renovate/*", "pre-commit-ci-update-config",
+                                 "greenkeeper/*", "snyk-fix-*", "snyk-upgrade-*", "imgbot",
+                                 "all-contributors/*", "pyup-*", "whitesource/*")
+_CHANGELOG_NAMES = ("changes", "changelog", "history", "news", "release_notes",
+                    "release-notes", "releasenotes", "whatsnew")
+_CHANGELOG_DIRS = {"changelog.d", "changes", "newsfragments", ".changeset", "changelog"}
+_DOC_DIRS = {"docs", "doc", "documentation"}
+_DOC_SUFFIXES = {".md", ".rst", ".adoc", ".asciidoc", ".markdown"}
+_DOC_NAMES = ("readme", "license", "licence", "authors", "contributing", "code_of_conduct",
+              "contributors", "copying", "notice")
+_MERGE_FROM = re.compile(r"^Merge pull request #\d+ from (?P<owner>[^/\s]+)/(?P<branch>\S+)")
+
+
+def is_bot(names: Iterable[str], patterns: Sequence[str] = DEFAULT_BOTS) -> bool:
+    """Whether any of ``names`` (authors, e-mails, branch names) matches a bot pattern.
+
+    Examples
+    --------
+    >>> is_bot(["dependabot[bot]"]), is_bot(["pre-commit-ci"]), is_bot(["Ada Lovelace"])
+    (True, True, False)
+    """
+    for name in names:
+        name = name.strip().lower()
+        if "@" in name:
+            name = name.split("@", 1)[0]
+        if name and any(_glob(p).fullmatch(name) for p in patterns):
+            return True
+    return False
+
+
+@lru_cache(maxsize=256)
+def _glob(pattern: str) -> re.Pattern:
+    """A pattern where only ``*`` and ``?`` are wildcards (``[bot]`` is literal), any case."""
+    return re.compile(re.escape(pattern).replace(r"\*", ".*").replace(r"\?", "."), re.IGNORECASE)
+
+
+def merge_source(message: str) -> list[str]:
+    """Who a ``Merge pull request #N from owner/branch`` line names as a bot (else ``[]``).
+
+    The owner (a bot account pushing to its own fork) and the branch when it
+    is one bots open (:data:`BOT_BRANCHES`): a person's branch named
+    ``github-actions`` or ``pre-commit-ci-schedule`` is not a bot's.
+
+    Examples
+    --------
+    >>> merge_source("Merge pull request #9 from pallets/dependabot/pip/requests-2.32")
+    ['pallets', 'dependabot[bot]']
+    >>> merge_source("Merge pull request #8 from pallets/pre-commit-ci-schedule")
+    ['pallets']
+    """
+    m = _MERGE_FROM.match(message.strip())
+    if not m:
+        return []
+    bot_branch = any(_glob(p).fullmatch(m["branch"]) for p in BOT_BRANCHES)
+    return [m["owner"], *(["dependabot[bot]"] if bot_branch else [])]
+
+
+def is_changelog(path: str) -> bool:
+    """Whether ``path`` is a changelog or a changelog fragment."""
+    p = PurePosixPath(path)
+    stem = p.name.lower().split(".")[0]
+    return stem in _CHANGELOG_NAMES or bool(_CHANGELOG_DIRS & {d.lower() for d in p.parts[:-1]})
+
+
+def is_doc(path: str) -> bool:
+    """Whether ``path`` is documentation (a changelog is too)."""
+    p = PurePosixPath(path)
+    return (is_changelog(path) or bool(_DOC_DIRS & {d.lower() for d in p.parts[:-1]})
+            or p.suffix.lower() in _DOC_SUFFIXES
+            or p.name.lower().split(".")[0] in _DOC_NAMES)
+
+
+def doc_kind(paths: Sequence[str]) -> str | None:
+    """``changelog`` or ``docs`` when every path is one, else ``None``.
+
+    Examples
+    --------
+    >>> doc_kind(["CHANGES.rst"]), doc_kind(["CHANGES.rst", "docs/api.rst"]), doc_kind(["a.py"])
+    ('changelog', 'docs', None)
+    """
+    if not paths:
+        return None
+    if all(is_changelog(p) for p in paths):
+        return "changelog"
+    if all(is_doc(p) for p in paths):
+        return "docs"
+    return None

@@ -1,0 +1,323 @@
+"""A Python module read from its syntax tree: what it imports, defines and calls.
+
+What the caller set needs (:mod:`ragnb.codetasks.callers`), read with :mod:`ast`
+once per file version:
+
+imports
+    local name -> where it comes from: ``import a.b as c`` binds ``c`` to the
+    module ``a.b``; ``from .x import Y as Z`` binds ``Z`` to the name ``Y`` of
+    the module ``.x`` (relative imports are resolved against the file's folder
+    later, :func:`resolve_module`).
+classes
+    top-level classes, their bases (as dotted names) and their methods.
+calls
+    every call, with the dotted name it calls (``Command``, ``core.Command``,
+    ``self.invoke``), the called attribute, and the receiver's class where
+    the syntax tells it: ``self``/``cls`` in a method, a variable assigned
+    ``X(...)`` or annotated ``x: X`` in the same function, ``X(...).m()``,
+    ``super().m()`` (the enclosing class's bases). A variable holding a
+    class (``cls = Command``, ``cls = attrs.pop("cls", None) or Argument``)
+    and then called (in the same function or a function nested in it)
+    counts as a call of that class.
+"""
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import PurePosixPath
+
+
+@dataclass(frozen=True)
+class Call:
+    """One call site.
+
+    Attributes
+    ----------
+    line : int
+    callee : str or None
+        The dotted name called (``Command``, ``click.Command``, ``self.invoke``),
+        ``None`` when the callee is not a dotted name.
+    attr : str
+        The last name of the callee (the function or method name).
+    receiver : str or None
+        The receiver's class as a dotted name in this module when known
+        (``self`` in a method of ``Cmd`` gives ``Cmd``); ``super`` for
+        ``super().m()``; ``None`` for a plain name or an unknown receiver.
+    in_class : str or None
+        The top-level class the call is in.
+    """
+
+    line: int
+    callee: str | None
+    attr: str
+    receiver: str | None
+    in_class: str | None
+
+
+@dataclass
+class Module:
+    """What one Python file imports, defines and calls (see the module docstring)."""
+
+    path: str
+    imports: dict[str, tuple[int, str, str | None]] = field(default_factory=dict)
+    functions: set[str] = field(default_factory=set)
+    classes: dict[str, tuple[list[str], set[str]]] = field(default_factory=dict)
+    calls: list[Call] = field(default_factory=list)
+    star: list[tuple[int, str]] = field(default_factory=list)
+
+    def defines(self, name: str) -> bool:
+        return name in self.functions or name in self.classes
+
+
+def dotted(node: ast.AST) -> str | None:
+    """``a.b.c`` of a Name/Attribute chain (``None`` for anything else)."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def _annotation(node: ast.AST | None) -> str | None:
+    if node is None:
+        return None
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value.strip() or None
+    if isinstance(node, ast.Subscript) and dotted(node.value) in ("t.Optional", "Optional",
+                                                                 "typing.Optional"):
+        return _annotation(node.slice)
+    return dotted(node)
+
+
+class _Visitor(ast.NodeVisitor):
+    def __init__(self, module: Module) -> None:
+        self.m = module
+        self.cls: str | None = None          # enclosing top-level class
+        self.bases: list[str] = []
+        self.types: list[dict[str, str]] = [{}]   # variable -> class, per function scope
+        self.aliases: list[dict[str, str]] = [{}]  # variable -> the name it holds (`cls = C`)
+        self.depth = 0                       # nesting below module level
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for a in node.names:                    # imports inside functions bind too
+            if a.asname:
+                self.m.imports[a.asname] = (0, a.name, None)
+            else:                               # `import a.b` binds `a` (and `a.b`)
+                head = a.name.split(".")[0]
+                self.m.imports.setdefault(head, (0, head, None))
+                self.m.imports.setdefault(a.name, (0, a.name, None))
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        for a in node.names:
+            if a.name == "*":
+                self.m.star.append((node.level, node.module or ""))
+            else:
+                self.m.imports[a.asname or a.name] = (node.level, node.module or "", a.name)
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        if self.depth == 0:
+            bases = [b for b in (dotted(x) for x in node.bases) if b]
+            methods = {n.name for n in node.body
+                       if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+            self.m.classes[node.name] = (bases, methods)
+            outer = self.cls, self.bases
+            self.cls, self.bases = node.name, bases
+            self.depth += 1
+            self.generic_visit(node)
+            self.depth -= 1
+            self.cls, self.bases = outer
+        else:
+            self.depth += 1
+            self.generic_visit(node)
+            self.depth -= 1
+
+    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        if self.depth == 0:
+            self.m.functions.add(node.name)
+        scope: dict[str, str] = {}
+        args = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
+        for i, a in enumerate(args):
+            ann = _annotation(a.annotation)
+            if ann:
+                scope[a.arg] = ann
+            elif i == 0 and self.cls and a.arg in ("self", "cls"):
+                scope[a.arg] = self.cls
+        self.types.append(scope)
+        self.aliases.append({})
+        self.depth += 1
+        self.generic_visit(node)
+        self.depth -= 1
+        self.types.pop()
+        self.aliases.pop()
+
+    visit_FunctionDef = _function
+    visit_AsyncFunctionDef = _function
+
+    def _assign(self, targets: Iterable[ast.AST], value: ast.AST | None,
+                annotation: ast.AST | None = None) -> None:
+        kind = _annotation(annotation)
+        if kind is None and isinstance(value, ast.Call):
+            kind = dotted(value.func)
+        alias = _class_reference(value)
+        for t in targets:
+            if isinstance(t, ast.Name):
+                self.aliases[-1].pop(t.id, None)
+                if kind:
+                    self.types[-1][t.id] = kind
+                else:
+                    self.types[-1].pop(t.id, None)
+                if alias:
+                    self.aliases[-1][t.id] = alias
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        self._assign(node.targets, node.value)
+        self.generic_visit(node)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        self._assign([node.target], node.value, node.annotation)
+        self.generic_visit(node)
+
+    def visit_With(self, node: ast.With) -> None:
+        for item in node.items:
+            if item.optional_vars is not None:
+                self._assign([item.optional_vars], item.context_expr)
+        self.generic_visit(node)
+
+    visit_AsyncWith = visit_With
+
+    def visit_Call(self, node: ast.Call) -> None:
+        func = node.func
+        callee = dotted(func)
+        receiver = None
+        if isinstance(func, ast.Attribute):
+            attr = func.attr
+            value = func.value
+            if isinstance(value, ast.Name):
+                receiver = self.types[-1].get(value.id)
+            elif (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
+                  and value.func.id == "super"):
+                receiver = "super"
+            elif isinstance(value, ast.Call):
+                receiver = dotted(value.func)
+        elif isinstance(func, ast.Name):
+            attr = func.id
+            held = next((a[attr] for a in reversed(self.aliases) if attr in a), None)
+            if held:                                   # `cls = Command` ... `cls(...)`
+                callee, attr = held, held.rsplit(".", 1)[-1]
+        else:
+            attr = ""
+        if attr:
+            self.m.calls.append(Call(node.lineno, callee, attr, receiver, self.cls))
+        self.generic_visit(node)
+
+
+def _class_reference(value: ast.AST | None) -> str | None:
+    """The dotted name a variable is given when it holds a name, not a call's result.
+
+    ``cls = Command``, ``cls = attrs.pop("cls", None) or Argument`` and
+    ``cls = attrs.pop("cls", Option)`` (the default of a ``pop``/``get``) hold
+    ``Command``, ``Argument`` and ``Option``.
+    """
+    if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or):
+        value = value.values[-1]
+    if (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+            and value.func.attr in ("pop", "get") and len(value.args) == 2):
+        value = value.args[1]
+    if isinstance(value, (ast.Name, ast.Attribute)):
+        name = dotted(value)
+        return name if name and name.rsplit(".", 1)[-1][:1].isupper() else None
+    return None
+
+
+def parse_module(path: str, text: str) -> Module | None:
+    """The :class:`Module` of one Python file (``None`` when it does not parse)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    module = Module(path)
+    _Visitor(module).visit(tree)
+    return module
+
+
+_TOP = re.compile(r"^(?:async[ \t]+)?(def|class)[ \t]+([A-Za-z_]\w*)|^([A-Za-z_]\w*)[ \t]*[:=]",
+                  re.MULTILINE)
+
+
+def sketch_module(path: str, text: str) -> Module:
+    """A :class:`Module` read without parsing: imports and top-level names only (no calls).
+
+    Top-level ``def``/``class`` lines and assignments (``NAME =``) found by
+    regular expression, imports by :func:`ragnb.codetasks.readset.import_bindings`;
+    enough to follow a name through re-exports, at a fraction of a parse.
+    """
+    from ragnb.codetasks.readset import import_bindings
+
+    m = Module(path, imports=import_bindings(text))
+    for hit in _TOP.finditer(text):
+        if hit.group(1) == "class":
+            m.classes[hit.group(2)] = ([], set())
+        else:
+            m.functions.add(hit.group(2) or hit.group(3))
+    return m
+
+
+def module_names(path: str) -> list[str]:
+    """Dotted names a Python file can be imported as, longest first.
+
+    Examples
+    --------
+    >>> module_names("src/click/core.py"), module_names("pkg/__init__.py")
+    (['src.click.core', 'click.core', 'core'], ['pkg'])
+    """
+    parts = path[:-3].split("/")
+    if parts and parts[-1] == "__init__":
+        parts = parts[:-1]
+    return [".".join(parts[i:]) for i in range(len(parts))]
+
+
+def module_index(paths: Iterable[str]) -> dict[str, list[str]]:
+    """Dotted module name -> Python files it can name (every suffix of the path)."""
+    return _module_index(tuple(sorted(p for p in paths if p.endswith(".py"))))
+
+
+@lru_cache(maxsize=8)
+def _module_index(paths: tuple[str, ...]) -> dict[str, list[str]]:
+    index: dict[str, list[str]] = {}
+    for p in paths:
+        if p.endswith(".py"):
+            for name in module_names(p):
+                index.setdefault(name, []).append(p)
+    return index
+
+
+def resolve_module(level: int, name: str, importer: str,
+                   index: dict[str, list[str]]) -> str | None:
+    """The file of module ``name`` imported from ``importer`` (``level`` dots), if unique.
+
+    Absolute names take the file whose full dotted path is ``name`` or else
+    the only file whose path ends with it; relative ones are resolved against
+    ``importer``'s folder.
+    """
+    if level:
+        folder = PurePosixPath(importer).parent
+        for _ in range(level - 1):
+            folder = folder.parent
+        base = str(folder / name.replace(".", "/")) if name else str(folder)
+        base = base.removeprefix("./")
+        for candidate in (f"{base}.py", f"{base}/__init__.py"):
+            if candidate in index.get(name.split(".")[-1] if name else
+                                      PurePosixPath(base).name, ()):
+                return candidate
+        return None
+    found = index.get(name, [])
+    if len(found) == 1:
+        return found[0]
+    exact = [p for p in found if module_names(p)[0] == name]
+    return exact[0] if len(exact) == 1 else None

@@ -1,0 +1,423 @@
+"""The workspace manifest ``ragnb.toml``: its keys, and the one place they are checked.
+
+A workspace is a folder with one manifest that names every input of an
+evaluation; notebooks, reports, the what-if widget and the command line all
+read it. Relative paths resolve against the manifest's folder. A hand-written
+example (every key is optional except ``test_sets``)::
+
+    [workspace]
+    name = "my-eval"              # shown in reports
+    order = "score"               # ranking order of runs that carry both ranks and scores:
+                                  # score (trec_eval: score desc, docno desc) or rank
+    extra = "drop"                # run queries the test set lacks: error | drop (counted)
+    missing = "error"             # test-set queries a run lacks: error | empty | drop
+    ledger = "ledger"             # split ledger folder
+    corpus = "corpus.csv"         # current corpus build (test-set health)
+
+    [test_sets.golden]            # one table per test set; the table name is the split name
+    path = "qrels.txt"            # TREC qrels, JSONL, CSV/TSV/Parquet (gzip read transparently)
+    role = "golden"               # golden | production | confirmation | other
+    runs = "runs/*.trec"          # a glob (config = file name up to the first dot) ...
+    # [test_sets.golden.runs]     # ... or a table config -> file (or glob of one file)
+
+    [test_sets.golden.strata]     # query annotations for stratified breakdowns
+    path = "topics.tsv"
+    key = "query_id"              # the column holding query ids
+    columns = ["query_id", "domain"]  # column names of a header-less file
+    by = "domain"                 # the default stratum column
+    spec = "spec.toml"            # a stratification spec (written before looking)
+
+    [rounds]                      # ordered champions, for the trajectory
+    configs = ["jan", "feb", "mar"]   # or: path = "rounds.csv" (a `config` column)
+
+    [labels]                      # pooled-labelling results (label bias)
+    test_set = "golden"           # the test set they judge
+    path = "labels.csv"           # query_id, passage_id, grade
+    shards = "shards.csv"         # query_id, shard
+    shard = "shard1"
+
+    [codetasks]
+    tasks = "tasks.jsonl"
+    run = "run.jsonl"
+
+    [health]                      # test-set health extras (see notebooks/06-health)
+    test_set = "production"
+    old_version = "production-v1.jsonl"
+    holdout_split = "golden"
+    holdout_run = "champion-with-holdout.jsonl"
+    declared_sources = { ticket = 0.5, search = 0.3, sales = 0.2 }
+    bucket_column = "intent"
+
+    [display_names]               # config -> name shown in reports
+    "round-00" = "January"
+
+    [report]                      # report defaults (any notebook)
+    metric = "ndcg@10"
+    policy = "lower"
+    baseline = "jan"
+    challenger = "mar"
+
+    [report.strata]               # defaults for one notebook (by slug) override [report]
+    reported = "+1.1"
+
+:func:`parse_manifest` is the one place these keys are checked; every error
+names the manifest and the key (``[test_sets.golden] path``).
+"""
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ragnb.errors import InputError
+
+#: File name of a workspace manifest.
+MANIFEST_NAME = "ragnb.toml"
+ROLES = ("golden", "production", "confirmation", "other")
+ORDERS = ("score", "rank")
+EXTRA = ("error", "drop")
+MISSING = ("error", "empty", "drop")
+
+#: Keys of ``[report]`` (and ``[report.<slug>]``): name -> (type, help).
+REPORT_KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
+    "metric": (str, "metric, e.g. ndcg@10"),
+    "policy": (str, "unjudged passages: lower, condensed or upper"),
+    "baseline": (str, "the baseline config"),
+    "challenger": (str, "the challenger config (the champion, in the four-cell table)"),
+    "test_set": (str, "the test set a single-split notebook reads"),
+    "golden": (str, "the split selected against (default: the test set with role golden)"),
+    "production": (str, "the fresh split (default: the test set with role production)"),
+    "reported": (str, "a pooled delta reported elsewhere, in points as printed (e.g. +1.1)"),
+    "stratum": (str, "the stratum column (default: the test set's strata `by`)"),
+    "spec": (str, "a stratification / pre-registration spec file"),
+    "configs": (list, "the configs a notebook compares (default: every config of the test set)"),
+    "runner_up": (str, "ledger notebook: the close candidate"),
+    "winner": (str, "ledger notebook: the candidate a team would pick"),
+    "k": (int, "rank cut-off (code tasks)"),
+    "keep": (str, "keep condition (code tasks)"),
+}
+
+#: Documented keys of each section: section -> {key: help}.
+SECTIONS: dict[str, dict[str, str]] = {
+    "workspace": {
+        "name": "shown in reports",
+        "order": "ranking order of runs with ranks and scores: score (trec_eval, default) or rank",
+        "extra": "run queries the test set lacks: error (default) or drop (counted in a note)",
+        "missing": "test-set queries a run lacks: error (default), empty or drop",
+        "ledger": "split ledger folder",
+        "corpus": "current corpus build (passage_id, doc_version)",
+    },
+    "test_sets.NAME": {
+        "path": "the test set: TREC qrels, JSONL, CSV/TSV/Parquet (required)",
+        "role": "golden, production, confirmation or other",
+        "format": "auto (default), trec, jsonl, csv, tsv, parquet",
+        "runs": "a glob (config = file name up to the first dot) or a table config -> file",
+        "strata": "a table: path, key, columns (header-less files), by, spec",
+    },
+    "rounds": {"configs": "ordered champions", "path": "a CSV with a `config` column"},
+    "labels": {"test_set": "the test set judged", "path": "new judgments (CSV)",
+               "shards": "query_id, shard (CSV)", "shard": "the shard to extrapolate from"},
+    "codetasks": {"tasks": "tasks file (ragnb tasks mine)", "run": "the retriever's run"},
+    "health": {"test_set": "the test set checked", "old_version": "an older version of it",
+               "holdout_split": "the split tuning selects on",
+               "holdout_run": "the tuned config's run on that split",
+               "declared_sources": "source -> declared share",
+               "bucket_column": "query field defining buckets",
+               "answer_grade": "the grade that answers a query"},
+    "display_names": {"CONFIG": "the name shown for a config"},
+    "report": {k: h for k, (_, h) in REPORT_KEYS.items()},
+}
+
+
+@dataclass(frozen=True)
+class StrataEntry:
+    """Where a test set's query annotations are."""
+
+    path: Path
+    key: str = "query_id"
+    columns: tuple[str, ...] = ()
+    by: str = ""
+    spec: Path | None = None
+
+
+@dataclass(frozen=True)
+class TestSetEntry:
+    """One test set of the manifest and where its runs are."""
+
+    __test__ = False
+
+    name: str
+    path: Path
+    role: str = "other"
+    format: str = "auto"
+    runs: dict[str, Path] = field(default_factory=dict)
+    strata: StrataEntry | None = None
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """A checked manifest: every path absolute, every value of the right type."""
+
+    path: Path
+    name: str
+    order: str
+    extra: str
+    missing: str
+    test_sets: dict[str, TestSetEntry]
+    ledger: Path | None = None
+    corpus: Path | None = None
+    rounds: tuple[str, ...] = ()
+    rounds_path: Path | None = None
+    labels: dict[str, Any] = field(default_factory=dict)
+    codetasks: dict[str, Path] = field(default_factory=dict)
+    health: dict[str, Any] = field(default_factory=dict)
+    display_names: dict[str, str] = field(default_factory=dict)
+    report: dict[str, Any] = field(default_factory=dict)
+    report_by_notebook: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @property
+    def root(self) -> Path:
+        return self.path.parent
+
+
+class _Checker:
+    """Reads values out of the TOML with errors naming the manifest and the key."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.root = path.parent
+
+    def fail(self, key: str, problem: str) -> InputError:
+        return InputError(problem, source=self.path, key=key)
+
+    def table(self, data: dict, key: str, where: str) -> dict:
+        value = data.get(key, {})
+        if not isinstance(value, dict):
+            raise self.fail(f"{where}{key}", "must be a table")
+        return value
+
+    def known(self, data: dict, allowed, where: str) -> None:
+        for k in data:
+            if k not in allowed:
+                raise self.fail(f"{where}{k}", f"unknown key; known keys: {', '.join(allowed)}")
+
+    def text(self, data: dict, key: str, where: str, default: str = "",
+             choices: tuple[str, ...] | None = None) -> str:
+        value = data.get(key, default)
+        if not isinstance(value, str):
+            raise self.fail(f"{where}{key}", f"must be a string, got {value!r}")
+        if choices is not None and value not in choices:
+            raise self.fail(f"{where}{key}", f"must be one of {', '.join(choices)}; got {value!r}")
+        return value
+
+    def file(self, data: dict, key: str, where: str, *, required: bool = False,
+             kind: str = "file") -> Path | None:
+        if key not in data:
+            if required:
+                raise self.fail(f"{where}{key}", "is required")
+            return None
+        value = self.text(data, key, where)
+        if not value:
+            raise self.fail(f"{where}{key}", "is empty")
+        path = self.resolve(value)
+        ok = path.is_dir() if kind == "dir" else path.is_file()
+        if not ok:
+            raise self.fail(f"{where}{key}", f"no such {kind}: {path}")
+        return path
+
+    def resolve(self, value: str) -> Path:
+        path = Path(value).expanduser()
+        return (path if path.is_absolute() else self.root / path).resolve()
+
+    def glob(self, pattern: str, key: str) -> list[Path]:
+        path = Path(pattern).expanduser()
+        base = path if path.is_absolute() else self.root / path
+        parts = base.parts
+        first = next((i for i, p in enumerate(parts) if any(c in p for c in "*?[")), None)
+        if first is None:
+            return [base.resolve()] if base.is_file() else []
+        anchor = Path(*parts[:first])
+        return sorted(p.resolve() for p in anchor.glob(str(Path(*parts[first:]))) if p.is_file())
+
+
+def config_name(path: Path) -> str:
+    """A config's name from its run file: the file name up to the first dot."""
+    return path.name.split(".")[0]
+
+
+def _runs(check: _Checker, value: Any, where: str) -> dict[str, Path]:
+    key = f"{where}runs"
+    if isinstance(value, str):
+        files = check.glob(value, key)
+        if not files:
+            raise check.fail(key, f"no file matches {value!r}")
+        runs: dict[str, Path] = {}
+        for f in files:
+            name = config_name(f)
+            if name in runs:
+                raise check.fail(key, f"two files give config {name!r}: {runs[name].name}, "
+                                      f"{f.name}; name them in a table config -> file")
+            runs[name] = f
+        return runs
+    if isinstance(value, dict):
+        runs = {}
+        for config, pattern in value.items():
+            if not isinstance(pattern, str) or not pattern:
+                raise check.fail(f"{key}.{config}", "must be a file path")
+            files = check.glob(pattern, f"{key}.{config}")
+            if len(files) != 1:
+                raise check.fail(f"{key}.{config}", f"{pattern!r} matches {len(files)} files, "
+                                                    "expected one")
+            runs[str(config)] = files[0]
+        return runs
+    raise check.fail(key, "must be a glob or a table config -> file")
+
+
+def _strata(check: _Checker, value: Any, where: str) -> StrataEntry:
+    where = f"{where}strata."
+    if isinstance(value, str):
+        value = {"path": value}
+    if not isinstance(value, dict):
+        raise check.fail(where[:-1], "must be a table (path, key, columns, by, spec) or a path")
+    check.known(value, ("path", "key", "columns", "by", "spec"), where)
+    columns = value.get("columns", [])
+    if not isinstance(columns, list) or not all(isinstance(c, str) and c for c in columns):
+        raise check.fail(f"{where}columns", "must be a list of column names")
+    key = check.text(value, "key", where, "query_id")
+    if columns and key not in columns:
+        raise check.fail(f"{where}key", f"{key!r} is not one of the columns {columns}")
+    return StrataEntry(check.file(value, "path", where, required=True), key, tuple(columns),
+                       check.text(value, "by", where), check.file(value, "spec", where))
+
+
+def parse_manifest(path: str | Path) -> Manifest:
+    """Read and check a ``ragnb.toml``; the one place manifest keys are validated.
+
+    Parameters
+    ----------
+    path : path
+        The manifest, or a folder holding ``ragnb.toml``.
+
+    Raises
+    ------
+    InputError
+        Naming the manifest and the key: unknown key, wrong type, unknown
+        choice, a file that does not exist, a glob that matches nothing.
+    """
+    path = Path(path).expanduser()
+    if path.is_dir():
+        path = path / MANIFEST_NAME
+    if not path.is_file():
+        raise InputError("no workspace manifest here (make one with `ragnb init`)", source=path)
+    path = path.resolve()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"not valid TOML ({exc})", source=path) from None
+    check = _Checker(path)
+    check.known(data, ("workspace", "test_sets", "rounds", "labels", "codetasks", "health",
+                       "display_names", "report"), "")
+    ws = check.table(data, "workspace", "")
+    check.known(ws, tuple(SECTIONS["workspace"]), "workspace.")
+    order = check.text(ws, "order", "workspace.", "score", ORDERS)
+    extra = check.text(ws, "extra", "workspace.", "error", EXTRA)
+    missing = check.text(ws, "missing", "workspace.", "error", MISSING)
+
+    sets = check.table(data, "test_sets", "")
+    if not sets:
+        raise check.fail("test_sets", "name at least one test set ([test_sets.NAME] path = ...)")
+    test_sets = {}
+    for name, entry in sets.items():
+        where = f"test_sets.{name}."
+        if not isinstance(entry, dict):
+            raise check.fail(where[:-1], "must be a table (path, role, runs, strata)")
+        check.known(entry, tuple(SECTIONS["test_sets.NAME"]), where)
+        test_sets[name] = TestSetEntry(
+            name=name,
+            path=check.file(entry, "path", where, required=True),
+            role=check.text(entry, "role", where, "other", ROLES),
+            format=check.text(entry, "format", where, "auto",
+                              ("auto", "trec", "jsonl", "csv", "tsv", "parquet")),
+            runs=_runs(check, entry["runs"], where) if "runs" in entry else {},
+            strata=_strata(check, entry["strata"], where) if "strata" in entry else None,
+        )
+    for role in ("golden", "production", "confirmation"):
+        having = [n for n, e in test_sets.items() if e.role == role]
+        if len(having) > 1:
+            raise check.fail(f"test_sets.{having[1]}.role",
+                             f"role {role!r} is given to {having}; give it to one test set")
+
+    rounds = check.table(data, "rounds", "")
+    check.known(rounds, ("configs", "path"), "rounds.")
+    configs = rounds.get("configs", [])
+    if not isinstance(configs, list) or not all(isinstance(c, str) for c in configs):
+        raise check.fail("rounds.configs", "must be a list of config names")
+    rounds_path = check.file(rounds, "path", "rounds.")
+    if configs and rounds_path:
+        raise check.fail("rounds", "give configs or path, not both")
+
+    labels = check.table(data, "labels", "")
+    check.known(labels, tuple(SECTIONS["labels"]), "labels.")
+    labels = {"test_set": check.text(labels, "test_set", "labels."),
+              "path": check.file(labels, "path", "labels."),
+              "shards": check.file(labels, "shards", "labels."),
+              "shard": check.text(labels, "shard", "labels.")} if labels else {}
+    tasks = check.table(data, "codetasks", "")
+    check.known(tasks, tuple(SECTIONS["codetasks"]), "codetasks.")
+    codetasks = {k: check.file(tasks, k, "codetasks.", required=True) for k in ("tasks", "run")
+                 } if tasks else {}
+    health = dict(check.table(data, "health", ""))
+    check.known(health, tuple(SECTIONS["health"]), "health.")
+    for k in ("old_version", "holdout_run"):
+        if k in health:
+            health[k] = check.file(health, k, "health.")
+    if "declared_sources" in health and not isinstance(health["declared_sources"], dict):
+        raise check.fail("health.declared_sources", "must be a table source -> share")
+
+    names = check.table(data, "display_names", "")
+    for config, shown in names.items():
+        if not isinstance(shown, str) or not shown:
+            raise check.fail(f"display_names.{config}", "must be a non-empty string")
+
+    report = dict(check.table(data, "report", ""))
+    per_notebook = {k: report.pop(k) for k in list(report) if isinstance(report[k], dict)}
+    for where, values in [("report.", report)] + [(f"report.{k}.", v)
+                                                  for k, v in per_notebook.items()]:
+        check.known(values, tuple(REPORT_KEYS), where)
+        for k, v in values.items():
+            kind = REPORT_KEYS[k][0]
+            if not isinstance(v, kind) or isinstance(v, bool):
+                raise check.fail(f"{where}{k}", f"must be a {getattr(kind, '__name__', kind)}, "
+                                                f"got {v!r}")
+            if k == "spec":
+                values[k] = check.file(values, k, where)
+
+    refs = [("labels.test_set", labels.get("test_set")), ("health.test_set",
+                                                          health.get("test_set")),
+            ("health.holdout_split", health.get("holdout_split"))]
+    refs += [(f"{w}test_set", v.get("test_set")) for w, v in
+             [("report.", report)] + [(f"report.{k}.", v) for k, v in per_notebook.items()]]
+    for key, value in refs:
+        if value and value not in test_sets:
+            raise check.fail(key, f"no test set {value!r}; test sets: {', '.join(test_sets)}")
+    return Manifest(
+        path=path, name=check.text(ws, "name", "workspace.", path.parent.name),
+        order=order, extra=extra, missing=missing, test_sets=test_sets,
+        ledger=check.file(ws, "ledger", "workspace.", kind="dir"),
+        corpus=check.file(ws, "corpus", "workspace."),
+        rounds=tuple(configs), rounds_path=rounds_path, labels=labels, codetasks=codetasks,
+        health=health, display_names={str(k): v for k, v in names.items()},
+        report=report, report_by_notebook=per_notebook,
+    )
+
+
+def describe_keys() -> str:
+    """Every manifest key with its meaning (for ``ragnb init --help``)."""
+    lines = []
+    for section, keys in SECTIONS.items():
+        lines.append(f"[{section}]")
+        width = max(len(k) for k in keys)
+        lines += [f"  {k:<{width}}  {h}" for k, h in keys.items()]
+    lines.append("[report.SLUG]  the [report] keys for one notebook (strata, fit, label-bias...)")
+    return "\n".join(lines)

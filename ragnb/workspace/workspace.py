@@ -1,0 +1,303 @@
+"""A workspace: the test sets, runs and annotations of one evaluation, read on demand.
+
+:class:`Workspace` is what notebooks, reports, the what-if widget and the CLI
+read. It comes from a manifest (:func:`open_workspace`, checked by
+:func:`ragnb.workspace.manifest.parse_manifest`) or from in-memory tables
+(:meth:`Workspace.from_data`: DataFrames or pytrec_eval/ranx-style dicts,
+validated like files). Every file it reads is remembered, so a report can list
+exactly the files its figures come from (:meth:`Workspace.files_read`).
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ragnb.errors import InputError
+from ragnb.io import as_run, as_test_set, read_strata
+from ragnb.run import Run
+from ragnb.testset import TestSet
+from ragnb.workspace.manifest import MANIFEST_NAME, Manifest, StrataEntry, parse_manifest
+
+Source = Any  # a path, a DataFrame, a dict, a TestSet or a Run
+
+
+class Workspace:
+    """The single data contract of an evaluation (see :mod:`ragnb.workspace.manifest`)."""
+
+    def __init__(self, manifest: Manifest):
+        self.manifest = manifest
+        self._test_sets: dict[str, TestSet] = {}
+        self._runs: dict[tuple[str, str], Run] = {}
+        self._sources: dict[str, Source] = {n: e.path for n, e in manifest.test_sets.items()}
+        self._run_sources: dict[str, dict[str, Source]] = {
+            n: dict(e.runs) for n, e in manifest.test_sets.items()}
+        self._read: dict[str, Path] = {}
+
+    # ------------------------------------------------------------- building
+    @classmethod
+    def from_data(cls, test_sets: Mapping[str, Source], runs: Mapping[str, Mapping[str, Source]],
+                  *, roles: Mapping[str, str] | None = None, order: str = "score",
+                  extra: str = "error", missing: str = "error",
+                  strata: Mapping[str, pd.DataFrame] | None = None,
+                  display_names: Mapping[str, str] | None = None,
+                  report: Mapping[str, Any] | None = None, name: str = "in memory"
+                  ) -> Workspace:
+        """A workspace from tables in memory (no manifest).
+
+        Parameters
+        ----------
+        test_sets : mapping
+            split name -> test set: a long DataFrame ``query_id, passage_id,
+            grade``, a dict ``{query_id: {passage_id: grade}}`` (pytrec_eval's
+            qrels), a path or a :class:`~ragnb.testset.TestSet`.
+        runs : mapping
+            split name -> {config -> run}: a long DataFrame ``query_id,
+            passage_id, rank and/or score``, a dict ``{query_id: {passage_id:
+            score}}`` (pytrec_eval/ranx run), a path or a :class:`~ragnb.run.Run`.
+        roles : mapping, optional
+            split name -> golden, production, confirmation or other.
+        strata : mapping, optional
+            split name -> a table with ``query_id`` and stratum columns.
+        """
+        from ragnb.workspace.manifest import ROLES, TestSetEntry
+
+        roles = dict(roles or {})
+        for split, role in roles.items():
+            if role not in ROLES:
+                raise InputError(f"role must be one of {', '.join(ROLES)}", key=f"roles.{split}")
+        entries = {n: TestSetEntry(n, Path(f"<{n}>"), roles.get(n, "other")) for n in test_sets}
+        manifest = Manifest(Path(f"<{name}>") / MANIFEST_NAME, name, order, extra, missing,
+                            entries, display_names=dict(display_names or {}),
+                            report=dict(report or {}))
+        ws = cls(manifest)
+        ws._sources = dict(test_sets)
+        for split in runs:
+            if split not in test_sets:
+                raise InputError(f"runs given for {split!r}, which is not a test set", key=split)
+        ws._run_sources = {n: dict(runs.get(n, {})) for n in test_sets}
+        ws._strata_frames = dict(strata or {})
+        return ws
+
+    # ------------------------------------------------------------- reading
+    @property
+    def name(self) -> str:
+        return self.manifest.name
+
+    @property
+    def root(self) -> Path:
+        return self.manifest.root
+
+    @property
+    def test_set_names(self) -> list[str]:
+        return list(self._sources)
+
+    def role(self, role: str) -> str | None:
+        """The test set with ``role`` (golden, production, confirmation), or None."""
+        return next((n for n, e in self.manifest.test_sets.items() if e.role == role), None)
+
+    def _remember(self, source: Source) -> None:
+        if isinstance(source, (str, Path)):
+            path = Path(source).resolve()
+            self._read[str(path)] = path
+
+    def test_set(self, name: str) -> TestSet:
+        """The test set ``name`` (read once, validated like any file)."""
+        if name not in self._sources:
+            raise InputError(f"no test set {name!r}; test sets: {', '.join(self._sources)}",
+                             source=self.manifest.path, key=f"test_sets.{name}")
+        if name not in self._test_sets:
+            source = self._sources[name]
+            entry = self.manifest.test_sets[name]
+            self._test_sets[name] = as_test_set(source, name=name, format=entry.format)
+            self._remember(source)
+        return self._test_sets[name]
+
+    def configs(self, name: str) -> list[str]:
+        """Configs with a run on test set ``name`` (manifest order)."""
+        self.test_set_entry(name)
+        return list(self._run_sources.get(name, {}))
+
+    def test_set_entry(self, name: str):
+        if name not in self.manifest.test_sets:
+            raise InputError(f"no test set {name!r}; test sets: {', '.join(self._sources)}",
+                             source=self.manifest.path, key=f"test_sets.{name}")
+        return self.manifest.test_sets[name]
+
+    @property
+    def run_order(self) -> str | None:
+        """The ``order`` passed to readers: None (score where scores exist) or "rank"."""
+        return None if self.manifest.order == "score" else "rank"
+
+    def run(self, name: str, config: str) -> Run:
+        """Config ``config``'s run on test set ``name``."""
+        sources = self._run_sources.get(name, {})
+        if config not in sources:
+            raise InputError(f"no run of config {config!r} on test set {name!r}; configs: "
+                             f"{', '.join(sources) or 'none'}", source=self.manifest.path,
+                             key=f"test_sets.{name}.runs")
+        if (name, config) not in self._runs:
+            self._runs[name, config] = as_run(sources[config], name=config, order=self.run_order)
+            self._remember(sources[config])
+        return self._runs[name, config]
+
+    def runs(self, name: str, configs: Iterable[str] | None = None) -> list[Run]:
+        """Runs on test set ``name`` (every config when ``configs`` is None)."""
+        return [self.run(name, c) for c in (self.configs(name) if configs is None else configs)]
+
+    def splits(self, names: Sequence[str], configs: Sequence[str]
+               ) -> tuple[dict[str, TestSet], dict[str, list[Run]]]:
+        """Test sets and runs of ``configs`` on each split, for :func:`ragnb.splits.score_splits`."""
+        return ({n: self.test_set(n) for n in names},
+                {n: self.runs(n, configs) for n in names})
+
+    @property
+    def score_options(self) -> dict[str, str]:
+        """``extra`` and ``missing`` for :func:`ragnb.score.score`."""
+        return {"extra": self.manifest.extra, "missing": self.manifest.missing}
+
+    def strata_entry(self, name: str) -> StrataEntry | None:
+        return self.test_set_entry(name).strata
+
+    def strata(self, name: str) -> pd.DataFrame | None:
+        """Query annotations of test set ``name`` (``query_id`` + columns), or None."""
+        frames = getattr(self, "_strata_frames", {})
+        if name in frames:
+            return frames[name]
+        entry = self.strata_entry(name)
+        if entry is None:
+            return None
+        self._remember(entry.path)
+        return read_strata(entry.path, key=entry.key, columns=entry.columns or None)
+
+    def comparison(self, name: str, configs: Sequence[str]):
+        """What a stratified breakdown reads (:class:`ragnb.strata.Comparison`): the test
+        set, the runs of ``configs`` and its query metadata joined with its strata file.
+        Annotated queries the test set lacks are counted in ``table.attrs["notes"]``."""
+        from ragnb.strata.data import Comparison, strata_table
+
+        test_set = self.test_set(name)
+        runs = self.runs(name, configs)
+        table = strata_table(test_set, self.strata(name))
+        inputs = (test_set.source, *(r.source for r in runs))
+        return Comparison(test_set, runs, table, tuple(str(p) for p in inputs),
+                          self.manifest.extra)
+
+    def stratum(self, name: str, notebook: str = "strata", given: str = "") -> str:
+        """The stratum column: given, ``[report.<notebook>] stratum``, the strata ``by``."""
+        entry = self.strata_entry(name)
+        column = self.setting(notebook, "stratum", given) or (entry.by if entry else "")
+        if not column:
+            raise InputError(f"name the stratum column ([test_sets.{name}.strata] by)",
+                             source=self.manifest.path, key=f"test_sets.{name}.strata.by")
+        return column
+
+    def spec_path(self, name: str, notebook: str = "strata", given: str = "") -> str:
+        """The stratification spec file: given, ``[report.<notebook>] spec``, the strata
+        ``spec``, else "" (none)."""
+        entry = self.strata_entry(name)
+        spec = self.setting(notebook, "spec", given) or (entry.spec if entry else None)
+        if spec:
+            self._remember(spec)
+        return str(spec) if spec else ""
+
+    def rounds(self) -> pd.DataFrame:
+        """Ordered champions: a table with a ``config`` column (and ``round``)."""
+        m = self.manifest
+        if m.rounds_path is not None:
+            self._remember(m.rounds_path)
+            table = pd.read_csv(m.rounds_path, dtype={"config": str})
+            if "config" not in table:
+                raise InputError("rounds file has no `config` column", source=m.rounds_path,
+                                 key="rounds.path")
+            return table
+        if not m.rounds:
+            raise InputError("no rounds in the workspace ([rounds] configs = [...])",
+                             source=m.path, key="rounds")
+        return pd.DataFrame({"round": range(len(m.rounds)), "config": list(m.rounds)})
+
+    @property
+    def has_rounds(self) -> bool:
+        return bool(self.manifest.rounds) or self.manifest.rounds_path is not None
+
+    @property
+    def ledger_dir(self) -> str:
+        """The split ledger folder, or "" for none."""
+        if self.manifest.ledger is None:
+            return ""
+        self._remember(self.manifest.ledger)
+        return str(self.manifest.ledger)
+
+    # ------------------------------------------------------------- settings
+    @property
+    def display_names(self) -> dict[str, str]:
+        """config -> name shown in reports (``[display_names]``)."""
+        return dict(self.manifest.display_names)
+
+    def display_name(self, config: str) -> str:
+        """The name shown for ``config`` (the config itself when none is given)."""
+        return self.manifest.display_names.get(config, config)
+
+    def setting(self, notebook: str, key: str, given: Any = "", default: Any = "") -> Any:
+        """A report setting: ``given`` when set, else ``[report.<notebook>]``, ``[report]``,
+        then ``default``."""
+        if given not in ("", None, [], {}):
+            return given
+        own = self.manifest.report_by_notebook.get(notebook, {})
+        if key in own:
+            return own[key]
+        return self.manifest.report.get(key, default)
+
+    def test_set_for(self, notebook: str, given: str = "") -> str:
+        """The test set a single-split notebook reads: given, set in the manifest, the
+        production, golden or else the first test set."""
+        name = self.setting(notebook, "test_set", given)
+        return name or self.role("production") or self.role("golden") or self.test_set_names[0]
+
+    def pair(self, notebook: str, baseline: str = "", challenger: str = "") -> tuple[str, str]:
+        """Baseline and challenger configs: given, from the manifest, else an error."""
+        b = self.setting(notebook, "baseline", baseline)
+        c = self.setting(notebook, "challenger", challenger)
+        if not b or not c:
+            raise InputError("name the baseline and challenger configs ([report] baseline, "
+                             "challenger)", source=self.manifest.path, key="report")
+        return b, c
+
+    # ------------------------------------------------------------- provenance
+    def use(self, path: str | Path | None) -> str:
+        """Record a file read outside the workspace's loaders; its path as text ("" for none)."""
+        if not path:
+            return ""
+        self._remember(path)
+        return str(path)
+
+    def files_read(self) -> list[Path]:
+        """Every file (or folder) this workspace has read so far, manifest first."""
+        files = [self.manifest.path] if self.manifest.path.is_file() else []
+        return files + [p for p in self._read.values() if p != self.manifest.path]
+
+    def show_provenance(self) -> None:
+        """Add the files read to a report's provenance (one row per file, with sha256)."""
+        from ragnb.report import provenance
+        from ragnb.report.provenance import sha256_file
+
+        for path in self.files_read():
+            if path.is_file():
+                provenance("Workspace files", file=str(path), bytes=path.stat().st_size,
+                           sha256=sha256_file(path))
+            elif path.is_dir():
+                provenance("Workspace files", folder=str(path),
+                           files=sum(1 for p in path.rglob("*") if p.is_file()))
+
+    def __repr__(self) -> str:
+        return (f"Workspace({self.name!r}, test sets {self.test_set_names}, "
+                f"manifest {self.manifest.path})")
+
+
+def open_workspace(path: str | Path | Workspace) -> Workspace:
+    """The workspace of a manifest (a ``ragnb.toml`` or the folder holding one)."""
+    if isinstance(path, Workspace):
+        return path
+    return Workspace(parse_manifest(path))

@@ -1,0 +1,131 @@
+"""Callers resolved from syntax, on a repository built here; every site derived by hand.
+
+One merge changes three signatures: ``Widget.__init__(self, name)`` gains
+``size``, ``Service.run(self, x)`` gains ``y`` and ``helper(a)`` gains ``b``.
+The parent tree calls them as follows (file, line, how):
+
+=========  ====  ===========  =====================================================
+a.py       5     alias        ``from pkg.models import Widget as W`` ... ``W("x")``
+b.py       2     reexport     ``from pkg import Widget`` (pkg/__init__ re-exports)
+c.py       2     module       ``import pkg.models as m`` ... ``m.Widget("z")``
+d.py       12    super        ``super().__init__("n")`` in ``Mine(Widget)``
+d.py       --    (none)       ``super().__init__()`` in ``Other(Base)``: unrelated
+e.py       2     subclass     ``Gadget("g")``; Gadget(Widget) inherits __init__
+f.py       --    (none)       "Widget(...)" in a docstring only
+g.py       3     receiver     ``s = Service()`` then ``s.run(1)``
+g.py       7     receiver     ``svc: Service`` then ``svc.run(2)``
+g.py       11    unresolved   ``obj.run(3)``, receiver of unknown class
+g.py       --    (none)       ``self.run(4)`` in the unrelated class ``Runner``
+h.py       2     module       ``from pkg import service`` ... ``service.helper(1)``
+h.py       5     alias        ``from pkg.service import helper as hp`` ... ``hp(2)``
+=========  ====  ===========  =====================================================
+"""
+import pytest
+
+from ragnb.codetasks import mine_tasks
+from ragnb.codetasks.git import git_available
+from tests.codetasks.conftest import Git
+
+MODELS = '''class Widget:
+    def __init__(self, name):
+        self.name = name
+
+
+class Gadget(Widget):
+    pass
+'''
+SERVICE = '''class Service:
+    def run(self, x):
+        return x
+
+
+def helper(a):
+    return a
+'''
+FILES = {
+    "pkg/__init__.py": "from .models import Widget\n",
+    "pkg/models.py": MODELS,
+    "pkg/service.py": SERVICE,
+    "a.py": "from pkg.models import Widget as W\n\n\ndef make():\n    return W('x')\n",
+    "b.py": "from pkg import Widget\nw = Widget('y')\n",
+    "c.py": "import pkg.models as m\nm.Widget('z')\n",
+    "d.py": ("from pkg.models import Widget\n\n\nclass Base:\n    def __init__(self):\n"
+             "        pass\n\n\nclass Mine(Widget):\n    def __init__(self):\n"
+             "        size = 1\n        super().__init__('n')\n\n\nclass Other(Base):\n"
+             "    def __init__(self):\n        super().__init__()\n"),
+    "e.py": "from pkg.models import Gadget\nGadget('g')\n",
+    "f.py": '"""Build one with Widget(name) from pkg.models."""\n',
+    "g.py": ("from pkg.service import Service\ns = Service()\ns.run(1)\n\n\n"
+             "def go(svc: Service):\n    svc.run(2)\n\n\ndef later(obj):\n    obj.run(3)\n\n\n"
+             "class Runner:\n    def run(self, x):\n        return x\n\n    def go(self):\n"
+             "        self.run(4)\n"),
+    "h.py": ("from pkg import service\nservice.helper(1)\n"
+             "from pkg.service import helper as hp\n\nhp(2)\n"),
+}
+
+
+@pytest.fixture(scope="module")
+def task(tmp_path_factory):
+    if not git_available():
+        pytest.skip("git is not installed: the code-task miner reads repositories with git")
+    g = Git(tmp_path_factory.mktemp("callers") / "repo")
+    g.write(FILES)
+    g.commit("Initial import")
+    g.merge("sizes", {
+        "pkg/models.py": MODELS.replace("(self, name)", "(self, name, size=1)"),
+        "pkg/service.py": SERVICE.replace("run(self, x)", "run(self, x, y=0)")
+        .replace("helper(a)", "helper(a, b=0)")},
+        "Sizes", "Merge pull request #1 from dev/sizes\n\nWidgets get a size, runs a y")
+    return mine_tasks(g.path).tasks.iloc[0]
+
+
+def test_signature_changes(task):
+    assert [(c["qualname"], c["before"], c["after"]) for c in task["signature_changes"]] == [
+        ("Widget.__init__", "self, name", "self, name, size=1"),
+        ("Service.run", "self, x", "self, x, y=0"),
+        ("helper", "a", "a, b=0")]
+
+
+def test_caller_sites_say_how_they_were_resolved(task):
+    sites = {(s["path"], s["line"], s["target"], s["how"]) for s in task["caller_sites"]}
+    assert sites == {
+        ("a.py", 5, "Widget.__init__", "alias"),
+        ("b.py", 2, "Widget.__init__", "reexport"),
+        ("c.py", 2, "Widget.__init__", "module"),
+        ("d.py", 12, "Widget.__init__", "super"),
+        ("e.py", 2, "Widget.__init__", "subclass"),
+        ("g.py", 3, "Service.run", "receiver"),
+        ("g.py", 7, "Service.run", "receiver"),
+        ("g.py", 11, "Service.run", "unresolved"),
+        ("h.py", 2, "helper", "module"),
+        ("h.py", 5, "helper", "alias"),
+    }
+
+
+def test_caller_set_leaves_out_noise_and_unresolved(task):
+    # d.py's Other(Base) super().__init__ and f.py's docstring are not calls of Widget;
+    # g.py is in through its resolved sites, not its unresolved one
+    assert task["callers"] == ["a.py", "b.py", "c.py", "d.py", "e.py", "g.py", "h.py"]
+    assert task["unresolved_calls"] == 1
+
+
+def test_a_variable_holding_the_class_is_followed(tmp_path):
+    if not git_available():
+        pytest.skip("git is not installed")
+    g = Git(tmp_path / "repo")
+    g.write({"pkg/__init__.py": "", "pkg/models.py": MODELS,
+             "deco.py": ("from pkg.models import Widget\n\n\ndef make(**attrs):\n"
+                         "    cls = attrs.pop('cls', None) or Widget\n    return cls('w')\n"),
+             "other.py": "def make(cls):\n    return cls('w')\n",
+             "nested.py": ("from pkg.models import Widget\n\n\ndef deco(cls=None):\n"
+                           "    if cls is None:\n        cls = Widget\n\n"
+                           "    def wrap(f):\n        return cls(f)\n    return wrap\n")})
+    g.commit("Initial import")
+    g.merge("size", {"pkg/models.py": MODELS.replace("(self, name)", "(self, name, size)")},
+            "Size", "Merge pull request #1 from dev/size\n\nWidgets get a size now")
+    t = mine_tasks(g.path).tasks.iloc[0]
+    # deco.py line 6 calls Widget through `cls`, nested.py line 9 in a nested function;
+    # other.py's `cls` is a parameter: unknown
+    assert [(s["path"], s["line"], s["how"]) for s in t["caller_sites"]] == [
+        ("deco.py", 6, "import"), ("nested.py", 9, "import")]
+    assert t["callers"] == ["deco.py", "nested.py"]

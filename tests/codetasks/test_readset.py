@@ -1,0 +1,63 @@
+"""Read set: code context of the description, imports, stack-trace files (derived by hand)."""
+from ragnb.codetasks.readset import import_bindings, read_set, text_identifiers, trace_files
+
+DESCRIPTION = '''Calling `Context.invoke` twice fails
+
+The first command crashes when the parser is reused:
+
+```
+ctx = make_context(cli, args)
+the command runs and then fails
+```
+
+Traceback (most recent call last):
+  File "/venv/lib/site-packages/click/core.py", line 12, in invoke
+    return _process_result(sub_ctx.command.invoke(sub_ctx))
+UsageError: no such option
+'''
+
+
+def test_text_identifiers_are_code_not_prose():
+    # prose words ("first", "command", "parser", "runs") are not identifiers, even the ones
+    # in the code block's plain text line; the backticked, called, traced and exception
+    # names are
+    assert text_identifiers(DESCRIPTION) == ["Context", "UsageError", "invoke", "make_context"]
+
+
+def test_trace_file_matches_the_longest_tail():
+    files = ["src/click/core.py", "docs/core.py", "tests/test_core.py"]
+    assert trace_files(DESCRIPTION, files) == {
+        "src/click/core.py": "/venv/lib/site-packages/click/core.py"}
+
+
+def test_imports_continued_by_backslash_and_parentheses():
+    text = ("from click.decorators import pass_context, \\\n    group as g\n"
+            "from .x import (y,\n    z)  # two\nimport a.b, c as d\n")
+    assert import_bindings(text) == {
+        "pass_context": (0, "click.decorators", "pass_context"),
+        "g": (0, "click.decorators", "group"), "y": (1, "x", "y"), "z": (1, "x", "z"),
+        "a": (0, "a", None), "a.b": (0, "a.b", None), "d": (0, "c", None)}
+
+
+def test_read_set_records_why_each_file_is_in():
+    tree = ["src/click/core.py", "src/click/utils.py", "src/click/exceptions.py",
+            "src/click/parser.py", "src/click/misc.py"]
+    defs = {"Context": {"src/click/core.py"}, "invoke": {"src/click/core.py",
+                                                          "src/click/misc.py"},
+            "make_context": {"src/click/utils.py"}, "UsageError": {"src/click/exceptions.py"}}
+
+    def definitions(names):
+        return {n: defs[n] for n in names if n in defs}
+
+    def locate(importer, binding, attrs):
+        return {"parser": ["src/click/parser.py"]}.get(binding[2], [])
+
+    got = read_set(edit_set=["src/click/core.py"], tree=tree,
+                   added_code={"src/click/core.py": ("from .parser import parser\n",
+                                                     ["    p = parser()  # the parser"])},
+                   description=DESCRIPTION, definitions=definitions, locate=locate,
+                   excluded=lambda p: False)
+    # core.py is in the edit set (also the trace file); `invoke` is defined twice: ambiguous
+    assert got == {"src/click/exceptions.py": ["text:UsageError"],
+                   "src/click/parser.py": ["import:parser"],
+                   "src/click/utils.py": ["text:make_context"]}
