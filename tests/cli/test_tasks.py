@@ -46,7 +46,7 @@ def test_score_json(capsys):
      ("ragnb tasks: --keep [recall]: unknown metric 'recall'; choose one of per_file, "
       "all_files, read_set, caller")),
     (["tasks", "score", "--tasks", "nope.jsonl", "--run", str(DEMO / "run.jsonl")],
-     "ragnb tasks: nope.jsonl: no such file"),
+     "ragnb tasks: nope.jsonl: file not found"),
 ])
 def test_bad_input_one_line_exit_2(args, message, capsys):
     assert main(args) == 2
