@@ -442,7 +442,11 @@ def read_table_file(path, fmt: str):
 
 
 def _check_header(data: bytes, sep: str, source) -> None:
-    """A repeated or empty column name is an error (pandas would rename it ``a.1``)."""
+    """A repeated column name is an error (pandas would rename it ``a.1``).
+
+    An empty name (the index column of ``DataFrame.to_csv``) is kept as pandas
+    names it, ``Unnamed: N`` (N counted from 0), an extra column no reader uses.
+    """
     import csv
 
     first = data.split(b"\n", 1)[0].decode("utf-8", "replace").rstrip("\r")
@@ -451,9 +455,7 @@ def _check_header(data: bytes, sep: str, source) -> None:
     except csv.Error:
         return  # the table reader reports it
     seen = set()
-    for name in names:
-        if name == "":
-            raise InputError("a column of the header row has no name", source=source, line=1)
+    for name in (n or f"Unnamed: {i}" for i, n in enumerate(names)):
         if name in seen:
             raise InputError(f"column {name!r} appears twice in the header row", source=source,
                              line=1)

@@ -318,7 +318,11 @@ def strict_fields(obj: dict, key: str) -> dict:
 
 
 def strict_header(row: list[str], need: tuple[str, ...]) -> list[str]:
-    if len(set(row)) != len(row) or "" in row or "line" in row:
+    named = [n for n in row if n]
+    if len(set(named)) != len(named) or "line" in row:
+        raise Invalid("header names")
+    row = [n or f"Unnamed: {i}" for i, n in enumerate(row)]  # as pandas names them
+    if len(set(row)) != len(row):
         raise Invalid("header names")
     if any(n not in row for n in need):
         raise Invalid("header lacks a key")
@@ -900,6 +904,7 @@ def test_the_other_strict_readers_on_hand_made_cases():
         "7": (("a",), (), "", True)}
     for reader, bad in (
             (strict_strata_table, b"query_id,d,d\nq1,a,b\n"), (strict_strata_table, b"query_id\n\n"),
+            (strict_strata_table, b"query_id,,Unnamed: 1\nq1,a,b\n"),
             (strict_strata_table, b"query_id,line\nq1,2\n"),
             (strict_strata_jsonl, b'{"query_id": null}\n'),
             (strict_strata_jsonl, b'{"query_id": "q", "d": [1]}\n'),

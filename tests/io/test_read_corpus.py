@@ -93,3 +93,9 @@ def test_repeated_header_name_and_unicode_digit_versions_refused(tmp_path):
     path.write_text("passage_id,doc_version\np1,v\u0661\n", encoding="utf-8")
     with pytest.raises(InputError, match=r"b.csv:2: doc_version 'v\u0661' is neither"):
         read_corpus(path)
+
+
+def test_pandas_index_column_is_an_extra_column(tmp_path):
+    path = tmp_path / "b.csv"
+    pd.DataFrame({"passage_id": ["p1"], "doc_version": ["v1"]}).to_csv(path)  # index column
+    assert read_corpus(path).passages["passage_id"].tolist() == ["p1"]
