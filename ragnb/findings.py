@@ -38,15 +38,17 @@ from ragnb.trajectory import Trajectory
 BREAKDOWN_BODY = ["stratum", "n", "share", "baseline", "challenger", "Δ (points)"]
 
 
-def _chart(given: Any, make: str, *args: Any) -> Any:
-    """The chart given (``False``: none), else the analysis' own chart from :mod:`ragnb.charts`."""
+def _chart(given: Any, make: str, *args: Any,
+           display_names: Mapping[str, str] | None = None) -> Any:
+    """The chart given (``False``: none), else the analysis' own chart from :mod:`ragnb.charts`,
+    its configs named by ``display_names``."""
     if given is False:
         return None
     if given is not None:
         return given
     from ragnb import charts
 
-    return getattr(charts, make)(*args)
+    return getattr(charts, make)(*args, display_names=display_names)
 
 
 @register(FourCell)
@@ -81,7 +83,7 @@ def four_cell_finding(fc: FourCell, *, display_names: Mapping[str, str],
             diff, fc.delta(s), rtol=0, atol=1e-12)), f"|gap| {abs(diff - fc.delta(s)):.1g}"))
     return Finding(
         Headline("Is the gain real or fit?", answer, next_step, fc.reading),
-        table, _chart(chart, "four_cell_chart", fc),
+        table, _chart(chart, "four_cell_chart", fc, display_names=display_names),
         checks_frame(checks), fc.method,
         caption=f"{fc.metric} in {POINTS}, mean [95% interval]; bottom row: paired difference",
         source=fc,
@@ -122,7 +124,7 @@ def trajectory_finding(tr: Trajectory, *, display_names: Mapping[str, str],
     return Finding(
         Headline("When did golden and production part?", answer, next_step,
                  "diverged" if tr.divergence_round is not None else "no divergence"),
-        table, _chart(chart, "trajectory_chart", tr),
+        table, _chart(chart, "trajectory_chart", tr, display_names=display_names),
         checks_frame(checks), tr.method,
         caption=f"Total movement per line in {POINTS}: last − first; range from round 2 on",
         source=tr,
@@ -175,9 +177,9 @@ def breakdown_finding(bd: Breakdown, *, display_names: Mapping[str, str],
     return Finding(
         Headline("Where does the gain come from?", answer, next_step,
                  "reconciles" if bd.ok else "check failed"),
-        table, _chart(chart, "strata_chart", bd),
+        table, _chart(chart, "strata_chart", bd, display_names=display_names),
         checks_frame(bd.checks), bd.describe(),
-        caption=f"{bd.metric}, {bd.challenger} − {bd.baseline}, in {POINTS}; one row per "
+        caption=f"{bd.metric}, {chal} − {base}, in {POINTS}; one row per "
                 "stratum, then the pooled and equal-weight averages",
         source=bd,
     )
@@ -218,7 +220,9 @@ def three_way_finding(tw: ThreeWay, *, display_names: Mapping[str, str],
     return Finding(
         Headline("Is the answer key biased?", answer, next_step,
                  f"{counts[UNDECIDED]} undecided"),
-        table, None if chart is False else (chart if chart is not None else _verdict_chart(tw)), checks_frame([]),
+        table, None if chart is False else (chart if chart is not None
+                                          else _verdict_chart(tw, display_names)),
+        checks_frame([]),
         tw.description,
         caption=f"{tw.metric} in {POINTS}: challenger − {base} per label policy, "
                 "[95% interval]; * marks an interval that excludes zero",
@@ -226,10 +230,10 @@ def three_way_finding(tw: ThreeWay, *, display_names: Mapping[str, str],
     )
 
 
-def _verdict_chart(tw: ThreeWay) -> Any:
+def _verdict_chart(tw: ThreeWay, display_names: Mapping[str, str]) -> Any:
     from ragnb.labelbias.charts import verdict_chart
 
-    return verdict_chart(tw)
+    return verdict_chart(tw, display_names=display_names)
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,25 @@ def test_display_name_keeps_the_code_beside_the_name():
     assert display_name("m0_r1", {}) == "m0_r1"
 
 
+def test_display_name_never_doubles_the_name():
+    names = {"round-40": "July champion", "m0_r1": "e5 (m0_r1)"}
+    once = display_name("round-40", names)
+    assert once == "July champion (round-40)"
+    assert display_name(once, names) == once                     # shown twice: unchanged
+    assert display_name("m0_r1", names) == "e5 (m0_r1)"          # name already carries its code
+
+
+def test_four_cell_chart_names_the_configs():
+    fc = four_cell(_scores(np.random.default_rng(7)), baseline="b", champion="c",
+                   resamples=100, seed=1)
+    f = finding(fc, display_names={"c": "champion system"})
+    spec = f.chart.to_dict()
+    (values,) = spec["datasets"].values()
+    labels = {v["label"] for v in values}
+    assert labels == {"b, baseline", "champion system (c), champion"}
+    assert spec["title"]["subtitle"] == "champion system (c) vs b"
+
+
 def test_checks_collapse_to_one_line_with_failures_named():
     ok = pd.DataFrame({"check": list("abc"), "ok": [True] * 3, "detail": ["", "", ""]})
     assert checks_line(ok) == "3 of 3 checks hold"
