@@ -115,7 +115,9 @@ def emit(df: pd.DataFrame, fmt: str, out: str | None, header_lines: list[str] = 
         fmt = OUT_SUFFIXES.get(Path(out).suffix.lower(), fmt)
     shown = [c for c in points if c in df]
     if fmt == "table" and shown:
-        df = df.assign(**{c: [f"{v * 100:.2f}" if v == v else "—"
+        from ragnb.result import points as in_points
+
+        df = df.assign(**{c: [in_points(v, digits=2)
                               for v in pd.to_numeric(df[c], errors="coerce")] for c in shown})
         header_lines = [*header_lines, POINTS_LINE]
     if fmt == "tsv":

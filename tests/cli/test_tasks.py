@@ -36,6 +36,20 @@ def test_score_json(capsys):
     assert [r["metric"] for r in rows] == ["per_file", "all_files", "read_set", "caller"]
 
 
+def test_score_text_in_points_json_in_fractions(capsys):
+    args = ["tasks", "score", "--tasks", str(DEMO / "tasks.jsonl"), "--run",
+            str(DEMO / "run.jsonl"), "--resamples", "200"]
+    assert main([*args, "--format", "json"]) == 0
+    rows = {r["metric"]: r for r in json.loads(capsys.readouterr().out)}
+    assert 0 <= rows["all_files"]["mean"] <= 1
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "# metric values and differences in points (metric x 100)" in out
+    line = next(ln.split() for ln in out.splitlines() if ln.split()[:1] == ["all_files"])
+    for col in ("mean", "ci_low", "ci_high"):
+        assert f"{rows['all_files'][col] * 100:.2f}" in line
+
+
 @pytest.mark.parametrize("args, message", [
     (["tasks", "mine"], "ragnb tasks: [--repo]: tasks mine needs --repo"),
     (["tasks", "score", "--tasks", str(DEMO / "tasks.jsonl"), "--run", str(DEMO / "run.jsonl"),
