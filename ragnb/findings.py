@@ -350,8 +350,7 @@ def keep_finding(kv: KeepVerdict, *, display_names: Mapping[str, str],
     from ragnb.codetasks.keep import parse_keep
 
     c = kv.clauses
-    stated = {cl.metric: f"{cl.metric} {cl.op} {points(cl.threshold)}"
-              for cl in parse_keep(kv.condition, source="condition")}
+    stated = {cl.metric: cl.in_points() for cl in parse_keep(kv.condition, source="condition")}
     parts = [f"{r['metric']} {points(r['mean'])} {interval(r['ci_low'], r['ci_high'])} "
              f"against {stated.get(r['metric'], r['condition'])} ({r['status']})"
              for r in c.to_dict("records")]

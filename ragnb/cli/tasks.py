@@ -132,6 +132,7 @@ def _score(args) -> int:
         recall_summary,
         task_recall,
     )
+    from ragnb.codetasks.keep import condition_in_points
     from ragnb.io import read_run
 
     _need(args, "--tasks", "--run")
@@ -155,8 +156,9 @@ def _score(args) -> int:
     emit(all_files_check(recall), "table", None,
          ["", "All-files recall: observed and under independent misses"], points=("value",))
     if verdict is not None:
-        said = (f"Keep condition ({verdict.condition}): {verdict.verdict.upper()} — "
-                f"{verdict.reason}")
-        emit(verdict.clauses.drop(columns=["reason"]), "table", None, ["", said],
-             points=RECALL_POINTS)
+        said = (f"Keep condition ({condition_in_points(verdict.condition)}): "
+                f"{verdict.verdict.upper()} — {verdict.reason}")
+        clauses = verdict.clauses.drop(columns=["reason"])
+        clauses["condition"] = [condition_in_points(c) for c in clauses["condition"]]
+        emit(clauses, "table", None, ["", said], points=RECALL_POINTS)
     return 0

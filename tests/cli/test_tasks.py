@@ -26,7 +26,7 @@ def test_score_demo_with_keep_condition(capsys):
                  "--keep", "all_files>=0.80,caller>=0.90"]) == 0
     said = capsys.readouterr().out
     assert "all-files recall@10" in said and "independent misses" in said
-    assert "Keep condition (all_files >= 0.8, caller >= 0.9): FIX" in said
+    assert "Keep condition (all_files >= 80.0, caller >= 90.0): FIX" in said
 
 
 def test_score_json(capsys):
