@@ -83,7 +83,8 @@ def four_cell_finding(fc: FourCell, *, display_names: Mapping[str, str],
         Headline("Is the gain real or fit?", answer, next_step, fc.reading),
         table, _chart(chart, "four_cell_chart", fc),
         checks_frame(checks), fc.method,
-        caption=f"{fc.metric} in {POINTS}, mean [95% interval]; bottom row: paired difference",
+        caption=f"{fc.metric} in {POINTS}, mean [95% interval]; then the paired difference and its "
+                f"effect size (mean difference / SD of differences)",
         source=fc,
     )
 
