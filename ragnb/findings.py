@@ -109,7 +109,10 @@ def trajectory_finding(tr: Trajectory, *, display_names: Mapping[str, str],
     for c in ("first", "last", "total", "range_from_second"):
         if c in table:
             table[c] = [points(v, signed=c == "total") for v in table[c]]
+    if "effect_size" in table:
+        table["effect_size"] = ["—" if pd.isna(v) else f"{v:+.2f}" for v in table["effect_size"]]
     table = table.rename(columns={"total": "total (points)",
+                                  "effect_size": "effect size (mean diff / SD of diffs)",
                                   "range_from_second": "range from round 2 (points)"})
     checks = []
     if four_cell is not None:
@@ -125,7 +128,8 @@ def trajectory_finding(tr: Trajectory, *, display_names: Mapping[str, str],
                  "diverged" if tr.divergence_round is not None else "no divergence"),
         table, _chart(chart, "trajectory_chart", tr),
         checks_frame(checks), tr.method,
-        caption=f"Total movement per line in {POINTS}: last − first; range from round 2 on",
+        caption=f"Total movement per line in {POINTS}: last − first, with its effect size "
+                "(last − first per query: mean / SD); range from round 2 on",
         source=tr,
     )
 
