@@ -217,6 +217,9 @@ def three_way_finding(tw: ThreeWay, *, display_names: Mapping[str, str],
             row[r["test"]] = (f"{points(r['delta'], signed=True, digits=2)} "
                               f"{interval(r['ci_low'], r['ci_high'], signed=True, digits=2)}"
                               f"{star}")
+            if r["test"] == "current":
+                es = r.get("effect_size", np.nan)
+                row["effect size"] = "—" if pd.isna(es) else f"{es:+.2f}"
         row["verdict"] = v.loc[v["challenger"] == chal, "verdict"].iloc[0]
         rows.append(row)
     table = pd.DataFrame(rows)
@@ -226,7 +229,8 @@ def three_way_finding(tw: ThreeWay, *, display_names: Mapping[str, str],
         table, None if chart is False else (chart if chart is not None else _verdict_chart(tw)), checks_frame([]),
         tw.description,
         caption=f"{tw.metric} in {POINTS}: challenger − {base} per label policy, "
-                "[95% interval]; * marks an interval that excludes zero",
+                "[95% interval]; * marks an interval that excludes zero; effect size: "
+                "the current difference's mean / SD of per-query differences",
         source=tw,
     )
 
