@@ -260,16 +260,9 @@ class Workspace:
         """``text`` with the workspace's gain map when the metric takes a ``gain`` and
         names none: ``ndcg@10`` -> ``ndcg@10(gain=<workspace map>)``; ``ndcg@10(gain=linear)``,
         other metrics and the default ``exp`` map are returned unchanged."""
-        from ragnb.metrics.registry import parse_metric
+        from ragnb.metrics.registry import with_gain
 
-        parsed = parse_metric(text)
-        if self.gain == "exp" or "gain" not in parsed.params or "gain=" in str(text).replace(
-                " ", ""):
-            return text
-        inner = str(text).rstrip()
-        if inner.endswith(")"):
-            return f"{inner[:-1]},gain={self.gain})"
-        return f"{inner}(gain={self.gain})"
+        return with_gain(text, self.gain)
 
     def test_set_for(self, notebook: str, given: str = "") -> str:
         """The test set a single-split notebook reads: given, set in the manifest, the

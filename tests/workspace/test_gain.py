@@ -90,3 +90,35 @@ def test_errors_name_the_key(tmp_path, text, files, key, message):
         parse_manifest(tmp_path)
     assert err.value.key == key
     assert err.value.source == str((tmp_path / "ragnb.toml").resolve())
+
+
+def test_cli_score_and_compare_with_workspace_use_its_map(tmp_path):
+    import io
+    from contextlib import redirect_stderr, redirect_stdout
+
+    import pandas as pd
+
+    from ragnb.cli import main
+
+    ws = workspace(tmp_path, '[workspace]\ngain = "linear"\n' + BASE)
+    # a second query both configs answer perfectly (nDCG 1): compare needs two
+    (tmp_path / "qrels.txt").write_text(QRELS + "q2 0 d3 1\n")
+    (tmp_path / "runs" / "a.trec").write_text(RUN + "q2 Q0 d3 1 1.0 a\n")
+    (tmp_path / "runs" / "b.trec").write_text("q1 Q0 d2 1 2.0 b\nq1 Q0 d1 2 1.0 b\n"
+                                              "q2 Q0 d3 1 1.0 b\n")
+
+    def csv_of(*argv):
+        out, err = io.StringIO(), io.StringIO()
+        with redirect_stdout(out), redirect_stderr(err):
+            code = main([str(a) for a in argv] + ["--format", "csv"])
+        assert code == 0, err.getvalue()
+        return pd.read_csv(io.StringIO(out.getvalue()))
+
+    got = csv_of("score", "--workspace", tmp_path, "--metric", "ndcg@10", "--per-query")
+    assert set(got["metric"]) == {"ndcg@10(gain=linear)"}
+    q1 = got[got["query_id"] == "q1"].set_index("config")["value"]
+    assert q1["a"] == pytest.approx(ndcg_by_hand(1, 2)) and q1["b"] == pytest.approx(1.0)
+    comp = csv_of("compare", "--workspace", tmp_path, "--baseline", "a", "--challenger", "b",
+                  "--metric", "ndcg@10", "--resamples", 100)
+    assert comp.loc[0, "delta"] == pytest.approx((1 - ndcg_by_hand(1, 2)) / 2)
+    assert ws.gain == "linear"
