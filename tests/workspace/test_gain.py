@@ -122,3 +122,10 @@ def test_cli_score_and_compare_with_workspace_use_its_map(tmp_path):
                   "--metric", "ndcg@10", "--resamples", 100)
     assert comp.loc[0, "delta"] == pytest.approx((1 - ndcg_by_hand(1, 2)) / 2)
     assert ws.gain == "linear"
+
+
+def test_init_help_documents_the_keys():
+    from ragnb.cli.init import DESCRIPTION
+
+    assert "[workspace] gain" in DESCRIPTION and "[gains]" in DESCRIPTION
+    assert "  gain " in DESCRIPTION and "  GRADE " in DESCRIPTION  # the key listing
