@@ -23,7 +23,9 @@ the retained score by about :func:`ragnb.stats.selection_inflation`,
 exchangeable configs; 1.53 SE for N = 40), SE being the calibrated paired SE
 of the last champion against the first on the selection split
 (:func:`ragnb.stats.paired_se`) — the same comparison, so the same figure, as
-the four-cell table's golden delta.
+the four-cell table's golden delta. Beside it, the data-driven estimate of
+:func:`ragnb.stats.selection_optimism`, bootstrapping the choice of the best
+of all the rounds' configs on the selection split.
 
 Movement: per split, the last champion's mean minus the first's, and its
 standardized effect size ``mean(d) / sd(d)`` over the per-query differences
@@ -39,7 +41,7 @@ import pandas as pd
 from scipy import stats as sps
 
 from ragnb.errors import InputError
-from ragnb.stats import expected_max_normal, paired_se, split_inflation
+from ragnb.stats import expected_max_normal, paired_se, selection_optimism, split_inflation
 from ragnb.stats._resample import child_seed
 from ragnb.stats.classic import effect_size
 from ragnb.stats.unpaired import bootstrap_mean
@@ -125,13 +127,15 @@ def trajectory(scores: pd.DataFrame, rounds: pd.DataFrame, *, golden: str = "gol
         se, source = paired_se(wides[golden][configs[0]], wides[golden][configs[-1]])
     else:
         se, source = 0.0, "one round: nothing was selected"
-    infl = split_inflation(golden, n_rounds, se, source)
+    optimism = (selection_optimism(wides[golden].to_numpy(), seed=child_seed(seed, "optimism"))
+                if n_rounds >= 1 else None)  # the rounds' configs are the candidates
+    infl = split_inflation(golden, n_rounds, se, source, optimism)
     base = float(g[:, 0].mean())
     emax = expected_max_normal(n_rounds) if n_rounds >= 1 else 0.0
     inflation = {"rounds": n_rounds, "expected_max": emax, "se": se,
                  "inflation": infl.inflation, "band_low": base,
                  "band_high": base + infl.inflation, "source": source,
-                 "describe": infl.describe()}
+                 "optimism": optimism, "describe": infl.describe()}
     div, text = _divergence(wides[golden], wides[production], list(rounds["round"]), z)
     method = (f"points: {ci:.0%} percentile bootstrap of the mean, {resamples:,} resamples, "
               f"seeds derived from {seed}; divergence: least-squares hinge of the production "

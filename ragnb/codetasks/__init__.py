@@ -3,14 +3,20 @@
 One concept per module, in the order data flows:
 
 ============================  =====================================================
-:mod:`~.git`                  the local repository, read with ``git`` (no network)
+:mod:`~.git`                  the local repository, read with ``git`` (no network):
+                              batched logs and one ``cat-file --batch`` process
+:mod:`~.snapshot`             a commit's tree, with per-blob facts cached
 :mod:`~.editset`              edit set = changed files minus vendored/lock/generated
+                              (defaults and ``.gitattributes`` ``linguist-*``)
+:mod:`~.kinds`                bot authors, changelog-only and docs-only changes
 :mod:`~.diff`                 changed lines and hunk headers of a diff
 :mod:`~.symbols`              changed symbols, identifiers, signature changes
 :mod:`~.text`                 task text with paths and symbols stripped
-:mod:`~.readset`              read set and caller set in the parent tree
+:mod:`~.pysyntax`             a Python file's imports, classes and calls (``ast``)
+:mod:`~.callers`              callers of changed signatures, resolved from syntax
+:mod:`~.readset`              read set: imported names, code context of the text
 :mod:`~.mine`                 one task per merged change, filters, filter table
-:mod:`~.taskfile`             the tasks file (JSONL): write, read and check
+:mod:`~.taskfile`             the tasks file (JSONL, format 2): write, read and check
 :mod:`~.recall`               per-file / all-files / read-set / caller recall at k
 :mod:`~.keep`                 the keep condition read against the intervals
 :mod:`~.sizes`                edit, read and caller set sizes

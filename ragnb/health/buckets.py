@@ -15,8 +15,12 @@ the ``unclassified`` bucket, :func:`ragnb.io.strata.assign_strata`):
   ``sqrt(2) x`` the SD of the config's scores (two configs compared on the same
   queries with uncorrelated per-query scores: an overestimate when, as usual,
   they are positively correlated, so the warning errs on the side of caution);
+  With a baseline the SD is floored as in :mod:`ragnb.stats.interval` (by
+  an upper bound on the share of queries that differ), so a bucket whose
+  differences merely happen to be all 0 is not read as certain;
 - the minimum detectable effect at 80% power and two-sided alpha 0.05,
-  ``MDE = 2.80 x sd_diff / sqrt(n)`` (:func:`ragnb.stats.mde`), and the
+  ``MDE = (t_.975 + t_.8) x sd_diff / sqrt(n)``, df ``n - 1``
+  (:func:`ragnb.stats.interval.t_mde`; 2.80 for large n), and the
   queries needed to detect ``target`` (:func:`ragnb.stats.queries_needed`,
   t quantiles); ``too_small`` when ``n`` is below that.
 """
@@ -29,9 +33,10 @@ import pandas as pd
 from ragnb.errors import InputError
 from ragnb.io.strata import assign_strata
 from ragnb.score import Scores
-from ragnb.stats import mde, queries_needed
+from ragnb.stats import queries_needed
 from ragnb.stats._resample import child_seed
 from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from ragnb.stats.interval import floored_sd, t_mde
 from ragnb.stats.unpaired import bootstrap_mean
 from ragnb.testset import TestSet
 
@@ -101,7 +106,7 @@ def bucket_scores(scores: Scores, buckets: pd.Series, *, config: str, metric: st
         n = len(v)
         if base is not None:
             d = v - base.loc[ids].to_numpy(dtype=float)
-            sd = float(d.std(ddof=1)) if n > 1 else math.nan
+            sd = floored_sd(d) if n > 1 else math.nan  # observed zeros are not certainty
         else:
             sd = math.sqrt(2) * float(v.std(ddof=1)) if n > 1 else math.nan
         if n >= 2:
@@ -112,7 +117,7 @@ def bucket_scores(scores: Scores, buckets: pd.Series, *, config: str, metric: st
         needed = queries_needed(sd, target) if n > 1 else math.inf
         rows.append({"bucket": bucket, "n": n, "mean": float(v.mean()) if n else math.nan,
                      "ci_low": low, "ci_high": high, "sd_diff": sd,
-                     "mde": mde(sd / math.sqrt(n)) if n > 1 else math.inf,
+                     "mde": t_mde(sd / math.sqrt(n), n) if n > 1 else math.inf,
                      "needed": needed, "too_small": bool(n < needed)})
     return pd.DataFrame(rows)
 
@@ -121,10 +126,12 @@ def describe_buckets(metric: str, config: str, baseline: str | None, target: flo
                      resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
                      ci: float = 0.95) -> str:
     """How :func:`bucket_scores` made its columns, in one paragraph."""
-    sd = (f"the SD of the per-query differences {config} - {baseline}" if baseline else
+    sd = (f"the SD of the per-query differences {config} - {baseline} (floored by an upper "
+          f"bound on the share of queries that differ)" if baseline else
           f"sqrt(2) x the SD of {config}'s scores (no baseline: uncorrelated configs assumed)")
     return (f"mean {metric} of {config} per bucket, {ci:.0%} percentile bootstrap CI "
             f"({resamples:,} resamples of each bucket, seeds derived from {seed}); "
-            f"MDE = 2.80 x sd_diff / sqrt(n) (80% power, two-sided alpha 0.05) with sd_diff = "
+            f"MDE = (t_.975 + t_.8, df n - 1) x sd_diff / sqrt(n) (80% power, two-sided alpha "
+            f"0.05) with sd_diff = "
             f"{sd}; too small when n < the queries needed to detect {target * 100:g} points "
             "(t quantiles)")

@@ -21,14 +21,12 @@ from __future__ import annotations
 import gzip
 import io
 import json
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from ragnb._atomic import _umask
+from ragnb._atomic import write_atomic_bytes
 from ragnb.errors import InputError
 from ragnb.run import Run, positions
 from ragnb.testset import TestSet
@@ -52,21 +50,7 @@ def format_of(path: str | Path, key: str = "--out") -> tuple[str, bool]:
 
 
 def _write(path: Path, data: bytes, gz: bool) -> Path:
-    if gz:
-        data = gzip.compress(data, mtime=0)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; follow the umask like open()
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    return write_atomic_bytes(path, gzip.compress(data, mtime=0) if gz else data)
 
 
 def _table_bytes(df: pd.DataFrame, fmt: str) -> bytes:

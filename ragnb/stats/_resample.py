@@ -132,11 +132,21 @@ def child_seed(seed: int, key) -> int:
     return int(np.random.SeedSequence(entropy).generate_state(1)[0])
 
 
-def comparison_seed(seed: int, challenger) -> int:
-    """The one seed of a comparison of ``challenger`` with a baseline: ``child_seed(seed, challenger)``.
+def comparison_seed(seed: int, baseline, challenger) -> int:
+    """The one seed of a paired comparison, derived from its data, not from the names.
 
-    :func:`ragnb.stats.compare`, :func:`ragnb.strata.breakdown` and the
-    what-if widget all derive it this way, so one comparison draws the same
-    sign vectors and resamples, and prints the same p-value, everywhere.
+    ``child_seed(seed, blake2b(query ids, baseline, challenger values))`` over
+    the queries both configs scored, sorted by id: the same two score vectors
+    give the same seed whatever the configs are called and whichever other
+    challengers share the call, so :func:`ragnb.stats.compare`,
+    :func:`ragnb.strata.breakdown` and the what-if widget draw the same sign
+    vectors and resamples and print the same p-value for the same comparison.
     """
-    return child_seed(seed, str(challenger))
+    from ragnb.stats import _inputs
+
+    pair = _inputs.align(baseline, challenger, drop_mismatched=True)
+    h = hashlib.blake2b(digest_size=16)
+    h.update("\x1f".join(map(str, pair.query_ids)).encode("utf-8"))
+    h.update(np.ascontiguousarray(pair.baseline, dtype=np.float64).tobytes())
+    h.update(np.ascontiguousarray(pair.challenger, dtype=np.float64).tobytes())
+    return child_seed(seed, h.hexdigest())

@@ -140,10 +140,10 @@ def compare(
 
     Notes
     -----
-    Challenger ``c`` is compared with ``seed = comparison_seed(seed, c)`` =
-    ``SeedSequence([seed, crc32(c)]).generate_state(1)[0]``, shown in the
-    ``seed`` column: it does not depend on which other challengers are in the
-    family, ``paired_bootstrap(..., seed=row.seed)`` reproduces the row, and
+    Challenger ``c`` is compared with ``seed = comparison_seed(seed, base, c)``,
+    derived from the two score vectors (not the names), shown in the ``seed``
+    column: it does not depend on which other challengers are in the family
+    or what the configs are called, ``paired_bootstrap(..., seed=row.seed)`` reproduces the row, and
     :func:`ragnb.strata.breakdown` and the what-if widget derive the same seed,
     so the same comparison prints the same p-value everywhere.
     """
@@ -183,7 +183,7 @@ def compare(
     frames, checks = [], []
     for name in challengers:
         chal = _per_query(scores, name, metric)
-        c_seed = comparison_seed(seed, name)
+        c_seed = comparison_seed(seed, base, chal)
         options = {
             "resamples": resamples,
             "seed": c_seed,

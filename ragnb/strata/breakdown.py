@@ -39,8 +39,9 @@ tests), the minimum detectable effect ``(t_.975 + t_.8) x SE`` and the queries
 needed to resolve the observed delta at 80% power (Bloom 1995; Sakai 2016).
 Strata under :data:`ragnb.stats.interval.MIN_QUERIES` queries read "too few
 queries to say" instead of an interval and MDE. The seed is the comparison's
-own (:func:`ragnb.stats._resample.comparison_seed`), as in ``ragnb compare``,
-so the pooled row there and here print the same numbers.
+own, derived from its score vectors (:func:`ragnb.stats._resample.comparison_seed`),
+as in ``ragnb compare``, so the pooled row there and here print the same
+numbers whatever the configs are called.
 """
 from __future__ import annotations
 
@@ -282,7 +283,8 @@ def breakdown(
         else _reported_units(reported_points)
     fixed = scores.no_relevant if isinstance(scores, Scores) else None
     sb = stratified_bootstrap(base.reindex(keep), chal.reindex(keep), labels,
-                              resamples=resamples, seed=comparison_seed(seed, challenger),
+                              resamples=resamples, seed=comparison_seed(seed, base.reindex(keep),
+                                                                  chal.reindex(keep)),
                               ci=ci, method=method, reported_pooled=reported_units,
                               min_stratum=min_stratum, fixed=fixed)
     big_n = len(scored)

@@ -30,12 +30,18 @@ def test_sizes_means_and_power_with_a_baseline():
     assert t["n"].to_dict() == {"a": 4, "b": 3, "all queries": 7}
     assert t.loc["a", "mean"] == 0.5 and t.loc["b", "mean"] == 0.5
     sd_a = np.std([1, 0, 1, 0], ddof=1)                   # differences new - old in bucket a
+    # half the queries differ, by 1: the share floor p* a - p*^2 mu^2 at p* = 0.5 is 1/4,
+    # x 4/3 = 1/3 = s^2, so the floor does not bind
     assert t.loc["a", "sd_diff"] == pytest.approx(sd_a)
-    assert t.loc["a", "mde"] == pytest.approx(Z * sd_a / 2)
-    assert t.loc["a", "too_small"]                          # 0.81 of MDE with 4 queries
-    # bucket b: no difference at all -> nothing to resolve, never too small, zero-width interval
-    assert t.loc["b", "sd_diff"] == 0 and not t.loc["b", "too_small"]
-    assert (t.loc["b", "ci_low"], t.loc["b", "ci_high"]) == (0.5, 0.5)
+    t_z = stats.t.ppf(0.975, 3) + stats.t.ppf(0.8, 3)      # t quantiles at n = 4
+    assert t.loc["a", "mde"] == pytest.approx(t_z * sd_a / 2)
+    assert t.loc["a", "too_small"]
+    # bucket b: no difference observed in 3 queries is not certainty: with |d| <= 1 and
+    # an 80% upper share 1 - 0.2^(1/3), sd_diff = sqrt(share x 3/2), so b is too small
+    share = 1 - 0.2 ** (1 / 3)
+    assert t.loc["b", "sd_diff"] == pytest.approx(math.sqrt(share * 3 / 2))
+    assert t.loc["b", "mde"] > 0 and t.loc["b", "too_small"]
+    assert (t.loc["b", "ci_low"], t.loc["b", "ci_high"]) == (0.5, 0.5)  # the mean of 0.5s
 
 
 def test_without_a_baseline_sd_is_sqrt2_times_the_score_sd():

@@ -273,7 +273,8 @@ def test_manifests_table_shows_the_implied_inflation(ledger, qrels):
     t = ledger.manifests(se={"golden": 0.0069})
     # E[max of 40 standard normals] = 2.16 (STATS-REFERENCES section 4), per-config SE_d / sqrt 2
     assert t.loc[0, "inflation"] == pytest.approx(2.16 * 0.0069 / 2**0.5, abs=1e-4)
-    assert t["inflation"].isna().tolist() == [False, True]
+    # never selected against: no inflation, whether or not its SE is known
+    assert t["inflation"].isna().tolist() == [False, False] and t.loc[1, "inflation"] == 0.0
     assert ledger.manifests(se=0.01).loc[1, "inflation"] == 0.0  # never selected against
 
 

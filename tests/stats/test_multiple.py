@@ -8,7 +8,7 @@ import pytest
 
 from ragnb.errors import InputError
 from ragnb.stats import compare, holm, paired_bootstrap
-from ragnb.stats._resample import child_seed
+from ragnb.stats._resample import comparison_seed
 
 
 def test_holm_hand_worked_example():
@@ -63,7 +63,7 @@ def test_compare_rows_reproduce_with_the_row_seed_and_holm_is_applied():
         index="query_id", columns="config", values="value"
     )
     for _, row in table.iterrows():
-        assert row["seed"] == child_seed(20260729, row["challenger"])
+        assert row["seed"] == comparison_seed(20260729, wide["january"], wide[row["challenger"]])
         r = paired_bootstrap(
             wide["january"], wide[row["challenger"]], resamples=2_000, seed=row["seed"]
         )

@@ -219,6 +219,23 @@ def test_tidy_table_and_scores_object_agree():
         breakdown(sc, comp.table, "intent", baseline="round-00", challenger="round-40")
 
 
+def test_breakdown_pooled_row_prints_compare_s_numbers_whatever_the_names():
+    """Issue 11 (same comparison, same numbers): the seed comes from the score vectors,
+    so 03-strata's pooled row and ``ragnb compare`` with configs renamed agree exactly
+    (p from the same sign vectors; the calibrated interval is deterministic)."""
+    from ragnb.stats import compare
+
+    comp = demo_comparison()
+    sc = score(comp.test_set, comp.runs, "ndcg@10")
+    bd = breakdown(sc, comp.table, "query_type", baseline="round-00", challenger="round-40",
+                   resamples=2000)
+    renamed = sc.table.replace({"config": {"round-00": "jan", "round-40": "champ"}})
+    row = compare(renamed, baseline="jan", metric="ndcg@10", resamples=2000).iloc[0]
+    pooled = bd.pooled
+    for col in ("n", "delta", "ci_low", "ci_high", "se", "mde", "p_value", "seed"):
+        assert pooled[col] == row[col], col
+
+
 # ------------------------------------------------------------- demo data
 def test_demo_query_types_match_the_data_readme():
     comp = demo_comparison()
