@@ -85,7 +85,8 @@ def four_cell_finding(fc: FourCell, *, display_names: Mapping[str, str],
         Headline("Is the gain real or fit?", answer, next_step, fc.reading),
         table, _chart(chart, "four_cell_chart", fc, display_names=display_names),
         checks_frame(checks), fc.method,
-        caption=f"{fc.metric} in {POINTS}, mean [95% interval]; bottom row: paired difference",
+        caption=f"{fc.metric} in {POINTS}, mean [95% interval]; then the paired difference and its "
+                f"effect size (mean difference / SD of differences)",
         source=fc,
     )
 
@@ -110,7 +111,10 @@ def trajectory_finding(tr: Trajectory, *, display_names: Mapping[str, str],
     for c in ("first", "last", "total", "range_from_second"):
         if c in table:
             table[c] = [points(v, signed=c == "total") for v in table[c]]
+    if "effect_size" in table:
+        table["effect_size"] = ["—" if pd.isna(v) else f"{v:+.2f}" for v in table["effect_size"]]
     table = table.rename(columns={"total": "total (points)",
+                                  "effect_size": "effect size (mean diff / SD of diffs)",
                                   "range_from_second": "range from round 2 (points)"})
     checks = []
     if four_cell is not None:
@@ -126,7 +130,8 @@ def trajectory_finding(tr: Trajectory, *, display_names: Mapping[str, str],
                  "diverged" if tr.divergence_round is not None else "no divergence"),
         table, _chart(chart, "trajectory_chart", tr, display_names=display_names),
         checks_frame(checks), tr.method,
-        caption=f"Total movement per line in {POINTS}: last − first; range from round 2 on",
+        caption=f"Total movement per line in {POINTS}: last − first, with its effect size "
+                "(last − first per query: mean / SD); range from round 2 on",
         source=tr,
     )
 
@@ -214,6 +219,9 @@ def three_way_finding(tw: ThreeWay, *, display_names: Mapping[str, str],
             row[r["test"]] = (f"{points(r['delta'], signed=True, digits=2)} "
                               f"{interval(r['ci_low'], r['ci_high'], signed=True, digits=2)}"
                               f"{star}")
+            if r["test"] == "current":
+                es = r.get("effect_size", np.nan)
+                row["effect size"] = "—" if pd.isna(es) else f"{es:+.2f}"
         row["verdict"] = v.loc[v["challenger"] == chal, "verdict"].iloc[0]
         rows.append(row)
     table = pd.DataFrame(rows)
@@ -225,7 +233,8 @@ def three_way_finding(tw: ThreeWay, *, display_names: Mapping[str, str],
         checks_frame([]),
         tw.description,
         caption=f"{tw.metric} in {POINTS}: challenger − {base} per label policy, "
-                "[95% interval]; * marks an interval that excludes zero",
+                "[95% interval]; * marks an interval that excludes zero; effect size: "
+                "the current difference's mean / SD of per-query differences",
         source=tw,
     )
 

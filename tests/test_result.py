@@ -117,7 +117,7 @@ def test_three_way_headline_counts_verdicts_and_shows_points():
         for test, d in zip(("current", "conservative", "optimistic"), (cur, cons, opt)):
             tests.append({c: None for c in TEST_COLUMNS} | {
                 "baseline": "base", "challenger": chal, "test": test, "delta": d,
-                "ci_low": d - 0.005, "ci_high": d + 0.005})
+                "ci_low": d - 0.005, "ci_high": d + 0.005, "effect_size": d * 10})
         verdicts.append({"baseline": "base", "challenger": chal, "verdict": verdict,
                          "reason": ""})
     tw = ThreeWay(pd.DataFrame(tests), pd.DataFrame(verdicts), "rr@10", "method")
@@ -127,7 +127,8 @@ def test_three_way_headline_counts_verdicts_and_shows_points():
         "the missing labels (bge (b)); 1 cannot win even if every unjudged passage goes their "
         "way.")
     assert f.headline.next_step.startswith("Judge the pooled unjudged passages")
-    assert list(f.table.columns) == ["challenger", "current", "conservative", "optimistic",
-                                     "verdict"]
+    assert list(f.table.columns) == ["challenger", "current", "effect size", "conservative",
+                                     "optimistic", "verdict"]
+    assert list(f.table["effect size"]) == ["+0.20", "+0.00", "-0.50"]  # the current test's
     assert f.table.loc[0, "conservative"] == "+1.00 [+0.50, +1.50] *"
     assert f.table.loc[1, "current"] == "+0.00 [-0.50, +0.50]"

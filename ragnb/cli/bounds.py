@@ -105,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
     inputs = resolve_inputs(args, args.config if args.workspace else args.run)
     test_set, runs = inputs.test_set, inputs.runs
     strata, strata_notes = _strata(args, test_set, inputs.strata)
+    metric = parse_metric(inputs.metric(str(metric)))  # the workspace's gain map for nDCG
     bounds = label_bounds(test_set, runs, metric, top_grade=args.top_grade,
                           no_relevant=args.no_relevant, **inputs.options)
     header = [(f"# test set {test_set.name} ({len(test_set.queries)} queries), metric "
