@@ -5,23 +5,34 @@ them as static SVG (:mod:`ragnb.report`).
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import altair as alt
 import pandas as pd
+
+from ragnb.result import display_name
 
 SPLIT_COLORS = alt.Scale(domain=["golden", "production"], range=["#c17d11", "#3465a4"])
 
 
-def four_cell_chart(fc) -> alt.LayerChart:
-    """Means with intervals in points (x100): baseline and champion on each split (a FourCell)."""
+def four_cell_chart(fc, display_names: Mapping[str, str] | None = None) -> alt.LayerChart:
+    """Means with intervals in points (x100): baseline and champion on each split (a FourCell).
+
+    ``display_names`` (config -> name, e.g. ``Workspace.display_names``) names
+    the configs in the legend and tooltips (:func:`ragnb.result.display_name`).
+    """
+    base_name = display_name(fc.baseline, display_names)
+    champ_name = display_name(fc.champion, display_names)
     cells = fc.cells.assign(
         **{c: fc.cells[c] * 100 for c in ("mean", "ci_low", "ci_high")}).assign(
         config_role=lambda d: d["config"].map({fc.baseline: "baseline", fc.champion: "champion"}),
-        label=lambda d: d["config"] + " (" + d["config_role"] + ")")
+        config=lambda d: [display_name(c, display_names) for c in d["config"]],
+        label=lambda d: d["config"] + ", " + d["config_role"])
     base = alt.Chart(cells).encode(
         x=alt.X("split:N", title=None, sort=[fc.golden, fc.production],
                 axis=alt.Axis(labelAngle=0)),
-        xOffset=alt.XOffset("label:N", sort=[f"{fc.baseline} (baseline)",
-                                             f"{fc.champion} (champion)"]),
+        xOffset=alt.XOffset("label:N", sort=[f"{base_name}, baseline",
+                                             f"{champ_name}, champion"]),
         color=alt.Color("label:N", title="config",
                         scale=alt.Scale(range=["#888888", "#cc0000"])),
     )
@@ -34,16 +45,20 @@ def four_cell_chart(fc) -> alt.LayerChart:
                              alt.Tooltip("ci_high:Q", format=".1f"), "n:Q"])
     return (bars + points).properties(
         width=320, height=260,
-        title=f"{fc.metric}: baseline vs champion on {fc.golden} and {fc.production}")
+        title=alt.TitleParams(
+            f"{fc.metric}: baseline vs champion on {fc.golden} and {fc.production}",
+            subtitle=f"{champ_name} vs {base_name}"))
 
 
-def trajectory_chart(tr) -> alt.LayerChart:
+def trajectory_chart(tr, display_names: Mapping[str, str] | None = None) -> alt.LayerChart:
     """Golden and production lines across rounds, in points (x100), with bands, inflation, divergence.
 
     The inflation label sits in the lower right corner and the divergence label
-    at the top, beside its rule, so no line crosses either.
+    at the top, beside its rule, so no line crosses either. ``display_names``
+    names each round's champion in the tooltips.
     """
     pts = tr.points.assign(**{c: tr.points[c] * 100 for c in ("mean", "ci_low", "ci_high")})
+    pts["config"] = [display_name(c, display_names) for c in pts["config"]]
     x = alt.X("round:Q", title="round of selection", scale=alt.Scale(nice=False))
     color = alt.Color("split:N", scale=alt.Scale(domain=[tr.golden, tr.production],
                                                  range=["#c17d11", "#3465a4"]))
@@ -123,7 +138,8 @@ STRATUM_KINDS = alt.Scale(domain=["stratum", "pooled", "macro"],
                           range=["#3465a4", "#cc0000", "#c17d11"])
 
 
-def strata_chart(bd, scale: float = 100.0) -> alt.LayerChart:
+def strata_chart(bd, scale: float = 100.0,
+                 display_names: Mapping[str, str] | None = None) -> alt.LayerChart:
     """Per-stratum deltas with intervals, the pooled row marked, sizes visible (a Breakdown).
 
     One row per stratum (labelled with its size; dot area proportional to it),
@@ -131,7 +147,8 @@ def strata_chart(bd, scale: float = 100.0) -> alt.LayerChart:
     equal-weight average (orange square), a dashed rule at zero. Excluded
     strata are named in the subtitle, not drawn. Channels are given as objects,
     not shorthand strings, which keeps building the chart cheap enough for the
-    what-if widget to redraw it on every change.
+    what-if widget to redraw it on every change. ``display_names`` names the
+    two configs in the subtitle.
     """
     t = bd.table.loc[bd.table["kind"] != "excluded", ["stratum", "kind", "n", "delta", "ci_low",
                                                       "ci_high"]].copy()
@@ -169,7 +186,9 @@ def strata_chart(bd, scale: float = 100.0) -> alt.LayerChart:
         filled=True, opacity=1, size=160).encode(y=y, x=x, color=color, tooltip=tooltip,
                                                  shape=shape)
     excluded = bd.table[bd.table["kind"] == "excluded"]
-    subtitle = [f"{bd.challenger} − {bd.baseline}, strata of {bd.spec.column!r}"]
+    pair = (f"{display_name(bd.challenger, display_names)} − "
+            f"{display_name(bd.baseline, display_names)}")
+    subtitle = [f"{pair}, strata of {bd.spec.column!r}"]
     if len(excluded):
         subtitle.append("excluded: " + ", ".join(
             f"{s} (n={n})" for s, n in zip(excluded["stratum"], excluded["n"])))

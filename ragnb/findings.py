@@ -38,15 +38,17 @@ from ragnb.trajectory import Trajectory
 BREAKDOWN_BODY = ["stratum", "n", "share", "baseline", "challenger", "Δ (points)"]
 
 
-def _chart(given: Any, make: str, *args: Any) -> Any:
-    """The chart given (``False``: none), else the analysis' own chart from :mod:`ragnb.charts`."""
+def _chart(given: Any, make: str, *args: Any,
+           display_names: Mapping[str, str] | None = None) -> Any:
+    """The chart given (``False``: none), else the analysis' own chart from :mod:`ragnb.charts`,
+    its configs named by ``display_names``."""
     if given is False:
         return None
     if given is not None:
         return given
     from ragnb import charts
 
-    return getattr(charts, make)(*args)
+    return getattr(charts, make)(*args, display_names=display_names)
 
 
 @register(FourCell)
@@ -81,9 +83,10 @@ def four_cell_finding(fc: FourCell, *, display_names: Mapping[str, str],
             diff, fc.delta(s), rtol=0, atol=1e-12)), f"|gap| {abs(diff - fc.delta(s)):.1g}"))
     return Finding(
         Headline("Is the gain real or fit?", answer, next_step, fc.reading),
-        table, _chart(chart, "four_cell_chart", fc),
+        table, _chart(chart, "four_cell_chart", fc, display_names=display_names),
         checks_frame(checks), fc.method,
-        caption=f"{fc.metric} in {POINTS}, mean [95% interval]; bottom row: paired difference",
+        caption=f"{fc.metric} in {POINTS}, mean [95% interval]; then the paired difference and its "
+                f"effect size (mean difference / SD of differences)",
         source=fc,
     )
 
@@ -108,7 +111,10 @@ def trajectory_finding(tr: Trajectory, *, display_names: Mapping[str, str],
     for c in ("first", "last", "total", "range_from_second"):
         if c in table:
             table[c] = [points(v, signed=c == "total") for v in table[c]]
+    if "effect_size" in table:
+        table["effect_size"] = ["—" if pd.isna(v) else f"{v:+.2f}" for v in table["effect_size"]]
     table = table.rename(columns={"total": "total (points)",
+                                  "effect_size": "effect size (mean diff / SD of diffs)",
                                   "range_from_second": "range from round 2 (points)"})
     checks = []
     if four_cell is not None:
@@ -122,9 +128,10 @@ def trajectory_finding(tr: Trajectory, *, display_names: Mapping[str, str],
     return Finding(
         Headline("When did golden and production part?", answer, next_step,
                  "diverged" if tr.divergence_round is not None else "no divergence"),
-        table, _chart(chart, "trajectory_chart", tr),
+        table, _chart(chart, "trajectory_chart", tr, display_names=display_names),
         checks_frame(checks), tr.method,
-        caption=f"Total movement per line in {POINTS}: last − first; range from round 2 on",
+        caption=f"Total movement per line in {POINTS}: last − first, with its effect size "
+                "(last − first per query: mean / SD); range from round 2 on",
         source=tr,
     )
 
@@ -175,9 +182,9 @@ def breakdown_finding(bd: Breakdown, *, display_names: Mapping[str, str],
     return Finding(
         Headline("Where does the gain come from?", answer, next_step,
                  "reconciles" if bd.ok else "check failed"),
-        table, _chart(chart, "strata_chart", bd),
+        table, _chart(chart, "strata_chart", bd, display_names=display_names),
         checks_frame(bd.checks), bd.describe(),
-        caption=f"{bd.metric}, {bd.challenger} − {bd.baseline}, in {POINTS}; one row per "
+        caption=f"{bd.metric}, {chal} − {base}, in {POINTS}; one row per "
                 "stratum, then the pooled and equal-weight averages",
         source=bd,
     )
@@ -212,24 +219,30 @@ def three_way_finding(tw: ThreeWay, *, display_names: Mapping[str, str],
             row[r["test"]] = (f"{points(r['delta'], signed=True, digits=2)} "
                               f"{interval(r['ci_low'], r['ci_high'], signed=True, digits=2)}"
                               f"{star}")
+            if r["test"] == "current":
+                es = r.get("effect_size", np.nan)
+                row["effect size"] = "—" if pd.isna(es) else f"{es:+.2f}"
         row["verdict"] = v.loc[v["challenger"] == chal, "verdict"].iloc[0]
         rows.append(row)
     table = pd.DataFrame(rows)
     return Finding(
         Headline("Is the answer key biased?", answer, next_step,
                  f"{counts[UNDECIDED]} undecided"),
-        table, None if chart is False else (chart if chart is not None else _verdict_chart(tw)), checks_frame([]),
+        table, None if chart is False else (chart if chart is not None
+                                          else _verdict_chart(tw, display_names)),
+        checks_frame([]),
         tw.description,
         caption=f"{tw.metric} in {POINTS}: challenger − {base} per label policy, "
-                "[95% interval]; * marks an interval that excludes zero",
+                "[95% interval]; * marks an interval that excludes zero; effect size: "
+                "the current difference's mean / SD of per-query differences",
         source=tw,
     )
 
 
-def _verdict_chart(tw: ThreeWay) -> Any:
+def _verdict_chart(tw: ThreeWay, display_names: Mapping[str, str]) -> Any:
     from ragnb.labelbias.charts import verdict_chart
 
-    return verdict_chart(tw)
+    return verdict_chart(tw, display_names=display_names)
 
 
 @dataclass(frozen=True)
@@ -346,8 +359,7 @@ def keep_finding(kv: KeepVerdict, *, display_names: Mapping[str, str],
     from ragnb.codetasks.keep import parse_keep
 
     c = kv.clauses
-    stated = {cl.metric: f"{cl.metric} {cl.op} {points(cl.threshold)}"
-              for cl in parse_keep(kv.condition, source="condition")}
+    stated = {cl.metric: cl.in_points() for cl in parse_keep(kv.condition, source="condition")}
     parts = [f"{r['metric']} {points(r['mean'])} {interval(r['ci_low'], r['ci_high'])} "
              f"against {stated.get(r['metric'], r['condition'])} ({r['status']})"
              for r in c.to_dict("records")]

@@ -52,14 +52,19 @@ import pandas as pd
 
 from ragnb.errors import InputError
 from ragnb.stats import paired_bootstrap, selection_inflation
+from ragnb.stats._inputs import align
 from ragnb.stats._resample import child_seed
 from ragnb.stats.bootstrap import describe_method
+from ragnb.stats.classic import effect_size
 from ragnb.stats.interval import TOO_FEW
 from ragnb.stats.unpaired import UnpairedBootstrap, bootstrap_mean, unpaired_bootstrap
 
 READINGS = ("carried over", "fit", "inconclusive", "difficulty, gain carried over",
             "difficulty and fit", "difficulty, gain inconclusive", "easier, gain carried over",
             "easier and fit", "easier, gain inconclusive")
+
+#: Row label of the paired delta's standardized effect size in :meth:`FourCell.table`.
+EFFECT_ROW = "effect size (mean diff / SD of diffs)"
 
 LIMIT = ("Limit: shallow labelling predicts the same four cells. If the champion's newly "
          "retrieved passages are unjudged on production they count as not relevant there, and "
@@ -97,7 +102,8 @@ class FourCell:
         return float(self.deltas.loc[self.deltas["split"] == split, "delta"].iloc[0])
 
     def table(self, scale: float = 100.0, digits: int = 1) -> pd.DataFrame:
-        """The 3 x 2 display table: ``mean [low, high]`` per cell, deltas in points."""
+        """The 4 x 2 display table: ``mean [low, high]`` per cell, deltas in points, and
+        the deltas' standardized effect size (mean difference / SD of differences)."""
         def fmt(v, lo, hi, signed=False, cell_digits=digits):
             sign = "+" if signed else ""
             if np.isnan(lo):  # below the minimum n of the calibrated interval
@@ -114,6 +120,9 @@ class FourCell:
         rows[f"{self.champion} − {self.baseline}"] = [
             fmt(*self.deltas.loc[self.deltas["split"] == s, ["delta", "ci_low", "ci_high"]].iloc[0],
                 signed=True) for s in (self.golden, self.production)]
+        es = self.deltas.set_index("split")["effect_size"]
+        rows[EFFECT_ROW] = ["— (SD of differences is 0)" if np.isnan(es[s]) else f"{es[s]:+.2f}"
+                            for s in (self.golden, self.production)]
         return pd.DataFrame.from_dict(rows, orient="index", columns=[self.golden, self.production])
 
 
@@ -160,8 +169,10 @@ def four_cell(scores: pd.DataFrame, *, baseline: str, champion: str, golden: str
             cells.append({"config": config, "split": s, "mean": m.mean, "ci_low": m.ci_low,
                           "ci_high": m.ci_high, "n": m.n})
         r = paired_bootstrap(b, c, resamples=resamples, seed=child_seed(seed, (s, "delta")), ci=ci)
+        pair = align(b, c)
         deltas.append({"split": s, "delta": r.delta, "ci_low": r.ci_low, "ci_high": r.ci_high,
-                       "se": r.se, "p_value": r.p_value, "mde": r.mde, "n": r.n})
+                       "se": r.se, "p_value": r.p_value, "mde": r.mde, "n": r.n,
+                       "effect_size": effect_size(pair.challenger - pair.baseline)})
         per_split[s] = (b, c, r)
     deltas_df = pd.DataFrame(deltas)
     (bg, cg, rg), (bp, cp, rp) = per_split[golden], per_split[production]
@@ -176,7 +187,8 @@ def four_cell(scores: pd.DataFrame, *, baseline: str, champion: str, golden: str
               f"{describe_method(rg.method, resamples)}, p from the paired sign-flip test; "
               f"difficulty and carry-over: {gap_ci:.1%} unpaired bootstrap of two independent "
               f"samples (the two gaps are read jointly, so each at 1 - (1 - {ci:.0%}) / 2, "
-              f"Bonferroni); "
+              f"Bonferroni); effect size: mean difference / SD of differences (Cohen's d_z, "
+              f"SD with n - 1); "
               f"{resamples:,} resamples each, seeds derived from {seed}")
     split_rows = []
     for s, r in ((golden, rg), (production, rp)):

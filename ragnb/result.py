@@ -59,9 +59,26 @@ def interval(low: float, high: float, *, signed: bool = False, digits: int = 1) 
 
 
 def display_name(config: str, display_names: Mapping[str, str] | None = None) -> str:
-    """``"name (config)"`` when ``display_names`` names the config, else the config itself."""
-    name = (display_names or {}).get(config)
-    return f"{name} ({config})" if name and name != config else str(config)
+    """``"name (config)"`` when ``display_names`` names the config, else the config itself.
+
+    Idempotent: a label already of the form ``"name (config)"`` (or a name that
+    already ends with its code) is returned as it is, so a name is never shown twice.
+    """
+    names = display_names or {}
+    name = names.get(config)
+    if name and name != config:
+        return name if str(name).endswith(f"({config})") else f"{name} ({config})"
+    config = str(config)
+    if config.endswith(")") and " (" in config:
+        shown, _, code = config[:-1].rpartition(" (")
+        if names.get(code) == shown:
+            return config
+    return config
+
+
+def display_labels(configs: Any, display_names: Mapping[str, str] | None = None) -> list[str]:
+    """:func:`display_name` of each config, in order (a chart's legend, axis or row labels)."""
+    return [display_name(c, display_names) for c in configs]
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,11 @@ of the last champion against the first on the selection split
 the four-cell table's golden delta. Beside it, the data-driven estimate of
 :func:`ragnb.stats.selection_optimism`, bootstrapping the choice of the best
 of all the rounds' configs on the selection split.
+
+Movement: per split, the last champion's mean minus the first's, and its
+standardized effect size ``mean(d) / sd(d)`` over the per-query differences
+``d = last - first`` (:func:`ragnb.stats.classic.effect_size`, the four-cell
+delta row's figure).
 """
 from __future__ import annotations
 
@@ -38,6 +43,7 @@ from scipy import stats as sps
 from ragnb.errors import InputError
 from ragnb.stats import expected_max_normal, paired_se, selection_optimism, split_inflation
 from ragnb.stats._resample import child_seed
+from ragnb.stats.classic import effect_size
 from ragnb.stats.unpaired import bootstrap_mean
 
 
@@ -110,8 +116,10 @@ def trajectory(scores: pd.DataFrame, rounds: pd.DataFrame, *, golden: str = "gol
     for s, wide in wides.items():
         means = wide.mean().to_numpy()
         after = means[1:] if len(means) > 1 else means
+        # last champion against the first on the same queries: paired
         movement.append({"split": s, "first": means[0], "last": means[-1],
                          "total": means[-1] - means[0],
+                         "effect_size": effect_size(wide[configs[-1]] - wide[configs[0]]),
                          "range_from_second": float(after.max() - after.min())})
     g = wides[golden].to_numpy()
     n_rounds = len(configs) - 1

@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 from ragnb.charts import four_cell_chart
-from ragnb.fit import four_cell
+from ragnb.fit import EFFECT_ROW, four_cell
 from ragnb.paths import DEMO_DIR
 from ragnb.splits import score_splits
 from ragnb.workspace import open_workspace
@@ -44,6 +44,21 @@ def test_cells_and_deltas_are_the_means():
     assert fc.honest_gain == pytest.approx(0.1)
     assert fc.share_not_carried == pytest.approx(1 - 0.1 / 0.3)
     assert fc.table().loc["c − b", "golden"] == "+30.0 (too few queries to say)"
+    assert fc.table().loc[EFFECT_ROW, "golden"] == "— (SD of differences is 0)"
+
+
+def test_delta_row_has_the_effect_size():
+    # golden d = (0.1, 0.3, 0.2): mean 0.2, SD (n-1) sqrt((0.01 + 0.01 + 0) / 2) = 0.1 -> 2.0
+    # production d = (0, 0.2, 0): mean 0.2/3, SD sqrt(2 (0.2/3)^2 + (0.4/3)^2) / sqrt 2
+    #   = 0.2/sqrt 3 -> d_z = 1/sqrt 3 = 0.577
+    scores = table({("golden", "b"): [0.2, 0.4, 0.6], ("golden", "c"): [0.3, 0.7, 0.8],
+                    ("production", "b"): [0.1, 0.3, 0.5], ("production", "c"): [0.1, 0.5, 0.5]})
+    fc = four_cell(scores, baseline="b", champion="c", resamples=200)
+    d = fc.deltas.set_index("split")["effect_size"]
+    assert d["golden"] == pytest.approx(2.0)
+    assert d["production"] == pytest.approx(1 / np.sqrt(3))
+    assert list(fc.table().loc[EFFECT_ROW]) == ["+2.00", "+0.58"]
+    assert "mean difference / SD of differences" in fc.method
 
 
 @pytest.mark.parametrize("levels, reading", [

@@ -25,6 +25,25 @@ def test_display_name_keeps_the_code_beside_the_name():
     assert display_name("m0_r1", {}) == "m0_r1"
 
 
+def test_display_name_never_doubles_the_name():
+    names = {"round-40": "July champion", "m0_r1": "e5 (m0_r1)"}
+    once = display_name("round-40", names)
+    assert once == "July champion (round-40)"
+    assert display_name(once, names) == once                     # shown twice: unchanged
+    assert display_name("m0_r1", names) == "e5 (m0_r1)"          # name already carries its code
+
+
+def test_four_cell_chart_names_the_configs():
+    fc = four_cell(_scores(np.random.default_rng(7)), baseline="b", champion="c",
+                   resamples=100, seed=1)
+    f = finding(fc, display_names={"c": "champion system"})
+    spec = f.chart.to_dict()
+    (values,) = spec["datasets"].values()
+    labels = {v["label"] for v in values}
+    assert labels == {"b, baseline", "champion system (c), champion"}
+    assert spec["title"]["subtitle"] == "champion system (c) vs b"
+
+
 def test_checks_collapse_to_one_line_with_failures_named():
     ok = pd.DataFrame({"check": list("abc"), "ok": [True] * 3, "detail": ["", "", ""]})
     assert checks_line(ok) == "3 of 3 checks hold"
@@ -98,7 +117,7 @@ def test_three_way_headline_counts_verdicts_and_shows_points():
         for test, d in zip(("current", "conservative", "optimistic"), (cur, cons, opt)):
             tests.append({c: None for c in TEST_COLUMNS} | {
                 "baseline": "base", "challenger": chal, "test": test, "delta": d,
-                "ci_low": d - 0.005, "ci_high": d + 0.005})
+                "ci_low": d - 0.005, "ci_high": d + 0.005, "effect_size": d * 10})
         verdicts.append({"baseline": "base", "challenger": chal, "verdict": verdict,
                          "reason": ""})
     tw = ThreeWay(pd.DataFrame(tests), pd.DataFrame(verdicts), "rr@10", "method")
@@ -108,7 +127,8 @@ def test_three_way_headline_counts_verdicts_and_shows_points():
         "the missing labels (bge (b)); 1 cannot win even if every unjudged passage goes their "
         "way.")
     assert f.headline.next_step.startswith("Judge the pooled unjudged passages")
-    assert list(f.table.columns) == ["challenger", "current", "conservative", "optimistic",
-                                     "verdict"]
+    assert list(f.table.columns) == ["challenger", "current", "effect size", "conservative",
+                                     "optimistic", "verdict"]
+    assert list(f.table["effect size"]) == ["+0.20", "+0.00", "-0.50"]  # the current test's
     assert f.table.loc[0, "conservative"] == "+1.00 [+0.50, +1.50] *"
     assert f.table.loc[1, "current"] == "+0.00 [-0.50, +0.50]"

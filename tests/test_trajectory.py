@@ -52,6 +52,22 @@ def test_movement_and_inflation_by_hand():
     assert tr.inflation["source"].startswith("calibrated SE of the paired difference r12 − r00")
 
 
+def test_movement_effect_size_by_hand():
+    # six queries, a three-query pattern twice. last - first per query:
+    # golden (0.1, 0.3, 0.2) x 2: mean 0.2, SD sqrt(4 x 0.01 / 5) -> d_z = sqrt 5;
+    # production (0, 0.2, 0) x 2: mean 1/15, SD sqrt((4 + 8) / 225 / 5) -> d_z = sqrt(5/12)
+    values = {("golden", "r0"): [0.2, 0.4, 0.6], ("golden", "r1"): [0.25, 0.5, 0.7],
+              ("golden", "r2"): [0.3, 0.7, 0.8], ("production", "r0"): [0.1, 0.3, 0.5],
+              ("production", "r1"): [0.1, 0.4, 0.5], ("production", "r2"): [0.1, 0.5, 0.5]}
+    scores = pd.DataFrame([{"split": s, "config": c, "query_id": f"q{i}", "value": v}
+                           for (s, c), vs in values.items() for i, v in enumerate(vs * 2)])
+    tr = trajectory(scores, pd.DataFrame({"round": [0, 1, 2], "config": ["r0", "r1", "r2"]}),
+                    resamples=200)
+    m = tr.movement.set_index("split")["effect_size"]
+    assert m["golden"] == pytest.approx(np.sqrt(5))
+    assert m["production"] == pytest.approx(np.sqrt(5 / 12))
+
+
 def test_endpoints_equal_the_four_cell_production_column():
     scores, rounds = constructed()
     tr = trajectory(scores, rounds, resamples=200)
@@ -60,6 +76,11 @@ def test_endpoints_equal_the_four_cell_production_column():
     check = tr.endpoint_check(fc)
     assert check["equal"].all()
     assert check.attrs["movement_equals_delta"]
+    # the same comparison, so the same effect size as the four-cell delta row
+    es = fc.deltas.set_index("split")["effect_size"]
+    m = tr.movement.set_index("split")["effect_size"]
+    assert m["production"] == pytest.approx(es["production"], abs=1e-12)
+    assert m["golden"] == pytest.approx(es["golden"], abs=1e-12)
 
 
 def test_chart_has_bands_lines_inflation_and_rule():

@@ -115,7 +115,9 @@ def emit(df: pd.DataFrame, fmt: str, out: str | None, header_lines: list[str] = 
         fmt = OUT_SUFFIXES.get(Path(out).suffix.lower(), fmt)
     shown = [c for c in points if c in df]
     if fmt == "table" and shown:
-        df = df.assign(**{c: [f"{v * 100:.2f}" if v == v else "—"
+        from ragnb.result import points as in_points
+
+        df = df.assign(**{c: [in_points(v, digits=2)
                               for v in pd.to_numeric(df[c], errors="coerce")] for c in shown})
         header_lines = [*header_lines, POINTS_LINE]
     if fmt == "tsv":
@@ -277,6 +279,14 @@ class Inputs:
     strata: pd.DataFrame | None = None
     manifest: Path | None = None
     split: str | None = None
+    gain: str = "exp"
+
+    def metric(self, text: str) -> str:
+        """A metric with the workspace's gain map when it is an nDCG naming none
+        (:func:`ragnb.metrics.registry.with_gain`)."""
+        from ragnb.metrics.registry import with_gain
+
+        return with_gain(text, self.gain)
 
 
 def workspace_split(args: argparse.Namespace):
@@ -333,4 +343,4 @@ def resolve_inputs(args: argparse.Namespace, runs: list[str], run_flag: str = "-
     strata = strata[strata["query_id"].isin(set(test_set.query_ids))]
     strata.attrs["notes"] = notes
     strata.attrs.setdefault("source", str(entry.strata.path if entry.strata else test_set.source))
-    return Inputs(test_set, loaded, options, strata, ws.manifest.path, split)
+    return Inputs(test_set, loaded, options, strata, ws.manifest.path, split, ws.gain)

@@ -35,6 +35,10 @@ examples:
 """
 
 
+#: Columns of metric values (bounds and policy means): points in the text table, 0-1 in CSV/JSON.
+BOUNDS_POINTS = ("lower", "condensed", "upper", "width", "bound_min", "bound_max", "bound_width")
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--judgments", "--test-set", dest="judgments", metavar="FILE",
                    help="test set JSONL (the ragnb test-set format), TREC qrels, or CSV/Parquet table")
@@ -101,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
     inputs = resolve_inputs(args, args.config if args.workspace else args.run)
     test_set, runs = inputs.test_set, inputs.runs
     strata, strata_notes = _strata(args, test_set, inputs.strata)
+    metric = parse_metric(inputs.metric(str(metric)))  # the workspace's gain map for nDCG
     bounds = label_bounds(test_set, runs, metric, top_grade=args.top_grade,
                           no_relevant=args.no_relevant, **inputs.options)
     header = [(f"# test set {test_set.name} ({len(test_set.queries)} queries), metric "
@@ -109,16 +114,22 @@ def run(args: argparse.Namespace) -> int:
     header += [f"# {col}: {kind}" for col, kind in COLUMN_KINDS.items()]
     header += [f"# note: {n}" for n in (*test_set.notes, *bounds.notes, *strata_notes)]
     table = bounds.per_query if args.per_query else bounds.table(strata)
+    if args.format == "table" and "unjudged_share" in table:   # a share of passages: percent
+        table = table.assign(unjudged_share=[f"{v:.1%}" for v in table["unjudged_share"]])
     if args.baseline is None:
-        emit(table, args.format, args.out, header)
+        emit(table, args.format, args.out, header, points=BOUNDS_POINTS)
         return 0
     result = three_way(bounds, args.baseline, args.challenger, joint=args.joint,
                        resamples=args.resamples, seed=args.seed)
     if args.format == "table":
-        emit(table, "table", args.out, header)
+        from ragnb.result import POINTS, finding
+
+        emit(table, "table", args.out, header, points=BOUNDS_POINTS)
         lines = [f"# three-way verdict against {args.baseline}: {result.description}",
-                 f"# rule: {RULE}; * = the interval excludes zero"]
-        emit(result.wide(), "table", args.out and args.out + ".verdict", lines)
+                 f"# rule: {RULE}; * = the interval excludes zero",
+                 f"# challenger − {args.baseline}, {POINTS}: difference [95% interval]"]
+        emit(finding(result, chart=False).table, "table", args.out and args.out + ".verdict",
+             lines)
     else:
         merged = result.tests.merge(result.verdicts, on=["baseline", "challenger"])
         emit(table, args.format, args.out, header)

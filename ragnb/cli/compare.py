@@ -79,6 +79,8 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--strata needs --by COLUMN", key="--by")
     inputs = resolve_inputs(args, [args.baseline, *args.challenger], run_flag="--baseline")
     test_set, runs = inputs.test_set, inputs.runs
+    # the workspace's gain map for an nDCG that names none
+    metrics = list(dict.fromkeys(str(parse_metric(inputs.metric(m))) for m in metrics))
     baseline_name = runs[0].name
     scores = score(test_set, runs, metrics, policy=args.policy, upper_grade=args.upper_grade,
                    no_relevant=args.no_relevant, **inputs.options)

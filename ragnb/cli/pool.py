@@ -135,7 +135,7 @@ def _list(args) -> int:
     written = export_labelling_list(table, args.csv, args.jsonl)
     header += [f"# wrote {p}" for p in written]
     shown = table if args.limit == 0 else table.head(args.limit)
-    emit(shown, args.format, args.out, header)
+    emit(shown, args.format, args.out, header, points=("swing", "cumulative_swing"))
     return 0
 
 
@@ -194,7 +194,8 @@ def _shard(args) -> int:
               f"change (= effect_full x N/n) with a {args.resamples:,}-resample percentile "
               f"bootstrap interval over the shard's queries, finite-population corrected"),
               f"# {LESSON}"]
-    emit(out, args.format, args.out, header)
+    emit(out, args.format, args.out, header, points=(
+        "mean_before", "mean_after", "effect_full", "projected", "ci_low", "ci_high"))
     if args.format != "table":
         print(f"# {LESSON}", file=sys.stderr)
     return 0

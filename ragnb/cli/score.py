@@ -59,7 +59,8 @@ def run(args: argparse.Namespace) -> int:
         parse_metric(m)
     inputs = resolve_inputs(args, args.config if args.workspace else args.run)
     test_set, runs, options = inputs.test_set, inputs.runs, inputs.options
-    scores = score(test_set, runs, args.metric, policy=args.policy, upper_grade=args.upper_grade,
+    metrics = [inputs.metric(m) for m in args.metric]  # the workspace's gain map for nDCG
+    scores = score(test_set, runs, metrics, policy=args.policy, upper_grade=args.upper_grade,
                    no_relevant=args.no_relevant, **options)
     header = [f"# test set {test_set.name} ({len(test_set.queries)} queries), "
               f"label policy {scores.policy}, ranking order "

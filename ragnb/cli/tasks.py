@@ -36,6 +36,10 @@ examples:
 """
 
 
+#: Columns of recall values: points in the text table, 0-1 in CSV/JSON.
+RECALL_POINTS = ("mean", "ci_low", "ci_high")
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     from ragnb.codetasks.keep import SEED_002_KEEP
 
@@ -128,6 +132,7 @@ def _score(args) -> int:
         recall_summary,
         task_recall,
     )
+    from ragnb.codetasks.keep import condition_in_points
     from ragnb.io import read_run
 
     _need(args, "--tasks", "--run")
@@ -144,13 +149,16 @@ def _score(args) -> int:
     header = [first, *(f"note: {n}" for n in recall.notes)]
     if verdict is not None and args.format != "table":
         header.append(f"keep condition ({verdict.condition}): {verdict.verdict}")
-    emit(summary.drop(columns=["method"]), args.format, args.out, header)
+    emit(summary.drop(columns=["method"]), args.format, args.out, header,
+         points=RECALL_POINTS)
     if args.format != "table":
         return 0
     emit(all_files_check(recall), "table", None,
-         ["", "All-files recall: observed and under independent misses"])
+         ["", "All-files recall: observed and under independent misses"], points=("value",))
     if verdict is not None:
-        said = (f"Keep condition ({verdict.condition}): {verdict.verdict.upper()} — "
-                f"{verdict.reason}")
-        emit(verdict.clauses.drop(columns=["reason"]), "table", None, ["", said])
+        said = (f"Keep condition ({condition_in_points(verdict.condition)}): "
+                f"{verdict.verdict.upper()} — {verdict.reason}")
+        clauses = verdict.clauses.drop(columns=["reason"])
+        clauses["condition"] = [condition_in_points(c) for c in clauses["condition"]]
+        emit(clauses, "table", None, ["", said], points=RECALL_POINTS)
     return 0

@@ -5,7 +5,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from ragnb.codetasks.keep import KeepVerdict
+from ragnb.codetasks.keep import KeepVerdict, condition_in_points
 from ragnb.codetasks.recall import TaskRecall
 from ragnb.result import POINTS_LABELS
 
@@ -54,7 +54,7 @@ def recall_chart(summary: pd.DataFrame, verdict: KeepVerdict | None = None,
             y=y, x="expected:Q", tooltip=["what:N", alt.Tooltip("expected:Q", format=".3f")]))
     title = "Recall at k on merged-commit labels"
     if verdict is not None:
-        title += f": {verdict.verdict} ({verdict.condition})"
+        title += f": {verdict.verdict} ({condition_in_points(verdict.condition)}, points)"
     return alt.layer(*layers).properties(width=420, height=40 * len(data), title=title)
 
 

@@ -37,6 +37,7 @@ import pandas as pd
 
 from ragnb.codetasks.recall import METRICS
 from ragnb.errors import InputError
+from ragnb.result import interval, points
 
 #: Seed 002's keep condition.
 SEED_002_KEEP = "all_files>=0.80,caller>=0.90"
@@ -58,6 +59,15 @@ class Clause:
 
     def __str__(self) -> str:
         return f"{self.metric} {self.op} {self.threshold:g}"
+
+    def in_points(self) -> str:
+        """The clause with its threshold in points (recall x 100): ``all_files >= 80.0``."""
+        return f"{self.metric} {self.op} {points(self.threshold)}"
+
+
+def condition_in_points(condition: str) -> str:
+    """A stated keep condition with every threshold in points: ``all_files >= 80.0, ...``."""
+    return ", ".join(c.in_points() for c in parse_keep(condition, source="condition"))
 
 
 def parse_keep(text: str, source: str = "keep") -> tuple[Clause, ...]:
@@ -129,15 +139,17 @@ class KeepVerdict:
 
 
 def _status(clause: Clause, lo: float, hi: float) -> tuple[str, str]:
+    """The clause's status and why, the interval and threshold in points."""
     if not (math.isfinite(lo) and math.isfinite(hi)):
         return INCONCLUSIVE, "no interval (fewer than two tasks)"
     holds = _OPS[clause.op]
     t = clause.threshold
+    shown = f"{interval(lo, hi)} points"
     if holds(lo, t) and holds(hi, t):
-        return "met", f"the whole interval [{lo:.3f}, {hi:.3f}] satisfies {clause}"
+        return "met", f"the whole interval {shown} satisfies {clause.in_points()}"
     if not holds(lo, t) and not holds(hi, t):
-        return "failed", f"the whole interval [{lo:.3f}, {hi:.3f}] misses {clause}"
-    return INCONCLUSIVE, f"the interval [{lo:.3f}, {hi:.3f}] straddles {clause.threshold:g}"
+        return "failed", f"the whole interval {shown} misses {clause.in_points()}"
+    return INCONCLUSIVE, f"the interval {shown} straddles {points(clause.threshold)}"
 
 
 def evaluate_keep(summary: pd.DataFrame, condition: str | tuple[Clause, ...]) -> KeepVerdict:
@@ -152,10 +164,12 @@ def evaluate_keep(summary: pd.DataFrame, condition: str | tuple[Clause, ...]) ->
                      "ci_low": float(r["ci_low"]), "ci_high": float(r["ci_high"]),
                      "n": int(r["n"]), "status": status, "reason": reason})
     table = pd.DataFrame(rows, columns=CLAUSE_COLUMNS)
-    failed = table.loc[table["status"] == "failed", "condition"].tolist()
-    open_ = table.loc[table["status"] == INCONCLUSIVE, "condition"].tolist()
+    shown = {str(c): c.in_points() for c in clauses}
+    failed = [shown[c] for c in table.loc[table["status"] == "failed", "condition"]]
+    open_ = [shown[c] for c in table.loc[table["status"] == INCONCLUSIVE, "condition"]]
     if failed:
-        verdict, reason = FIX, (f"the intervals rule out {' and '.join(failed)}: repair that gap "
+        verdict, reason = FIX, (f"the intervals rule out {' and '.join(failed)} (points): "
+                                f"repair that gap "
                                 f"before judging anything downstream")
     elif open_:
         verdict, reason = INCONCLUSIVE, (f"the intervals neither confirm nor rule out "

@@ -9,12 +9,14 @@
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import altair as alt
 import pandas as pd
 
 from ragnb.health.coverage import STATUSES as COVERAGE_STATUSES
 from ragnb.health.staleness import STATUSES as FRESHNESS_STATUSES
-from ragnb.result import POINTS_LABELS
+from ragnb.result import POINTS_LABELS, display_name
 
 _STATUS_COLORS = ["#3465a4", "#cc0000", "#c17d11", "#888888"]
 
@@ -89,8 +91,13 @@ def shares_chart(mix: pd.DataFrame, unanswerable: pd.DataFrame | None = None, *,
 
 
 def bucket_chart(table: pd.DataFrame, *, metric: str, config: str,
-                 target: float = 0.05) -> alt.LayerChart:
-    """Per-bucket means with intervals (:func:`~ragnb.health.bucket_scores`), too-small marked."""
+                 target: float = 0.05,
+                 display_names: Mapping[str, str] | None = None) -> alt.LayerChart:
+    """Per-bucket means with intervals (:func:`~ragnb.health.bucket_scores`), too-small marked.
+
+    ``display_names`` (config -> name) names ``config`` in the axis title.
+    """
+    config = display_name(config, display_names)
     t = table.assign(row=[f"{b}  (n={n})" for b, n in zip(table["bucket"], table["n"])],
                      power=table["too_small"].map({True: f"too small for {target * 100:g} points",
                                                    False: f"can see {target * 100:g} points"}))
@@ -129,9 +136,12 @@ def holdout_chart(check) -> alt.LayerChart:
                                     title=f"Tuning vs held-back queries: {verdict}")
 
 
-def version_chart(diff) -> alt.LayerChart:
-    """Each config's mean on the old and the new version (a :class:`~ragnb.health.VersionDiff`)."""
-    t = diff.table
+def version_chart(diff, display_names: Mapping[str, str] | None = None) -> alt.LayerChart:
+    """Each config's mean on the old and the new version (a :class:`~ragnb.health.VersionDiff`).
+
+    ``display_names`` (config -> name) names the configs in the legend.
+    """
+    t = diff.table.assign(config=[display_name(c, display_names) for c in diff.table["config"]])
     long = pd.concat([
         pd.DataFrame({"config": t["config"], "version": diff.old_name, "mean": t["old"],
                       "n": t["n_old"]}),

@@ -12,7 +12,9 @@ change of the ruler. :func:`version_diff` does it for every config:
   the new one, and their difference;
 - **re-judging effect**: on the queries common to both versions, the new
   version's score minus the old version's, per query, with a paired bootstrap
-  (:func:`ragnb.stats.paired_bootstrap`) — the part of the move due to labels;
+  (:func:`ragnb.stats.paired_bootstrap`) — the part of the move due to labels —
+  and its effect size, mean / SD of those per-query differences
+  (:func:`ragnb.stats.classic.effect_size`);
 - **are the new queries harder?** the new version's mean on the added queries
   minus its mean on the common ones, with an unpaired bootstrap
   (:func:`ragnb.stats.unpaired.unpaired_bootstrap`): below zero, the added
@@ -37,6 +39,7 @@ from ragnb.score import score
 from ragnb.stats import paired_bootstrap
 from ragnb.stats._resample import child_seed, tie_tolerance
 from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from ragnb.stats.classic import effect_size
 from ragnb.stats.unpaired import unpaired_bootstrap
 from ragnb.testset import Note, TestSet
 
@@ -125,6 +128,8 @@ class VersionDiff:
             f"new ({self.new_name})": t["new"], "difference": t["difference"],
             "re-judging (common queries)": t["rejudging"],
             "re-judging CI": span(t["rejudging_low"], t["rejudging_high"]),
+            "re-judging effect size": ["—" if pd.isna(e) else f"{e:+.2f}"
+                                       for e in t["rejudging_effect_size"]],
             "added minus common": t["harder_by"],
             "added minus common CI": span(t["harder_low"], t["harder_high"]),
             "added harder": t["harder"].map({True: "yes", False: "no"}).fillna("—"),
@@ -156,8 +161,9 @@ def version_diff(old: TestSet, new: TestSet, runs: Run | Iterable[Run], metric: 
     -------
     VersionDiff
         ``table`` columns: ``config, old, n_old, new, n_new, difference`` (new -
-        old), ``n_common, rejudging, rejudging_low, rejudging_high`` (paired, on
-        common queries), ``n_added, added_no_relevant`` (added queries with no
+        old), ``n_common, rejudging, rejudging_low, rejudging_high,
+        rejudging_effect_size`` (paired, on common queries; the effect size is
+        mean / SD of the per-query differences, NaN when they are all equal), ``n_added, added_no_relevant`` (added queries with no
         relevant passage), ``added, common_new, harder_by, harder_low,
         harder_high`` (added minus common on the new version; NaN when fewer than
         two queries were added), ``harder`` (the interval lies below zero; None
@@ -188,9 +194,11 @@ def version_diff(old: TestSet, new: TestSet, runs: Run | Iterable[Run], metric: 
             p = paired_bootstrap(vo.loc[common], vn.loc[common], resamples=resamples,
                                  seed=child_seed(seed, (run.name, "rejudging")), ci=ci,
                                  fixed=fixed)
-            row |= {"rejudging": p.delta, "rejudging_low": p.ci_low, "rejudging_high": p.ci_high}
+            row |= {"rejudging": p.delta, "rejudging_low": p.ci_low, "rejudging_high": p.ci_high,
+                    "rejudging_effect_size": effect_size(vn.loc[common] - vo.loc[common])}
         else:
-            row |= {"rejudging": math.nan, "rejudging_low": math.nan, "rejudging_high": math.nan}
+            row |= {"rejudging": math.nan, "rejudging_low": math.nan, "rejudging_high": math.nan,
+                    "rejudging_effect_size": math.nan}
         row |= {"n_added": len(added),
                 "added_no_relevant": int(added.isin(s_new.no_relevant.astype("str")).sum()),
                 "added": float(vn.loc[added].mean()) if len(added)
@@ -209,7 +217,8 @@ def version_diff(old: TestSet, new: TestSet, runs: Run | Iterable[Run], metric: 
     description = (
         f"{metric} ({policy} policy). difference = mean on {new.name!r} - mean on {old.name!r} "
         f"(different query sets); rejudging = {new.name!r} - {old.name!r} on the common "
-        f"queries, {ci:.0%} percentile paired bootstrap; harder_by = added minus common "
+        f"queries, {ci:.0%} percentile paired bootstrap, effect size = mean / SD of the "
+        f"per-query differences; harder_by = added minus common "
         f"queries on {new.name!r}, {ci:.0%} percentile bootstrap of a difference of "
         f"independent means; {resamples:,} resamples, seeds derived from {seed}")
     return VersionDiff(changes, pd.DataFrame(rows), old.name, new.name, str(metric), notes,

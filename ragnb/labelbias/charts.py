@@ -11,17 +11,28 @@
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import altair as alt
 import pandas as pd
 
 from ragnb.labelbias.verdict import RULE, ThreeWay
-from ragnb.result import POINTS_LABELS
+from ragnb.result import POINTS_LABELS, display_name
 
 POLICY_SHAPES = {"lower": "triangle-down", "condensed": "diamond", "upper": "triangle-up"}
 
 
-def bounds_chart(table: pd.DataFrame, *, stratum: str = "all", title: str | None = None
-                 ) -> alt.LayerChart:
+def _named(frame: pd.DataFrame, columns: tuple[str, ...],
+           display_names: Mapping[str, str] | None) -> pd.DataFrame:
+    """``frame`` with each config in ``columns`` shown by :func:`ragnb.result.display_name`."""
+    if not display_names:
+        return frame
+    return frame.assign(**{c: [display_name(v, display_names) for v in frame[c]]
+                           for c in columns if c in frame})
+
+
+def bounds_chart(table: pd.DataFrame, *, stratum: str = "all", title: str | None = None,
+                 display_names: Mapping[str, str] | None = None) -> alt.LayerChart:
     """Bounds (interval) and policies (marks) per config, from :func:`bounds_table`.
 
     Parameters
@@ -30,8 +41,10 @@ def bounds_chart(table: pd.DataFrame, *, stratum: str = "all", title: str | None
         :func:`ragnb.labelbias.bounds_table` output.
     stratum : str
         Which stratum's rows to draw (``"all"``: the whole set).
+    display_names : mapping, optional
+        config -> name shown on the axis (``Workspace.display_names``).
     """
-    t = table[table["stratum"] == stratum]
+    t = _named(table[table["stratum"] == stratum], ("config",), display_names)
     metric = t["metric"].iloc[0] if len(t) else ""
     configs = list(pd.unique(t["config"]))
     y = alt.Y("config:N", sort=configs, title=None)
@@ -61,9 +74,14 @@ def bounds_chart(table: pd.DataFrame, *, stratum: str = "all", title: str | None
         width=420)
 
 
-def verdict_chart(result: ThreeWay, *, title: str | None = None) -> alt.LayerChart:
-    """The three intervals per challenger against zero, coloured by verdict."""
-    t = result.tests.merge(result.verdicts, on=["baseline", "challenger"])
+def verdict_chart(result: ThreeWay, *, title: str | None = None,
+                  display_names: Mapping[str, str] | None = None) -> alt.LayerChart:
+    """The three intervals per challenger against zero, coloured by verdict.
+
+    ``display_names`` (config -> name) names the challengers and the baseline.
+    """
+    t = _named(result.tests.merge(result.verdicts, on=["baseline", "challenger"]),
+               ("baseline", "challenger"), display_names)
     challengers = list(pd.unique(t["challenger"]))
     y = alt.Y("test:N", sort=["current", "conservative", "optimistic"], title=None)
     base = alt.Chart()
@@ -88,9 +106,13 @@ def verdict_chart(result: ThreeWay, *, title: str | None = None) -> alt.LayerCha
         subtitle=[result.description, RULE]))
 
 
-def shard_chart(table: pd.DataFrame, *, title: str | None = None) -> alt.LayerChart:
-    """A shard's effect on the full mean (bar) and the projection with its interval (rule)."""
-    t = table[table["target"] == table["config"]]
+def shard_chart(table: pd.DataFrame, *, title: str | None = None,
+                display_names: Mapping[str, str] | None = None) -> alt.LayerChart:
+    """A shard's effect on the full mean (bar) and the projection with its interval (rule).
+
+    ``display_names`` (config -> name) names the configs on the axis.
+    """
+    t = _named(table[table["target"] == table["config"]], ("config",), display_names)
     y = alt.Y("config:N", sort=list(pd.unique(t["config"])), title=None)
     effect = alt.Chart(t).mark_bar(opacity=0.5).encode(
         y=y, x=alt.X("effect_full:Q", title="change of the full-set mean (points)", axis=alt.Axis(labelExpr=POINTS_LABELS)),

@@ -26,6 +26,10 @@ conservative (optimistic) interval (STATS-REFERENCES §3). All three bootstraps
 of a challenger draw the same resampled queries (``path="index"``, one seed),
 and per query conservative <= current <= optimistic, so every replicate — and
 hence every percentile interval — is ordered the same way.
+
+Effect size: each test's per-query differences give ``mean / SD`` (Cohen's
+d_z, :func:`ragnb.stats.classic.effect_size`); the verdict table shows the
+current one beside the intervals.
 """
 from __future__ import annotations
 
@@ -40,6 +44,7 @@ from ragnb.labelbias.bounds import Bounds
 from ragnb.labelbias.joint import joint_bounds
 from ragnb.stats import paired_bootstrap
 from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, method_label
+from ragnb.stats.classic import effect_size
 
 TESTS = ("current", "conservative", "optimistic")
 ADOPT, REJECT, UNDECIDED = "adopt", "reject", "labelling decides"
@@ -47,7 +52,7 @@ VERDICTS = (ADOPT, REJECT, UNDECIDED)
 RULE = ("adopt when the conservative interval lies above zero; reject when the optimistic "
         "interval does not lie above zero; otherwise labelling decides")
 TEST_COLUMNS = ["baseline", "challenger", "test", "bounds", "delta", "ci_low", "ci_high",
-                "excludes_zero", "se", "p_value", "n", "resamples", "seed", "method", "ci"]
+                "excludes_zero", "effect_size", "se", "p_value", "n", "resamples", "seed", "method", "ci"]
 
 
 @dataclass(frozen=True)
@@ -142,7 +147,8 @@ def three_way(
                 "baseline": baseline, "challenger": chal, "test": test,
                 "bounds": "policy" if test == "current" else ("joint" if joint else "separate"),
                 "delta": r.delta, "ci_low": r.ci_low, "ci_high": r.ci_high,
-                "excludes_zero": bool(r.ci_low > 0 or r.ci_high < 0), "se": r.se,
+                "excludes_zero": bool(r.ci_low > 0 or r.ci_high < 0),
+                "effect_size": effect_size(per_query[test]), "se": r.se,
                 "p_value": r.p_value, "n": r.n, "resamples": r.resamples, "seed": r.seed,
                 "method": method_label(r.method), "ci": r.ci,
             })
@@ -172,15 +178,22 @@ def format_interval(delta: float, low: float, high: float, digits: int = 4) -> s
 
 
 def verdict_table(result: ThreeWay, digits: int = 4) -> pd.DataFrame:
-    """Wide, formatted: ``challenger, current, conservative, optimistic, verdict``."""
+    """Wide, formatted: ``challenger, current, conservative, optimistic, effect_size, verdict``.
+
+    ``effect_size`` is the current comparison's mean difference / SD of
+    differences (``—`` when every difference is equal).
+    """
     t = result.tests
     out = []
     for (base, chal), g in t.groupby(["baseline", "challenger"], sort=False):
         row = {"baseline": base, "challenger": chal}
         for _, r in g.iterrows():
             row[r["test"]] = format_interval(r["delta"], r["ci_low"], r["ci_high"], digits)
+            if r["test"] == "current":
+                row["effect_size"] = "—" if np.isnan(r["effect_size"]) else \
+                    f"{r['effect_size']:+.2f}"
         v = result.verdicts
         row["verdict"] = v.loc[(v["challenger"] == chal) & (v["baseline"] == base),
                                "verdict"].iloc[0]
         out.append(row)
-    return pd.DataFrame(out, columns=["baseline", "challenger", *TESTS, "verdict"])
+    return pd.DataFrame(out, columns=["baseline", "challenger", *TESTS, "effect_size", "verdict"])

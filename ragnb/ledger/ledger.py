@@ -35,6 +35,7 @@ from ragnb.ledger.thresholdout import (
     mean_score,
     thresholdout_answer,
 )
+from ragnb.result import points
 
 
 class ManifestExportWarning(UserWarning):
@@ -409,7 +410,7 @@ def summarise(e: Event) -> str:
             s += f"; DEMOTED to regression_guard on {d['date']} ({d['reason']})"
         return s
     if e.event == "scored":
-        val = "" if p["value"] is None else f" = {p['value']:.4f}"
+        val = "" if p["value"] is None else f" = {points(p['value'], digits=2)} points"
         run = "" if p["under_unseal_run"] is None else f" (unseal run {p['under_unseal_run']})"
         return f"scored {p['config']}{' ' + p['metric'] if p['metric'] else ''}{val}{run}"
     if e.event == "sealed":
@@ -422,7 +423,8 @@ def summarise(e: Event) -> str:
         return f"demoted to regression_guard on {p['date']}: {p['reason']}"
     if e.event == "holdout_answered":
         src = "confirmation split (budget spent)" if p["from_holdout"] else "working score"
-        return f"holdout answer #{p['index'] + 1} for {p['config']}: {p['value']:.4f} from {src}"
+        return (f"holdout answer #{p['index'] + 1} for {p['config']}: "
+                f"{points(p['value'], digits=2)} points from {src}")
     if e.event == "torn_tail_quarantined":
         return (f"quarantined a partial record ({p['length']} bytes at byte {p['offset']}, "
                 f"line {p['line']}) to {p['sidecar']}")

@@ -221,6 +221,24 @@ def parse_metric(text: str | Metric) -> Metric:
     return Metric(spec=spec, k=k, params=params, text=canonical)
 
 
+def with_gain(text: str, gain: str) -> str:
+    """``text`` with the gain map ``gain`` when the metric takes a ``gain`` and names none.
+
+    ``with_gain("ndcg@10", "linear") == "ndcg@10(gain=linear)"``; a metric that
+    names its map (``ndcg@10(gain=exp)``), one without a ``gain`` parameter
+    (``rr@10``, trec_eval's ``ndcg_cut_10``) and the default ``exp`` are returned
+    unchanged. This is how a workspace's gain map reaches every nDCG it scores.
+    """
+    parsed = parse_metric(text)
+    given = str(text).replace(" ", "")
+    if gain == "exp" or "gain" not in parsed.params or "gain=" in given:
+        return text
+    inner = str(text).rstrip()
+    if inner.endswith(")"):
+        return f"{inner[:-1]},gain={gain})"
+    return f"{inner}(gain={gain})"
+
+
 def metric_help() -> str:
     """One paragraph per metric: name, summary and formula (used by ``--help``)."""
     lines = []

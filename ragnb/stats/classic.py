@@ -31,6 +31,7 @@ from scipy import stats as st
 
 from ragnb.errors import InputError
 from ragnb.stats._inputs import align, stratum_labels
+from ragnb.stats._resample import tie_tolerance
 from ragnb.stats.stratified import POOLED
 
 #: Optional tests by name: the CLI's ``--also`` choices and the column each adds.
@@ -61,12 +62,17 @@ class ClassicTests:
 
 
 def effect_size(d) -> float:
-    """Cohen's d_z = mean(d) / sd(d, ddof=1); NaN for fewer than 2 values or sd = 0."""
+    """Cohen's d_z = mean(d) / sd(d, ddof=1); NaN for fewer than 2 values or sd = 0.
+
+    An sd within floating-point noise of 0 (at most :func:`tie_tolerance` of
+    ``d``, e.g. ``0.5 - 0.2`` against ``0.7 - 0.4``) counts as 0: dividing by it
+    would print a meaningless huge number.
+    """
     d = np.asarray(d, dtype=float)
     if d.size < 2:
         return float("nan")
     sd = d.std(ddof=1)
-    return float(d.mean() / sd) if sd > 0 else float("nan")
+    return float(d.mean() / sd) if sd > tie_tolerance(d) else float("nan")
 
 
 def classic_tests(d) -> ClassicTests:

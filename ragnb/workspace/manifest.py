@@ -13,6 +13,13 @@ example (every key is optional except ``test_sets``)::
     missing = "error"             # test-set queries a run lacks: error | empty | drop
     ledger = "ledger"             # split ledger folder
     corpus = "corpus.csv"         # current corpus build (test-set health)
+    gain = "exp"                  # nDCG gain map: exp (2^g - 1), linear (g) or a
+                                  # .json/.csv file grade -> gain; or a [gains] table
+
+    [gains]                       # grade -> gain (instead of [workspace] gain)
+    "0" = 0
+    "1" = 1
+    "2" = 5
 
     [test_sets.golden]            # one table per test set; the table name is the split name
     path = "qrels.txt"            # TREC qrels, JSONL, CSV/TSV/Parquet (gzip read transparently)
@@ -107,7 +114,10 @@ SECTIONS: dict[str, dict[str, str]] = {
         "missing": "test-set queries a run lacks: error (default), empty or drop",
         "ledger": "split ledger folder",
         "corpus": "current corpus build (passage_id, doc_version)",
+        "gain": "nDCG gain map for metrics that name none: exp (2^g - 1, default), linear (g) "
+                "or a .json/.csv file grade -> gain",
     },
+    "gains": {"GRADE": "its gain (a grade -> gain map for nDCG; instead of [workspace] gain)"},
     "test_sets.NAME": {
         "path": "the test set: TREC qrels, JSONL, CSV/TSV/Parquet (required)",
         "role": "golden, production, confirmation or other",
@@ -173,6 +183,7 @@ class Manifest:
     codetasks: dict[str, Path] = field(default_factory=dict)
     health: dict[str, Any] = field(default_factory=dict)
     display_names: dict[str, str] = field(default_factory=dict)
+    gain: str = "exp"
     report: dict[str, Any] = field(default_factory=dict)
     report_by_notebook: dict[str, dict[str, Any]] = field(default_factory=dict)
 
@@ -291,6 +302,54 @@ def _strata(check: _Checker, value: Any, where: str) -> StrataEntry:
                        check.text(value, "by", where), check.file(value, "spec", where))
 
 
+def _gain(check: _Checker, ws: dict, data: dict) -> str:
+    """The workspace's nDCG gain map, registered: ``exp``, ``linear`` or a name
+    ``workspace-<digest>`` for a map from a file or the ``[gains]`` table.
+
+    The name is content-addressed (sha256 of the sorted grade -> gain pairs), so
+    two workspaces with different maps open in one process never replace each
+    other's, and the same map always gets the same name.
+    """
+    import hashlib
+
+    from ragnb.metrics.gains import GAIN_MAPS, load_gain_map, register_gain_map
+
+    table = check.table(data, "gains", "")
+    if "gain" in ws and table:
+        raise check.fail("gains", "give [workspace] gain or a [gains] table, not both")
+    if table:
+        key, mapping, source = "gains", table, f"{check.path} [gains]"
+    elif "gain" in ws:
+        value = check.text(ws, "gain", "workspace.")
+        if not value.lower().endswith((".json", ".csv")):
+            if value not in ("exp", "linear"):
+                raise check.fail("workspace.gain", f"must be exp, linear or a .json/.csv file "
+                                                   f"grade -> gain; got {value!r}")
+            return value
+        path = check.file(ws, "gain", "workspace.")
+        key, source = "workspace.gain", str(path)
+        try:
+            mapping = dict(load_gain_map(path, "workspace-file").table)
+        except InputError as exc:
+            raise check.fail(key, str(exc)) from None
+        finally:
+            GAIN_MAPS.pop("workspace-file", None)
+    else:
+        return "exp"
+    try:
+        pairs = sorted((int(g), float(v)) for g, v in mapping.items())
+    except (TypeError, ValueError):
+        pairs = []  # register_gain_map below names the bad grade or gain
+    digest = hashlib.sha256(repr(pairs).encode()).hexdigest()[:10]
+    name = f"workspace-{digest}"
+    try:
+        register_gain_map(name, mapping, source=source)
+    except InputError as exc:
+        where = f"gains.{exc.key}" if key == "gains" and exc.key else key
+        raise check.fail(where, exc.problem) from None
+    return name
+
+
 def parse_manifest(path: str | Path) -> Manifest:
     """Read and check a ``ragnb.toml``; the one place manifest keys are validated.
 
@@ -317,12 +376,13 @@ def parse_manifest(path: str | Path) -> Manifest:
         raise InputError(f"not valid TOML ({exc})", source=path) from None
     check = _Checker(path)
     check.known(data, ("workspace", "test_sets", "rounds", "labels", "codetasks", "health",
-                       "display_names", "report"), "")
+                       "display_names", "report", "gains"), "")
     ws = check.table(data, "workspace", "")
     check.known(ws, tuple(SECTIONS["workspace"]), "workspace.")
     order = check.text(ws, "order", "workspace.", "score", ORDERS)
     extra = check.text(ws, "extra", "workspace.", "error", EXTRA)
     missing = check.text(ws, "missing", "workspace.", "error", MISSING)
+    gain = _gain(check, ws, data)
 
     sets = check.table(data, "test_sets", "")
     if not sets:
@@ -407,7 +467,7 @@ def parse_manifest(path: str | Path) -> Manifest:
         ledger=check.file(ws, "ledger", "workspace.", kind="dir"),
         corpus=check.file(ws, "corpus", "workspace."),
         rounds=tuple(configs), rounds_path=rounds_path, labels=labels, codetasks=codetasks,
-        health=health, display_names={str(k): v for k, v in names.items()},
+        health=health, display_names={str(k): v for k, v in names.items()}, gain=gain,
         report=report, report_by_notebook=per_notebook,
     )
 

@@ -242,13 +242,27 @@ class Workspace:
 
     def setting(self, notebook: str, key: str, given: Any = "", default: Any = "") -> Any:
         """A report setting: ``given`` when set, else ``[report.<notebook>]``, ``[report]``,
-        then ``default``."""
+        then ``default``. A ``metric`` comes back with the workspace's gain map
+        (:meth:`metric`)."""
         if given not in ("", None, [], {}):
-            return given
-        own = self.manifest.report_by_notebook.get(notebook, {})
-        if key in own:
-            return own[key]
-        return self.manifest.report.get(key, default)
+            value = given
+        else:
+            own = self.manifest.report_by_notebook.get(notebook, {})
+            value = own[key] if key in own else self.manifest.report.get(key, default)
+        return self.metric(value) if key == "metric" and value else value
+
+    @property
+    def gain(self) -> str:
+        """The workspace's nDCG gain map name (``[workspace] gain`` or ``[gains]``; ``exp``)."""
+        return self.manifest.gain
+
+    def metric(self, text: str) -> str:
+        """``text`` with the workspace's gain map when the metric takes a ``gain`` and
+        names none: ``ndcg@10`` -> ``ndcg@10(gain=<workspace map>)``; ``ndcg@10(gain=linear)``,
+        other metrics and the default ``exp`` map are returned unchanged."""
+        from ragnb.metrics.registry import with_gain
+
+        return with_gain(text, self.gain)
 
     def test_set_for(self, notebook: str, given: str = "") -> str:
         """The test set a single-split notebook reads: given, set in the manifest, the

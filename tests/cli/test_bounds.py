@@ -19,10 +19,28 @@ def test_demo_table_and_verdicts(capsys):
     out = capsys.readouterr().out
     assert "Pooling assumption" in out
     assert "bound_min: bound: exact minimum" in out and "condensed: policy" in out
-    lines = {ln.split()[1]: ln for ln in out.splitlines() if ln.startswith("   m0_r1 ")}
+    verdicts = out[out.index("# three-way verdict against m0_r1"):]
+    lines = {ln.split()[0]: ln for ln in verdicts.splitlines() if not ln.startswith("#")}
     assert "labelling decides" in lines["m1_r1"] and "labelling decides" in lines["m2_r1"]
     for c in ("m0_r2", "m1_r2", "m2_r2"):
         assert lines[c].rstrip().endswith("reject")
+    # metric values in points, the unit stated; the verdict table's intervals too
+    assert "# metric values and differences in points (metric x 100)" in out
+    assert "# challenger − m0_r1, points (metric × 100)" in verdicts
+    assert lines["m1_r1"].split()[1:3] == ["-0.35", "[-4.06,"]     # points, not -0.0035
+
+
+def test_text_in_points_csv_in_fractions(capsys, tmp_path):
+    assert main([*demo_args(), "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert main(demo_args()) == 0
+    out = capsys.readouterr().out
+    first = rows[0]
+    row = next(ln.split() for ln in out.splitlines() if ln.split()[:1] == [first["config"]])
+    # the text row shows the JSON's 0-1 values x 100 (two decimals)
+    assert f"{first['lower'] * 100:.2f}" in row and f"{first['bound_max'] * 100:.2f}" in row
+    assert f"{first['unjudged_share']:.1%}" in row
+    assert 0 <= first["lower"] <= 1
 
 
 def test_demo_json(capsys):

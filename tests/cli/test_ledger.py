@@ -65,6 +65,8 @@ def test_sealed_split_through_the_cli(files, capsys):
     for c in ("a", "b"):
         assert _run(capsys, *led, "score", "prod", "--config", c, "--metric", "ndcg@10",
                     "--value", 0.5)[0] == 0
+    code, out, _ = _run(capsys, *led, "history", "prod")
+    assert code == 0 and "scored a ndcg@10 = 50.00 points" in out      # 0.5 in points
     code, out, _ = _run(capsys, *led, "seal", "prod")
     assert code == 0 and "sealed                    yes" in out
     code, out, _ = _run(capsys, *led, "demote", "prod", "--reason", "next quarter's slice")

@@ -75,6 +75,15 @@ def test_shard_projection(capsys):
     out = capsys.readouterr().out
     assert "not by the share of new positives" in out
     assert "m2_r1 - m0_r1" in out
+    assert "# metric values and differences in points (metric x 100)" in out
+    # text in points: effect_full = mean_after - mean_before, projected = effect_full x N/n
+    cols = next(ln.split() for ln in out.splitlines() if ln.split()[:2] == ["config", "target"])
+    row = dict(zip(cols, next(ln.split() for ln in out.splitlines()
+                              if ln.split()[:2] == ["m2_r1", "m2_r1"]), strict=True))
+    before, after, effect = (float(row[c]) for c in ("mean_before", "mean_after", "effect_full"))
+    assert 1 < before < 100 and abs(after - before - effect) <= 0.011     # points, 2 decimals
+    n, big_n = int(row["n_shard"]), int(row["n_total"])
+    assert abs(float(row["projected"]) - effect * big_n / n) <= 0.005 * big_n / n + 0.005
 
 
 @pytest.mark.parametrize("args, message", [

@@ -26,7 +26,7 @@ def test_score_demo_with_keep_condition(capsys):
                  "--keep", "all_files>=0.80,caller>=0.90"]) == 0
     said = capsys.readouterr().out
     assert "all-files recall@10" in said and "independent misses" in said
-    assert "Keep condition (all_files >= 0.8, caller >= 0.9): FIX" in said
+    assert "Keep condition (all_files >= 80.0, caller >= 90.0): FIX" in said
 
 
 def test_score_json(capsys):
@@ -34,6 +34,20 @@ def test_score_json(capsys):
                  str(DEMO / "run.jsonl"), "--resamples", "200", "--format", "json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert [r["metric"] for r in rows] == ["per_file", "all_files", "read_set", "caller"]
+
+
+def test_score_text_in_points_json_in_fractions(capsys):
+    args = ["tasks", "score", "--tasks", str(DEMO / "tasks.jsonl"), "--run",
+            str(DEMO / "run.jsonl"), "--resamples", "200"]
+    assert main([*args, "--format", "json"]) == 0
+    rows = {r["metric"]: r for r in json.loads(capsys.readouterr().out)}
+    assert 0 <= rows["all_files"]["mean"] <= 1
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "# metric values and differences in points (metric x 100)" in out
+    line = next(ln.split() for ln in out.splitlines() if ln.split()[:1] == ["all_files"])
+    for col in ("mean", "ci_low", "ci_high"):
+        assert f"{rows['all_files'][col] * 100:.2f}" in line
 
 
 @pytest.mark.parametrize("args, message", [

@@ -23,8 +23,16 @@ def test_recall_chart_layers():
     spec = recall_chart(summary, verdict, 0.5).to_dict()
     assert len(spec["layer"]) == 4
     assert "fix" in spec["title"] or "inconclusive" in spec["title"]
+    assert "(all_files >= 80.0, points)" in spec["title"]      # 0.8 stated, shown in points
     ticks = spec["layer"][2]
     assert ticks["mark"]["type"] == "tick"
+
+
+def test_condition_in_points():
+    from ragnb.codetasks.keep import condition_in_points
+
+    assert condition_in_points("all_files>=0.80,caller>=0.9") == \
+        "all_files >= 80.0, caller >= 90.0"
 
 
 def test_all_files_by_size_points():

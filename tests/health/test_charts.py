@@ -73,3 +73,21 @@ def test_bucket_holdout_and_version_charts(tmp_path):
                                      "rank": [1, 1]}), "run", name="sys")
     spec = version_chart(version_diff(ts, ts, run, "rr@10", resamples=50)).to_dict()
     assert [(r["version"], r["mean"]) for r in datasets(spec)] == [("one", 0.5), ("one", 0.5)]
+
+
+def test_bucket_and_version_charts_show_display_names(tmp_path):
+    ids = [f"q{i}" for i in range(4)]
+    s = Scores(pd.DataFrame({"config": "c", "query_id": ids, "metric": "ndcg@10",
+                             "value": [0.0, 0.2, 0.4, 0.6]}), "lower", (), pd.Index([]))
+    b = bucket_scores(s, pd.Series(["x", "x", "y", "y"], index=ids), config="c",
+                      metric="ndcg@10", resamples=50)
+    spec = bucket_chart(b, metric="ndcg@10", config="c",
+                        display_names={"c": "July champion"}).to_dict()
+    assert spec["layer"][0]["encoding"]["x"]["title"] == \
+        "mean ndcg@10 of July champion (c) (points)"
+    ts = make_test_set(tmp_path, [q("q1", [("p1", 2)]), q("q2", [("p2", 2)])], name="one")
+    run = validate_run(pd.DataFrame({"query_id": ["q1", "q2"], "passage_id": ["p1", "p3"],
+                                     "rank": [1, 1]}), "run", name="sys")
+    spec = version_chart(version_diff(ts, ts, run, "rr@10", resamples=50),
+                         display_names={"sys": "reranker"}).to_dict()
+    assert {r["config"] for r in datasets(spec)} == {"reranker (sys)"}

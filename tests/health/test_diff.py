@@ -1,4 +1,5 @@
 """Version diff: added / removed / re-judged counts and the scores behind them, by hand."""
+import pandas as pd
 import pytest
 
 from ragnb.health import version_diff
@@ -49,6 +50,9 @@ def test_scores_on_both_versions(versions):
     assert r["new"] == pytest.approx((1 + 1 + 0.5 + 1) / 4) and r["n_new"] == 4
     assert r["difference"] == pytest.approx(0.875 - 2.5 / 3)
     assert r["n_common"] == 2 and r["rejudging"] == pytest.approx(0.25)      # q2: 1/2 -> 1
+    # per-query re-judging differences (q1 0, q2 +0.5): mean 0.25, SD (n-1) 0.5/sqrt 2
+    assert r["rejudging_effect_size"] == pytest.approx(2 ** -0.5)
+    assert d.summary().loc[0, "re-judging effect size"] == "+0.71"
     assert r["n_added"] == 2 and r["added"] == pytest.approx(0.75)
     assert r["common_new"] == 1.0 and r["harder_by"] == pytest.approx(-0.25)
     assert r["added_no_relevant"] == 0
@@ -61,3 +65,6 @@ def test_nothing_added_leaves_the_harder_check_empty(versions):
     r = d.table.iloc[0]
     assert d.counts()["unchanged"] == 3 and r["n_added"] == 0 and r["harder"] is None
     assert (r["rejudging"], r["rejudging_low"], r["rejudging_high"]) == (0.0, 0.0, 0.0)
+    # every difference 0: SD 0, no effect size
+    assert pd.isna(r["rejudging_effect_size"])
+    assert d.summary().loc[0, "re-judging effect size"] == "—"

@@ -23,6 +23,18 @@ def test_bounds_chart():
     assert layers[1]["encoding"]["shape"]["field"] == "policy"
 
 
+def test_charts_show_display_names_on_axes_and_titles():
+    b = small()
+    names = {"base": "BM25", "new": "dense retriever"}
+    spec = bounds_chart(b.table(), display_names=names).to_dict()
+    shown = {v["config"] for data in spec["datasets"].values() for v in data}
+    assert shown == {"BM25 (base)", "dense retriever (new)"}
+    spec = verdict_chart(three_way(b, "base", resamples=200), display_names=names).to_dict()
+    (values,) = spec["datasets"].values()
+    assert {v["challenger"] for v in values} == {"dense retriever (new)"}
+    assert spec["title"]["text"] == "Three-way verdict against BM25 (base)"
+
+
 def test_verdict_and_shard_charts():
     b = small()
     result = three_way(b, "base", resamples=200)

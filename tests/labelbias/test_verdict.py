@@ -93,4 +93,20 @@ def test_format_and_errors():
         three_way(b, "x", ["w"])
     w = three_way(b, "x", resamples=100).wide()
     assert list(w.columns) == ["baseline", "challenger", "current", "conservative", "optimistic",
-                               "verdict"]
+                               "effect_size", "verdict"]
+
+
+def test_effect_size_per_test_by_hand():
+    # rr@1: x gets (1, 1, 0) with q3's z unjudged, y gets (1, 1, 1), every y passage judged.
+    # current d = (0, 0, 1): mean 1/3, SD sqrt((1/9 + 1/9 + 4/9) / 2) = 1/sqrt 3 -> 1/sqrt 3;
+    # conservative: x at its maximum (z relevant) -> d = (0, 0, 0), SD 0 -> NaN;
+    # optimistic: x at its minimum = current -> 1/sqrt 3.
+    ts = make_test_set({"q1": {"a": 1}, "q2": {"b": 1}, "q3": {"c": 1}})
+    runs = [make_run({"q1": ["a"], "q2": ["b"], "q3": ["z"]}, "x"),
+            make_run({"q1": ["a"], "q2": ["b"], "q3": ["c"]}, "y")]
+    r = three_way(label_bounds(ts, runs, "rr@1"), "x", resamples=100)
+    es = r.tests.set_index("test")["effect_size"]
+    assert es["current"] == pytest.approx(3 ** -0.5)
+    assert es["optimistic"] == pytest.approx(3 ** -0.5)
+    assert es.isna()["conservative"]
+    assert r.wide().loc[0, "effect_size"] == "+0.58"

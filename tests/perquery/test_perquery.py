@@ -62,7 +62,7 @@ def test_chart_is_sorted_and_counts_outcomes(case):
     assert list(chart.data["delta"]) == pytest.approx([-0.5, 0.0, 0.5])
     assert list(chart.data["outcome"]) == ["baseline better", "tie", "challenger better"]
     assert "challenger better on 1, tie on 1, baseline better on 1" in \
-        chart.title.subtitle
+        chart.title.subtitle[0]
 
 
 def test_inspector_state_follows_the_controls(case):

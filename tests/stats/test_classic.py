@@ -44,6 +44,8 @@ def test_undefined_tests_are_nan_not_invented():
     r = classic_tests([0.0, 0.0, 0.0])
     assert math.isnan(r.p_ttest) and math.isnan(r.p_wilcoxon) and math.isnan(r.effect_size)
     assert math.isnan(classic_tests([0.3]).effect_size)
+    # equal differences up to float noise (0.5 - 0.2 != 0.7 - 0.4 in binary): still sd = 0
+    assert math.isnan(effect_size([0.5 - 0.2, 0.7 - 0.4]))
     with pytest.raises(InputError, match="finite"):
         classic_tests([0.1, float("nan")])
 
