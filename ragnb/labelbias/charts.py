@@ -100,7 +100,11 @@ def verdict_chart(result: ThreeWay, *, title: str | None = None,
     points = base.mark_point(filled=True, color="black").encode(y=y, x="delta:Q")
     zero = base.mark_rule(strokeDash=[4, 4], color="gray").encode(x=alt.datum(0.0))
     return alt.layer(bars, points, zero, data=t).facet(
-        row=alt.Row("challenger:N", sort=challengers, title=None)
+        # challenger names above each panel, horizontal: long run names stay readable
+        row=alt.Row("challenger:N", sort=challengers, title=None,
+                    header=alt.Header(labelAngle=0, labelOrient="top", labelAnchor="start",
+                                      labelAlign="left", labelFontWeight="bold",
+                                      labelLimit=600))
     ).properties(title=alt.TitleParams(
         title or f"Three-way verdict against {t['baseline'].iloc[0]}",
         subtitle=[result.description, RULE]))
