@@ -150,9 +150,10 @@ def breakdown_finding(bd: Breakdown, *, display_names: Mapping[str, str],
     if down:
         where.append("it is lost in " + ", ".join(map(str, down)))
     if not where:
-        top = strata.loc[strata["delta"].idxmax()] if len(strata) else None
+        # the stratum that moved most, either way (a loss is as telling as a gain)
+        top = strata.loc[strata["delta"].abs().idxmax()] if len(strata) else None
         where.append("no stratum's interval excludes zero" + (
-            "" if top is None else f" (largest: {top['stratum']} "
+            "" if top is None else f" (largest move: {top['stratum']} "
             f"{points(top['delta'], signed=True, digits=2)} "
             f"{interval(top['ci_low'], top['ci_high'], signed=True, digits=2)})"))
     r = bd.reconciliation
@@ -197,8 +198,10 @@ def three_way_finding(tw: ThreeWay, *, display_names: Mapping[str, str],
     from ragnb.labelbias.verdict import ADOPT, REJECT, UNDECIDED
 
     v = tw.verdicts
-    names = lambda kind: ", ".join(display_name(c, display_names)
-                                   for c in v.loc[v["verdict"] == kind, "challenger"])
+    def names(kind: str) -> str:
+        return ", ".join(display_name(c, display_names)
+                         for c in v.loc[v["verdict"] == kind, "challenger"])
+
     base = display_name(str(v["baseline"].iloc[0]), display_names) if len(v) else "—"
     counts = {k: int((v["verdict"] == k).sum()) for k in (ADOPT, UNDECIDED, REJECT)}
     parts = [f"{counts[ADOPT]} win whatever the labels" + (f" ({names(ADOPT)})" if counts[ADOPT]

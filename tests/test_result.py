@@ -132,3 +132,21 @@ def test_three_way_headline_counts_verdicts_and_shows_points():
     assert list(f.table["effect size"]) == ["+0.20", "+0.00", "-0.50"]  # the current test's
     assert f.table.loc[0, "conservative"] == "+1.00 [+0.50, +1.50] *"
     assert f.table.loc[1, "current"] == "+0.00 [-0.50, +0.50]"
+
+
+def test_breakdown_headline_names_the_stratum_that_moved_most_either_way():
+    """Strata deltas +0.02, -0.10, +0.01 with every interval across zero: the -0.10 stratum
+    (10 points) is the largest move, not the largest signed delta."""
+    from types import SimpleNamespace
+
+    from ragnb.findings import breakdown_finding
+
+    strata = pd.DataFrame({"stratum": ["a", "b", "c"], "delta": [0.02, -0.10, 0.01],
+                           "ci_low": [-0.05, -0.20, -0.04], "ci_high": [0.09, 0.01, 0.06]})
+    bd = SimpleNamespace(pooled={"delta": -0.02, "ci_low": -0.06, "ci_high": 0.02, "n": 30},
+                         strata=strata, reconciliation=None, challenger="c1", baseline="c0",
+                         metric="ndcg@10", ok=True,
+                         checks=pd.DataFrame({"check": ["sizes"], "holds": [True], "detail": [""]}),
+                         display=lambda: strata, describe=lambda: "")
+    f = breakdown_finding(bd, display_names={}, chart=False)
+    assert "largest move: b -10.00 [-20.00, +1.00]" in f.headline.answer
