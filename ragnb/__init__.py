@@ -13,6 +13,8 @@ so ``import ragnb`` stays light)::
 from __future__ import annotations
 
 import importlib
+import sys
+import types
 from importlib.metadata import PackageNotFoundError, version
 
 try:
@@ -47,13 +49,29 @@ _EXPORTS = {
 }
 _RENAMED = {"compare_configs": "compare"}  # ranx also exports a `compare`
 
-# `score` and `trajectory` are also submodule names: importing the submodule would
-# replace a lazily bound function with the module, so these two are bound eagerly.
-from ragnb.score import Scores, score  # noqa: E402
-from ragnb.trajectory import trajectory  # noqa: E402
+#: Top-level functions that share their name with the submodule defining them.
+_SHADOWED = {"score": "ragnb.score", "trajectory": "ragnb.trajectory"}
+_EXPORTS.update({"Scores": "ragnb.score", **_SHADOWED})
 
-__all__ = ["InputError", "PolicyError", "RagnbError", "Scores", "__version__", "score",
-           "trajectory", *_EXPORTS]
+__all__ = ["InputError", "PolicyError", "RagnbError", "__version__", *_EXPORTS]
+
+
+class _Package(types.ModuleType):
+    """Keeps ``ragnb.score`` and ``ragnb.trajectory`` the functions.
+
+    Importing a submodule sets it as an attribute of its package; for the names
+    in :data:`_SHADOWED` the function it defines is stored instead, so the lazy
+    binding cannot be replaced by the module (``from ragnb.score import Scores``
+    still imports the module as usual).
+    """
+
+    def __setattr__(self, name: str, value) -> None:
+        if name in _SHADOWED and isinstance(value, types.ModuleType):
+            value = getattr(value, name)
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 
 
 def __getattr__(name: str):
