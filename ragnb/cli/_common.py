@@ -169,12 +169,9 @@ def add_ledger_arg(p: argparse.ArgumentParser) -> None:
 
 def split_manifest(ledger_dir: str | None, test_set):
     """The ledger manifest of ``test_set`` (matched by content hash), or None."""
-    if not ledger_dir:
-        return None
-    from ragnb.ledger import Ledger
+    from ragnb.ledger.policy import find_split
 
-    return Ledger(ledger_dir).find(test_set.judgments.drop(columns="line"),
-                                   list(test_set.query_ids))
+    return find_split(ledger_dir, test_set)
 
 
 def ledger_line(manifest, ledger_dir: str | None, se: float | None = None) -> list[str]:
@@ -201,20 +198,13 @@ def ledger_line(manifest, ledger_dir: str | None, se: float | None = None) -> li
 
 
 def guard_sealed(ledger_dir: str | None, manifest, values: dict[str, float], metric: str) -> None:
-    """On a confirmation split, record each config's scoring through its unseal policy.
+    """The ledger's scoring policy (:func:`ragnb.ledger.policy.admit_scoring`): refused
+    (:class:`~ragnb.errors.PolicyError`, before anything is printed) on a sealed split
+    with no open unseal run for these configs; recorded when allowed."""
+    from ragnb.ledger.policy import admit_scoring
 
-    Raises :class:`~ragnb.errors.PolicyError` (before anything is printed) when
-    the split is sealed with no open unseal run for these configs; every allowed
-    scoring is recorded in the ledger, as the policy requires.
-    """
-    if manifest is None or manifest.role != "confirmation":
-        return
-    from ragnb.ledger import Ledger
-
-    ledger = Ledger(ledger_dir)
-    for config, value in values.items():
-        ledger.score(manifest.split_id, config, metric=metric, value=float(value),
-                     note="ragnb CLI")
+    admit_scoring(ledger_dir, manifest, list(values), metric=metric, values=values,
+                  note="ragnb CLI")
 
 
 def add_strata_args(p: argparse.ArgumentParser, by_help: str) -> None:

@@ -105,10 +105,11 @@ def run(args: argparse.Namespace) -> int:
                       f"{'ok' if row['ok'] else 'FLAGGED'} — {row['detail']}")
     manifest = split_manifest(args.ledger, test_set)
     means = scores.means()
-    for metric in metrics:
-        guard_sealed(args.ledger, manifest,
-                     means[means["metric"] == metric].set_index("config")["mean"].to_dict(),
-                     metric)
+    first = means[means["metric"] == metrics[0]].set_index("config")["mean"].to_dict()
+    # one scoring per config, whatever the number of metrics (each is scored once per run)
+    guard_sealed(args.ledger, manifest, first if len(metrics) == 1 else dict.fromkeys(first),
+                 ", ".join(metrics))
+    refuse_close_ranking(manifest, scores, metrics)
     cols = [c for c in SHOW if c in result.columns]
     for row in result[result["statement"] != ""].itertuples():
         what = f"{row.metric}: " if len(metrics) > 1 else ""
@@ -147,3 +148,20 @@ def run(args: argparse.Namespace) -> int:
         "baseline_mean", "challenger_mean", "delta", "ci_low", "ci_high", "se", "mde",
         "inflation"))
     return 0
+
+
+def refuse_close_ranking(manifest, scores, metrics: list[str]) -> None:
+    """On a regression guard, refuse to rank the candidates unless the leader is clear
+    (:func:`ragnb.ledger.policy.check_choice`, the rule the ledger notebook shows), on
+    every metric compared."""
+    if manifest is None or manifest.role != "regression_guard":
+        return
+    from ragnb.ledger.policy import check_choice
+    from ragnb.stats import paired_se
+
+    for metric in metrics:
+        wide = scores.wide(metric).dropna()
+        means = wide.mean().to_dict()
+        leader, runner_up = sorted(means, key=means.get, reverse=True)[:2]
+        se, _ = paired_se(wide[runner_up], wide[leader])
+        check_choice(manifest, means, se)

@@ -5,7 +5,11 @@ the log is byte-identical on regeneration: golden is registered as the working
 split with a budget of 40 selections and reaches it at round 40 (demoted to
 regression guard that day); the production sample is registered sealed as a
 confirmation split, unsealed once for the January configuration and the
-champion, and both scorings are recorded.
+champion, both scorings are recorded and the run is closed. The reports then
+diagnose the fit on production (every round's champion, the strata, the test-set
+health), which a sealed split refuses (:mod:`ragnb.ledger.policy`): so the
+sample, its confirmation spent, is demoted to a regression guard that day, with
+that reason, and every later scoring of it is legitimate and needs no record.
 """
 from __future__ import annotations
 
@@ -18,6 +22,12 @@ from ragnb.io import read_test_set
 from ragnb.ledger import Ledger, UnsealPolicy
 
 ACTOR = "search-team"
+#: Why production is retired once its run is published: the fit diagnosis (the
+#: trajectory of every round, the strata, the health checks) scores the sample far
+#: beyond that run, which the unseal policy does not allow on a sealed split.
+DEMOTION = ("its one unseal run is published (January vs the July champion); the fit "
+            "diagnosis then scores this sample for every round and by stratum, so it can no "
+            "longer confirm a choice: label and seal a fresh slice for the next confirmation")
 
 
 class _Clock:
@@ -64,4 +74,5 @@ def generate(demo_dir: str | Path) -> list[Path]:
     for config in ("round-00", "round-40"):
         ledger.score("production", config, metric="ndcg@10", actor=ACTOR)
     ledger.seal("production", actor=ACTOR)
+    ledger.demote("production", actor=ACTOR, reason=DEMOTION)
     return sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in (".jsonl", ".json"))

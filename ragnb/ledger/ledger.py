@@ -216,6 +216,30 @@ class Ledger:
         return self._act(split, lambda s, today: (
             "scored", rules.check_score(s, config, metric, value, note)), actor)[0]
 
+    def score_all(self, split: str, configs: Sequence[str], *, metric: str | None = None,
+                  values: Mapping[str, float | None] | None = None, note: str | None = None,
+                  actor: str | None = None) -> Manifest:
+        """Record that each of ``configs`` was scored on ``split``: all checked, then all
+        recorded, under one lock (a refusal of one records none).
+
+        ``values`` maps a config to its score (missing: recorded as None).
+        """
+        values = dict(values or {})
+        with self.log.transaction(self._clock) as tx:
+            s = _find(fold(tx.events, source=self._source), split)
+            payloads = []
+            for config in configs:
+                payload = rules.check_score(s, config, metric, values.get(config), note)
+                if s.window is not None:  # a config listed twice is scored twice: refused
+                    s.window.scored[config] = payload["value"]
+                payloads.append(payload)
+            for payload in payloads:
+                tx.append(s.name, "scored", actor, payload, at=self._clock())
+            manifest = _find(fold(tx.events, source=self._source), s.name).manifest()
+            if payloads:
+                self._export(s.name, manifest, tx)
+        return manifest
+
     def seal(self, split: str, *, unseal_policy: UnsealPolicy | None = None,
              reusable_holdout: ThresholdoutParams | None = None,
              actor: str | None = None) -> Manifest:

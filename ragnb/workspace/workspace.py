@@ -35,6 +35,7 @@ class Workspace:
         self._run_sources: dict[str, dict[str, Source]] = {
             n: dict(e.runs) for n, e in manifest.test_sets.items()}
         self._read: dict[str, Path] = {}
+        self._split_manifests: dict[str, object] = {}
 
     # ------------------------------------------------------------- building
     @classmethod
@@ -43,8 +44,8 @@ class Workspace:
                   extra: str = "error", missing: str = "error",
                   strata: Mapping[str, pd.DataFrame] | None = None,
                   display_names: Mapping[str, str] | None = None,
-                  report: Mapping[str, Any] | None = None, name: str = "in memory"
-                  ) -> Workspace:
+                  report: Mapping[str, Any] | None = None, name: str = "in memory",
+                  ledger: str | Path | None = None) -> Workspace:
         """A workspace from tables in memory (no manifest).
 
         Parameters
@@ -61,6 +62,9 @@ class Workspace:
             split name -> golden, production, confirmation or other.
         strata : mapping, optional
             split name -> a table with ``query_id`` and stratum columns.
+        ledger : path, optional
+            A split ledger folder: its policy holds for these test sets as for a
+            manifest's ``ledger`` (a sealed split is scored only through its unseal policy).
         """
         from ragnb.workspace.manifest import ROLES, TestSetEntry
 
@@ -70,8 +74,8 @@ class Workspace:
                 raise InputError(f"role must be one of {', '.join(ROLES)}", key=f"roles.{split}")
         entries = {n: TestSetEntry(n, Path(f"<{n}>"), roles.get(n, "other")) for n in test_sets}
         manifest = Manifest(Path(f"<{name}>") / MANIFEST_NAME, name, order, extra, missing,
-                            entries, display_names=dict(display_names or {}),
-                            report=dict(report or {}))
+                            entries, ledger=None if ledger is None else Path(ledger),
+                            display_names=dict(display_names or {}), report=dict(report or {}))
         ws = cls(manifest)
         ws._sources = dict(test_sets)
         for split in runs:
@@ -139,13 +143,53 @@ class Workspace:
                              f"{', '.join(sources) or 'none'}", source=self.manifest.path,
                              key=f"test_sets.{name}.runs")
         if (name, config) not in self._runs:
+            self._admit(name, [config])
             self._runs[name, config] = as_run(sources[config], name=config, order=self.run_order)
             self._remember(sources[config])
         return self._runs[name, config]
 
     def runs(self, name: str, configs: Iterable[str] | None = None) -> list[Run]:
-        """Runs on test set ``name`` (every config when ``configs`` is None)."""
-        return [self.run(name, c) for c in (self.configs(name) if configs is None else configs)]
+        """Runs on test set ``name`` (every config when ``configs`` is None).
+
+        Reading a config's run is scoring it on ``name``: the split ledger's policy
+        decides first (:meth:`_admit`), for all the configs at once.
+        """
+        configs = list(self.configs(name) if configs is None else configs)
+        sources = self._run_sources.get(name, {})
+        self._admit(name, [c for c in dict.fromkeys(configs)
+                           if c in sources and (name, c) not in self._runs])
+        return [self.run(name, c) for c in configs]
+
+    def split_manifest(self, name: str):
+        """Test set ``name``'s split in the workspace's ledger (by content hash), or None.
+
+        :class:`ragnb.ledger.Manifest`: its role, ``selections_against`` and
+        whether it is sealed; None without a ledger or when the ledger does not
+        know this content.
+        """
+        if name not in self._split_manifests:
+            from ragnb.ledger.policy import find_split
+
+            ledger = self.manifest.ledger
+            self._split_manifests[name] = (find_split(ledger, self.test_set(name))
+                                           if ledger is not None else None)
+        return self._split_manifests[name]
+
+    def _admit(self, name: str, configs: list[str]) -> None:
+        """The ledger's scoring policy for ``configs`` on test set ``name``
+        (:func:`ragnb.ledger.policy.admit_scoring`): on a sealed confirmation split it
+        raises :class:`~ragnb.errors.PolicyError` unless an unseal run is open for these
+        configs, and records each scoring it allows. Each config is admitted once per
+        workspace object (its run is read once)."""
+        if not configs:
+            return
+        from ragnb.ledger.policy import admit_scoring
+
+        manifest = self.split_manifest(name)
+        if manifest is not None and manifest.role == "confirmation":
+            self._split_manifests[name] = admit_scoring(
+                self.manifest.ledger, manifest, configs,
+                note=f"run read for scoring by workspace {self.name!r}")
 
     def splits(self, names: Sequence[str], configs: Sequence[str]
                ) -> tuple[dict[str, TestSet], dict[str, list[Run]]]:

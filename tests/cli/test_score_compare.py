@@ -125,20 +125,36 @@ def test_scores_on_a_split_show_its_selections_and_inflation(demo_ledger):
     assert f"selection inflation on golden: {row['inflation_points']:.2f} points" in err
 
 
-def test_a_sealed_split_is_scored_only_through_its_policy(demo_ledger):
+def test_a_sealed_split_is_scored_only_through_its_policy(tmp_path):
     from ragnb.ledger import Ledger
 
     prod = DEMO_DIR / "production.jsonl"
-    run = DEMO_DIR / "runs" / "production" / "round-20.jsonl"
-    argv = ["score", "--judgments", prod, "--run", f"round-20={run}", "--metric", "ndcg@10",
-            "--ledger", demo_ledger]
-    before = len(Ledger(demo_ledger).events())
+    runs = {c: DEMO_DIR / "runs" / "production" / f"{c}.jsonl" for c in ("round-20", "round-40")}
+    ledger = Ledger(tmp_path / "ledger")
+    test_set = read_test_set(prod)
+    ledger.register("prod", test_set.judgments.drop(columns="line"), test_set.query_ids,
+                    role="confirmation")
+    argv = ["score", "--judgments", prod, "--run", f"round-20={runs['round-20']}",
+            "--metric", "ndcg@10", "--ledger", ledger.root]
     code, out, err = cli(*argv)
-    assert code == 2 and out == "" and "is sealed" in err
-    assert len(Ledger(demo_ledger).events()) == before          # a refusal records nothing
-    # ... but the demo's one scoring run is used up, so open a fresh confirmation split
-    led = Ledger(demo_ledger)
-    assert led.manifest("production").scoring_runs_used == 1
+    assert code == 2 and out == "" and "prod is sealed" in err
+    assert [e.event for e in ledger.events()] == ["registered"]   # a refusal records nothing
+    ledger.unseal("prod", ["round-20", "round-40"])
+    code, out, err = cli(*argv, "--format", "json")
+    assert code == 0, err
+    mean = json.loads(out)[0]["mean"]
+    scored = ledger.events()[-1]
+    assert scored.event == "scored" and scored.payload["config"] == "round-20"
+    assert scored.payload["value"] == pytest.approx(mean, abs=1e-9)   # JSON keeps 10 digits
+    assert scored.payload["under_unseal_run"] == 1
+    code, out, err = cli(*argv)   # each candidate is scored once per run
+    assert code == 2 and out == "" and "already been scored in run 1" in err
+    # compare on two metrics scores round-40 once (one event), and refuses undeclared configs
+    code, out, err = cli("compare", "--judgments", prod, "--baseline", f"round-20={runs['round-20']}",
+                         "--challenger", f"round-40={runs['round-40']}", "--metric", "ndcg@10",
+                         "--metric", "map", "--resamples", 200, "--ledger", ledger.root)
+    assert code == 2 and "'round-20' has already been scored" in err
+    assert len(ledger.events()) == 3
 
 
 def test_compare_several_metrics_one_holm_family_and_classic_tests():
