@@ -36,6 +36,7 @@ class Workspace:
             n: dict(e.runs) for n, e in manifest.test_sets.items()}
         self._read: dict[str, Path] = {}
         self._split_manifests: dict[str, object] = {}
+        self._admitted: set[tuple[str, str]] = set()
 
     # ------------------------------------------------------------- building
     @classmethod
@@ -156,8 +157,7 @@ class Workspace:
         """
         configs = list(self.configs(name) if configs is None else configs)
         sources = self._run_sources.get(name, {})
-        self._admit(name, [c for c in dict.fromkeys(configs)
-                           if c in sources and (name, c) not in self._runs])
+        self._admit(name, [c for c in dict.fromkeys(configs) if c in sources])
         return [self.run(name, c) for c in configs]
 
     def split_manifest(self, name: str):
@@ -181,6 +181,7 @@ class Workspace:
         raises :class:`~ragnb.errors.PolicyError` unless an unseal run is open for these
         configs, and records each scoring it allows. Each config is admitted once per
         workspace object (its run is read once)."""
+        configs = [c for c in configs if (name, c) not in self._admitted]
         if not configs:
             return
         from ragnb.ledger.policy import admit_scoring
@@ -190,6 +191,7 @@ class Workspace:
             self._split_manifests[name] = admit_scoring(
                 self.manifest.ledger, manifest, configs,
                 note=f"run read for scoring by workspace {self.name!r}")
+        self._admitted.update((name, c) for c in configs)
 
     def splits(self, names: Sequence[str], configs: Sequence[str]
                ) -> tuple[dict[str, TestSet], dict[str, list[Run]]]:

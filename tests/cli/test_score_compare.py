@@ -179,3 +179,30 @@ def test_compare_rejects_an_unknown_classic_test():
         main(["compare", "--judgments", str(GOLDEN), "--baseline", f"a={RUN0}",
               "--challenger", f"b={RUN40}", "--metric", "map", "--also", "sign"])
     assert exit_.value.code == 2 and "invalid choice: 'sign'" in err.getvalue()
+
+
+def test_compare_refuses_to_rank_close_candidates_on_a_regression_guard(demo_ledger):
+    from ragnb.ledger import Ledger
+    from ragnb.ledger.views import guard_report
+
+    run39 = DEMO_DIR / "runs" / "golden" / "round-39.jsonl"
+    code, out, err = cli("compare", "--judgments", GOLDEN, "--baseline", f"round-39={run39}",
+                         "--challenger", f"round-40={RUN40}", "--metric", "ndcg@10",
+                         "--resamples", "200", "--ledger", demo_ledger)
+    assert code == 2 and out == ""
+    refusal = "golden is a regression guard and will not rank 'round-40' over 'round-39'"
+    assert refusal in err and "after 40 selections" in err
+    # the ledger page's guard refuses the same ranking with the same words
+    s = score(read_test_set(GOLDEN), [read_run(run39, name="round-39"),
+                                      read_run(RUN40, name="round-40")], "ndcg@10")
+    means = s.means().set_index("config")["mean"].to_dict()
+    d = s.values("round-40", "ndcg@10") - s.values("round-39", "ndcg@10")
+    page = guard_report("golden", means, "round-40",
+                        Ledger(demo_ledger).manifest("golden").selections_against,
+                        d.std(ddof=1) / len(d) ** 0.5, 0.16)
+    assert page.loc[0, "outcome"] == "refused" and page.loc[0, "detail"].startswith(refusal)
+    # without a ledger nothing is known about the split: compare ranks as before
+    code, _, _ = cli("compare", "--judgments", GOLDEN, "--baseline", f"round-39={run39}",
+                     "--challenger", f"round-40={RUN40}", "--metric", "ndcg@10",
+                     "--resamples", "200")
+    assert code == 0
