@@ -51,6 +51,7 @@ import numpy as np
 import pandas as pd
 
 from ragnb.errors import InputError
+from ragnb.score import per_query
 from ragnb.stats import paired_bootstrap, selection_inflation
 from ragnb.stats._inputs import align
 from ragnb.stats._resample import child_seed
@@ -126,14 +127,6 @@ class FourCell:
         return pd.DataFrame.from_dict(rows, orient="index", columns=[self.golden, self.production])
 
 
-def _per_query(scores: pd.DataFrame, split: str, config: str) -> pd.Series:
-    sel = scores[(scores["split"] == split) & (scores["config"] == config)]
-    if sel.empty:
-        raise InputError(f"no scores for config {config!r} on split {split!r}; have "
-                         f"{sorted(set(zip(scores['split'], scores['config'])))[:6]}")
-    return pd.Series(sel["value"].to_numpy(), index=sel["query_id"].to_numpy())
-
-
 def four_cell(scores: pd.DataFrame, *, baseline: str, champion: str, golden: str = "golden",
               production: str = "production", resamples: int = 10_000, seed: int = 20260729,
               ci: float = 0.95, selections: dict[str, int] | None = None) -> FourCell:
@@ -162,7 +155,7 @@ def four_cell(scores: pd.DataFrame, *, baseline: str, champion: str, golden: str
         metric = str(metrics[0])
     cells, deltas, per_split = [], [], {}
     for s in (golden, production):
-        b, c = _per_query(scores, s, baseline), _per_query(scores, s, champion)
+        b, c = (per_query(scores, config, split=s) for config in (baseline, champion))
         for config, values in ((baseline, b), (champion, c)):
             m = bootstrap_mean(values, resamples=resamples, seed=child_seed(seed, (s, config)),
                                ci=ci)

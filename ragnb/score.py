@@ -30,6 +30,58 @@ MISSING = ("error", "empty", "drop")
 EXTRA = ("error", "drop")
 
 
+def per_query(table: pd.DataFrame, config: str, metric: str | None = None, *,
+              split: str | None = None) -> pd.Series:
+    """Per-query values of one config from a tidy score table: the one way to pull them out.
+
+    Parameters
+    ----------
+    table : DataFrame
+        ``config, query_id, value`` (:data:`SCORE_COLUMNS`), with ``metric`` and
+        ``split`` columns when several are in it.
+    config : str
+    metric : str, optional
+        Rows of this metric (``None``: the table holds one metric, or has no ``metric``).
+    split : str, optional
+        Rows of this split (``None``: the table holds one split, or has no ``split``).
+
+    Returns
+    -------
+    Series
+        Values indexed by query id (``name = "config:metric"``, or the config).
+
+    Raises
+    ------
+    InputError
+        No row for this config (naming what the table has), or a query scored
+        more than once (several splits or label policies mixed in one table).
+    """
+    t = table
+    if split is not None:
+        t = t[t["split"] == split]
+    if metric is not None and "metric" in t:
+        t = t[t["metric"] == metric]
+    sel = t[t["config"] == config]
+    on = f" on split {split!r}" if split is not None else ""
+    if sel.empty:
+        have = {k: list(pd.unique(table[k])) for k in ("split", "config", "metric") if k in table}
+        raise InputError(f"no {metric + ' ' if metric is not None else ''}scores for config "
+                         f"{config!r}{on}; the table has "
+                         + ", ".join(f"{k}s {v[:8]}" for k, v in have.items()),
+                         source="scores", key=config)
+    dup = sel["query_id"][sel["query_id"].duplicated()].unique()
+    if len(dup):
+        shown = ", ".join(str(q) for q in dup[:5]) + (f", ... ({len(dup) - 5} more)"
+                                                       if len(dup) > 5 else "")
+        raise InputError(f"config {config!r}{on} has {len(dup)} query id(s) scored more than once"
+                         + (f" for {metric}" if metric is not None else "")
+                         + f": {shown}; filter the table to one split and label policy first",
+                         source="scores", key=str(dup[0]))
+    name = config if metric is None else f"{config}:{metric}"
+    return pd.Series(sel["value"].to_numpy(), index=pd.Index(sel["query_id"], name="query_id"),
+                     name=name)
+
+
 @dataclass(frozen=True)
 class Scores:
     """Per-query scores of several configs under one label policy.
@@ -60,15 +112,8 @@ class Scores:
         return list(pd.unique(self.table["metric"]))
 
     def values(self, config: str, metric: str | Metric) -> pd.Series:
-        """Per-query values of one config and metric, indexed by query id."""
-        metric = str(parse_metric(metric))
-        t = self.table
-        sel = t[(t["config"] == config) & (t["metric"] == metric)]
-        if sel.empty:
-            raise InputError(f"no scores for config {config!r} and metric {metric!r}; "
-                             f"configs {self.configs}, metrics {self.metrics}")
-        return pd.Series(sel["value"].to_numpy(), index=pd.Index(sel["query_id"], name="query_id"),
-                         name=f"{config}:{metric}")
+        """Per-query values of one config and metric, indexed by query id (:func:`per_query`)."""
+        return per_query(self.table, config, str(parse_metric(metric)))
 
     def wide(self, metric: str | Metric) -> pd.DataFrame:
         """One metric as a query_id x config table."""

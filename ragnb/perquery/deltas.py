@@ -13,7 +13,7 @@ import pandas as pd
 from ragnb.errors import InputError
 from ragnb.metrics import parse_metric
 from ragnb.run import Run
-from ragnb.score import Scores
+from ragnb.score import Scores, per_query
 from ragnb.testset import TestSet
 
 #: Sort orders by name: (key column, ascending).
@@ -57,14 +57,10 @@ def query_deltas(scores: Scores | pd.DataFrame, *, baseline: str, challenger: st
     t = t[t["metric"] == metric]
     if t.empty:
         raise InputError(f"metric {metric!r} is not in the score table", key=metric)
-    wide = t.pivot(index="query_id", columns="config", values="value")
-    for name in (baseline, challenger):
-        if name not in wide.columns:
-            raise InputError(f"no {metric} scores for config {name!r} (configs: "
-                             f"{', '.join(map(str, wide.columns))})", key=name)
-    out = pd.DataFrame({"query_id": wide.index.astype(str),
-                        "baseline": wide[baseline].to_numpy(),
-                        "challenger": wide[challenger].to_numpy()})
+    b, c = (per_query(t, name, metric) for name in (baseline, challenger))
+    ids = b.index.union(c.index).sort_values()
+    out = pd.DataFrame({"query_id": ids.astype(str), "baseline": b.reindex(ids).to_numpy(),
+                        "challenger": c.reindex(ids).to_numpy()})
     if out[["baseline", "challenger"]].isna().any(axis=None):
         bad = out.loc[out[["baseline", "challenger"]].isna().any(axis=1), "query_id"]
         raise InputError(f"{len(bad)} queries are scored for one config only, e.g. "

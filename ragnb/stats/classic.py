@@ -112,6 +112,8 @@ def add_classic_columns(table: pd.DataFrame, scores: pd.DataFrame, *, strata=Non
     recomputed from the score table, on the row's stratum (every
     query for the ``pooled`` row). ``attrs["classic"]`` describes the added columns.
     """
+    from ragnb.score import per_query
+
     tests = list(dict.fromkeys(tests))
     unknown = [t for t in tests if t not in TESTS]
     if unknown:
@@ -119,9 +121,7 @@ def add_classic_columns(table: pd.DataFrame, scores: pd.DataFrame, *, strata=Non
     out = table.copy()
     rows = []
     for row in out[["metric", "baseline", "challenger", "stratum"]].itertuples(index=False):
-        t = scores[scores["metric"] == row.metric]
-        base = t[t["config"] == row.baseline].set_index("query_id")["value"]
-        chal = t[t["config"] == row.challenger].set_index("query_id")["value"]
+        base, chal = (per_query(scores, c, row.metric) for c in (row.baseline, row.challenger))
         pair = align(base, chal, drop_mismatched=drop_mismatched)
         d = pair.challenger - pair.baseline
         if strata is not None and str(row.stratum) != POOLED:

@@ -25,7 +25,6 @@ import numpy as np
 import pandas as pd
 
 from ragnb.errors import InputError
-from ragnb.stats._inputs import _few
 from ragnb.stats._resample import comparison_seed
 from ragnb.stats.bootstrap import (
     DEFAULT_RESAMPLES,
@@ -60,19 +59,6 @@ def holm(p_values) -> np.ndarray | pd.Series:
     order = tested[np.argsort(p[tested], kind="stable")]
     out[order] = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * p[order]))
     return pd.Series(out, index=index) if index is not None else out
-
-
-def _per_query(scores: pd.DataFrame, config: str, metric: str) -> pd.Series:
-    rows = scores[scores["config"] == config]
-    dup = rows["query_id"][rows["query_id"].duplicated()].unique()
-    if len(dup):
-        raise InputError(
-            f"config {config!r} has {len(dup)} query id(s) scored more than once for {metric}: "
-            f"{_few(dup)}; filter the table to one split and label policy first",
-            source="scores",
-            key=str(dup[0]),
-        )
-    return pd.Series(rows["value"].to_numpy(), index=rows["query_id"].to_numpy())
 
 
 def _all_fixed(base: pd.Series, chal: pd.Series, fixed) -> bool:
@@ -179,10 +165,12 @@ def compare(
             "need at least one challenger other than the baseline", source="challengers"
         )
 
-    base = _per_query(scores, baseline, metric)
+    from ragnb.score import per_query
+
+    base = per_query(scores, baseline, metric)
     frames, checks = [], []
     for name in challengers:
-        chal = _per_query(scores, name, metric)
+        chal = per_query(scores, name, metric)
         c_seed = comparison_seed(seed, base, chal)
         options = {
             "resamples": resamples,

@@ -57,7 +57,7 @@ from scipy import special
 from ragnb.errors import InputError
 from ragnb.io.strata import UNCLASSIFIED
 from ragnb.metrics import parse_metric
-from ragnb.score import Scores
+from ragnb.score import Scores, per_query
 from ragnb.stats import holm, stratified_bootstrap
 from ragnb.stats._resample import comparison_seed
 from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, method_label
@@ -216,12 +216,8 @@ def _per_query(scores, config: str, metric: str | None) -> tuple[pd.Series, str,
         if metric not in metrics:
             raise InputError(f"metric {metric!r} is not in the table ({metrics})", key="metric")
         t = t[t["metric"] == metric]
-    sel = t[t["config"] == config]
-    if sel.empty:
-        raise InputError(f"no scores for config {config!r} (configs: "
-                         f"{list(pd.unique(t['config']))})", source="scores", key=config)
-    return (pd.Series(sel["value"].to_numpy(), index=sel["query_id"].astype("str").to_numpy()),
-            metric or "value", None)
+    values = per_query(t, config)
+    return values.set_axis(values.index.astype("str").to_numpy()), metric or "value", None
 
 
 def _reported_units(reported) -> str:
