@@ -223,17 +223,48 @@ def assign_strata(
     else:
         series = strata.copy()
         series.index = series.index.astype("str")
-    query_ids = pd.Index(query_ids, dtype="str")
-    unknown = series.index.difference(query_ids)
-    labels = series.reindex(query_ids)
-    labels = labels.astype("object").where(labels.notna() & (labels.astype("str") != ""), None)
-    missing = labels.isna()
-    labels = labels.fillna(UNCLASSIFIED).astype("str").rename(column or "stratum")
-    notes = outside_note(len(unknown), source)
-    if missing.any():
-        notes += (Note("unclassified", int(missing.sum()),
+    labels, n_unclassified, n_outside = label_queries(series, query_ids)
+    labels = labels.astype("str").rename(column or "stratum")
+    notes = outside_note(n_outside, source)
+    if n_unclassified:
+        notes += (Note("unclassified", n_unclassified,
                        f"queries with no {column!r} value form the stratum {UNCLASSIFIED!r}"),)
     return labels, notes
+
+
+def label_queries(labels: pd.Series, query_ids) -> tuple[pd.Series, int, int]:
+    """The one stratum labelling: each query's label, :data:`UNCLASSIFIED` where it has none.
+
+    Parameters
+    ----------
+    labels : Series
+        Stratum label indexed by query id (ids compared as text).
+    query_ids : sequence
+        The queries to label, in the order wanted.
+
+    Returns
+    -------
+    (Series, int, int)
+        Labels indexed by ``query_ids`` as text (values kept as given, object
+        dtype; a missing, NaN or empty label becomes :data:`UNCLASSIFIED`), the
+        number of queries so made unclassified, and the number of labelled ids
+        that are not among ``query_ids`` (ignored, for the caller to count).
+
+    Examples
+    --------
+    >>> out, n_unclassified, n_outside = label_queries(
+    ...     pd.Series(["a", "", "b"], index=["q1", "q2", "q9"]), ["q1", "q2", "q3"])
+    >>> list(out), n_unclassified, n_outside
+    (['a', 'unclassified', 'unclassified'], 2, 1)
+    """
+    series = labels.copy()
+    series.index = series.index.astype("str")
+    ids = pd.Index(query_ids, dtype="str")
+    n_outside = len(series.index.difference(ids))
+    out = series.reindex(ids)
+    out = out.astype("object").where(out.notna() & (out.astype("str") != ""), None)
+    missing = out.isna()
+    return out.fillna(UNCLASSIFIED), int(missing.sum()), n_outside
 
 
 def outside_note(n: int, source) -> tuple[Note, ...]:

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ragnb.errors import InputError
+from ragnb.io.strata import label_queries
 from ragnb.metrics import parse_metric
 from ragnb.run import Run
 from ragnb.score import Scores, per_query
@@ -67,9 +68,8 @@ def query_deltas(scores: Scores | pd.DataFrame, *, baseline: str, challenger: st
                          f"{list(bad[:3])}", key=str(bad.iloc[0]))
     out["delta"] = out["challenger"] - out["baseline"]
     if strata is not None:
-        labels = pd.Series(strata).astype(object)
-        labels.index = labels.index.astype(str)
-        out["stratum"] = out["query_id"].map(labels).fillna("unclassified").astype(str)
+        labels, _, _ = label_queries(pd.Series(strata), out["query_id"])
+        out["stratum"] = labels.astype(str).to_numpy()
     else:
         out["stratum"] = "all"
     if stratum is not None:

@@ -18,7 +18,6 @@ import pandas as pd
 from ragnb.errors import InputError
 
 #: Label given to queries whose stratum is missing or NaN.
-UNCLASSIFIED = "unclassified"
 
 
 def _few(ids, k: int = 5) -> str:
@@ -120,7 +119,8 @@ def align(baseline, challenger, *, drop_mismatched: bool = False) -> Paired:
 
 
 def stratum_labels(strata, query_ids: np.ndarray) -> tuple[np.ndarray, int]:
-    """Stratum label for each query id; missing or NaN labels become ``"unclassified"``.
+    """Stratum label for each query id; missing, NaN or empty labels become ``"unclassified"``
+    (:func:`ragnb.io.strata.label_queries`).
 
     Returns the labels (object array, aligned with ``query_ids``) and the number
     of labelled query ids that are not among ``query_ids`` (ignored, counted).
@@ -145,9 +145,9 @@ def stratum_labels(strata, query_ids: np.ndarray) -> tuple[np.ndarray, int]:
             source="strata",
             key=str(dup[0]),
         )
-    labels = strata.reindex(query_ids)
-    labels = labels.astype(object).where(labels.notna(), UNCLASSIFIED)
-    extra = len(strata.index.difference(pd.Index(query_ids)))
+    from ragnb.io.strata import label_queries
+
+    labels, _, extra = label_queries(strata, query_ids)
     return labels.to_numpy(dtype=object), extra
 
 

@@ -49,6 +49,7 @@ import numpy as np
 import pandas as pd
 
 from ragnb.errors import InputError
+from ragnb.io.strata import UNCLASSIFIED
 from ragnb.stats import _inputs
 from ragnb.stats._resample import child_seed, seeded_sums, tie_tolerance
 from ragnb.stats.bootstrap import (
@@ -220,7 +221,7 @@ def _order(labels: np.ndarray, strata) -> list:
     else:
         counts = pd.Series(labels).value_counts(sort=False)
         order = sorted(
-            (c for c in present if c != _inputs.UNCLASSIFIED), key=lambda c: (-counts[c], str(c))
+            (c for c in present if c != UNCLASSIFIED), key=lambda c: (-counts[c], str(c))
         )
     rest = [c for c in present if c not in order]
     return order + rest
@@ -367,14 +368,14 @@ def stratified_bootstrap(
             "pooled delta differs from the weighted stratum deltas by "
             f"{max(point_gap, replicate_gap):.3g}"
         )
-    n_unclassified = int(np.sum(labels == _inputs.UNCLASSIFIED))
+    n_unclassified = int(np.sum(labels == UNCLASSIFIED))
     small = strata_rows[strata_rows["small"]]
     checks = [
         ("stratum sizes add up", int(strata_rows["n"].sum()) == big_n,
          " + ".join(str(n) for n in strata_rows["n"]) + f" = {strata_rows['n'].sum()} "
          f"of {big_n} queries compared"),
         ("unclassified queries", n_unclassified == 0,
-         f"{n_unclassified} queries have no stratum and form the {_inputs.UNCLASSIFIED!r} stratum"
+         f"{n_unclassified} queries have no stratum and form the {UNCLASSIFIED!r} stratum"
          if n_unclassified else "every query compared has a stratum"),
         ("labels for other queries", extra == 0,
          f"{extra} labelled query ids are not among the compared queries (ignored)"
