@@ -52,7 +52,7 @@ import pandas as pd
 
 from ragnb.errors import InputError
 from ragnb.score import per_query
-from ragnb.stats import paired_bootstrap, selection_inflation
+from ragnb.stats import implied_inflation, paired_bootstrap
 from ragnb.stats._inputs import align
 from ragnb.stats._resample import child_seed
 from ragnb.stats.bootstrap import describe_method
@@ -186,7 +186,8 @@ def four_cell(scores: pd.DataFrame, *, baseline: str, champion: str, golden: str
     split_rows = []
     for s, r in ((golden, rg), (production, rp)):
         n_sel = (selections or {}).get(s)
-        infl = selection_inflation(n_sel, r.se) if n_sel is not None else np.nan
+        infl = implied_inflation(n_sel, r.se)
+        infl = np.nan if infl is None else infl
         split_rows.append({"split": s, "queries": r.n, "selections_against": n_sel,
                            "se_delta": r.se, "inflation": infl,
                            "se_source": f"calibrated SE of the paired difference {champion} − "

@@ -41,7 +41,7 @@ import pandas as pd
 from scipy import stats as sps
 
 from ragnb.errors import InputError
-from ragnb.stats import expected_max_normal, paired_se, selection_optimism, split_inflation
+from ragnb.stats import paired_se, selection_optimism, split_inflation
 from ragnb.stats._resample import child_seed
 from ragnb.stats.classic import effect_size
 from ragnb.stats.unpaired import bootstrap_mean
@@ -131,8 +131,7 @@ def trajectory(scores: pd.DataFrame, rounds: pd.DataFrame, *, golden: str = "gol
                 if n_rounds >= 1 else None)  # the rounds' configs are the candidates
     infl = split_inflation(golden, n_rounds, se, source, optimism)
     base = float(g[:, 0].mean())
-    emax = expected_max_normal(n_rounds) if n_rounds >= 1 else 0.0
-    inflation = {"rounds": n_rounds, "expected_max": emax, "se": se,
+    inflation = {"rounds": n_rounds, "expected_max": infl.expected_max, "se": se,
                  "inflation": infl.inflation, "band_low": base,
                  "band_high": base + infl.inflation, "source": source,
                  "optimism": optimism, "describe": infl.describe()}

@@ -176,24 +176,23 @@ def split_manifest(ledger_dir: str | None, test_set):
 
 def ledger_line(manifest, ledger_dir: str | None, se: float | None = None) -> list[str]:
     """Header line(s) stating a split's selections_against and implied inflation."""
-    from ragnb.stats import expected_max_normal, selection_inflation
+    from ragnb.stats import split_inflation
 
     if not ledger_dir:
         return []
     if manifest is None:
-        return [f"# split ledger {ledger_dir}: this test set is not registered (its content "
-                "hash matches no split), so how often it was selected against is unknown"]
+        return [(f"# split ledger {ledger_dir}: this test set is not registered (its content "
+                 "hash matches no split), so how often it was selected against is unknown")]
     n = manifest.selections_against
     text = (f"# split {manifest.split_id}: role {manifest.role}, selections_against {n}"
             + (f", retired for selection {manifest.retired_for_selection_at}"
                if manifest.retired_for_selection_at else "")
             + (", sealed" if manifest.sealed else ""))
     if n:
-        factor = expected_max_normal(n)
+        infl = split_inflation(manifest.name, n, se or 0.0, "")
         text += (f"; selection alone inflates the best of {n} choices by about "
-                 f"{factor:.2f} x SE of a paired comparison / √2 (configs' noise assumed "
-                 f"exchangeable)"
-                 + (f" = {selection_inflation(n, se) * 100:.2f} points" if se else ""))
+                 f"{infl.expected_max:.2f} x SE of a paired comparison / √2 (configs' noise "
+                 f"assumed exchangeable)" + (f" = {infl.points:.2f} points" if se else ""))
     return [text]
 
 

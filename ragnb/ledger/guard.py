@@ -119,11 +119,9 @@ def ranking_margin(n_selections: int, se: float, z: float = 1.96) -> tuple[float
     se = _finite(se, "se")
     if se <= 0:
         raise InputError(f"must be positive, got {se!r}", source="se")
-    inflation = 0.0
-    if n_selections > 0:
-        from ragnb.stats.inflation import selection_inflation
+    from ragnb.stats.inflation import implied_inflation
 
-        inflation = float(selection_inflation(n_selections, se))
+    inflation = implied_inflation(n_selections, se)
     return inflation + z * se, inflation
 
 
@@ -162,11 +160,9 @@ def check_ranking(split: str, scores: Mapping[str, float], winner: str, n_select
     runner_up = max(others, key=others.get)
     lead = scores[winner] - others[runner_up]
     if lead < margin:
-        emax = 0.0
-        if n_selections > 0:
-            from ragnb.stats.inflation import expected_max_normal
+        from ragnb.stats.inflation import split_inflation
 
-            emax = float(expected_max_normal(n_selections))
+        emax = split_inflation(split, n_selections, se, "").expected_max
         raise PolicyError(
             f"{split} is a regression guard and will not rank {winner!r} over {runner_up!r}: "
             f"the lead is {lead * 100:+.2f} points, and after {n_selections} selections its "

@@ -374,9 +374,7 @@ class Ledger:
                    "n_queries": m.n_queries}
             if se is not None:
                 split_se = se.get(m.name) if isinstance(se, Mapping) else se
-                row["inflation"] = (0.0 if m.selections_against == 0
-                                    else None if split_se is None
-                                    else m.implied_inflation(split_se))
+                row["inflation"] = m.implied_inflation(split_se)
             rows.append(row)
         columns = ["split", "split_id", "role", "selections_against", "budget", "sealed",
                    "retired_for_selection_at", "scoring_runs_used", "unseal_policy", "n_queries"]

@@ -148,7 +148,7 @@ class Manifest:
     def implied_inflation(self, se: float) -> float:
         """Expected optimism of the retained score after this many selections.
 
-        Delegates to :func:`ragnb.stats.inflation.selection_inflation`
+        :func:`ragnb.stats.inflation.implied_inflation`
         (``E[max of N normals] x se / sqrt(2)``, the per-config noise of
         exchangeable configs); zero for a split never selected against.
 
@@ -158,11 +158,9 @@ class Manifest:
             Standard error of a paired difference between two configurations
             on this split, in the units of the score.
         """
-        if self.selections_against == 0:
-            return 0.0
-        from ragnb.stats.inflation import selection_inflation
+        from ragnb.stats.inflation import implied_inflation
 
-        return float(selection_inflation(self.selections_against, se))
+        return implied_inflation(self.selections_against, se)
 
     def to_dict(self) -> dict:
         """The JSON object (with ``format``) written by :func:`write_manifest`."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ragnb.stats import expected_max_normal, selection_inflation
+from ragnb.stats import expected_max_normal, implied_inflation, selection_inflation
 
 
 def selection_counts(history: pd.DataFrame) -> pd.DataFrame:
@@ -94,7 +94,7 @@ def split_status(ledger_dir, test_sets: dict, se: float | dict | None = None) ->
     (``role = "not registered"``, ``selections_against`` missing): how often it
     was selected against is unknown, and the report shows that. ``se`` (one
     value or name -> value: the paired SE on that split) gives the
-    ``inflation`` column, :func:`ragnb.stats.selection_inflation` (``E[max_N] x
+    ``inflation`` column, :func:`ragnb.stats.implied_inflation` (``E[max_N] x
     se / sqrt(2)``).
     """
     from ragnb.ledger import Ledger
@@ -115,8 +115,7 @@ def split_status(ledger_dir, test_sets: dict, se: float | dict | None = None) ->
         rows.append({"split": name, "split_id": m.split_id, "role": m.role,
                      "selections_against": n, "budget": m.budget, "sealed": m.sealed,
                      "retired_for_selection_at": m.retired_for_selection_at,
-                     "inflation": 0.0 if n == 0 else None if split_se is None
-                     else selection_inflation(int(n), split_se)})
+                     "inflation": implied_inflation(n, split_se)})
     table = pd.DataFrame(rows)
     table["selections_against"] = table["selections_against"].astype("Int64")
     table["budget"] = table["budget"].astype("Int64")

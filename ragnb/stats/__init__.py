@@ -19,6 +19,7 @@ from ragnb.stats.bootstrap import PairedBootstrap, paired_bootstrap
 from ragnb.stats.inflation import (
     SelectionInflation,
     expected_max_normal,
+    implied_inflation,
     implied_se,
     paired_se,
     selection_inflation,
@@ -47,6 +48,7 @@ __all__ = [
     "delta_interval",
     "expected_max_normal",
     "holm",
+    "implied_inflation",
     "implied_se",
     "mde",
     "paired_bootstrap",

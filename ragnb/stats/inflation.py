@@ -132,6 +132,26 @@ def selection_inflation(n_selections: int, paired_se: float) -> float:
     return expected_max_normal(n_selections) * float(paired_se) / math.sqrt(2)
 
 
+def implied_inflation(n_selections: int | None, paired_se: float | None) -> float | None:
+    """The inflation a split's selection count implies, where either may be unknown.
+
+    ``0`` for a split never selected against (whatever its SE), ``None`` when the
+    count or the SE is unknown (a split no ledger knows, a comparison not made),
+    else :func:`selection_inflation`. Every table that shows a split's inflation
+    beside its ``selections_against`` fills it from here.
+
+    Examples
+    --------
+    >>> implied_inflation(0, None), implied_inflation(None, 0.01), implied_inflation(40, None)
+    (0.0, None, None)
+    >>> round(implied_inflation(40, 0.0069) * 100, 2)
+    1.05
+    """
+    if n_selections is None or (n_selections != 0 and paired_se is None):
+        return None
+    return float(selection_inflation(int(n_selections), 0.0 if paired_se is None else paired_se))
+
+
 def implied_se(inflation: float, n_selections: int) -> float:
     """The paired SE at which ``n_selections`` candidates inflate by ``inflation``."""
     return float(inflation) * math.sqrt(2) / expected_max_normal(n_selections)
@@ -170,9 +190,14 @@ class SelectionInflation:
     def points(self) -> float:
         return self.inflation * 100
 
+    @property
+    def expected_max(self) -> float:
+        """``E[max of N standard normals]`` for ``N = selections`` (0 when nothing was selected)."""
+        return expected_max_normal(self.selections) if self.selections else 0.0
+
     def describe(self) -> str:
         """One sentence, the same on every page (points)."""
-        emax = expected_max_normal(self.selections) if self.selections else 0.0
+        emax = self.expected_max
         text = (f"selection inflation on {self.split}: {self.points:.2f} points = E[max of "
                 f"{self.selections} standard normals] {emax:.2f} × per-config noise "
                 f"{self.paired_se / math.sqrt(2) * 100:.2f} points (paired SE "
