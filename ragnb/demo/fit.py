@@ -47,6 +47,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ragnb.metrics.gains import discount, gain_map
+
 SEED = 20260702
 ROUNDS = 40
 DEPTH = 10
@@ -166,11 +168,12 @@ def _rank(split: _Split, u: np.ndarray, jitter: np.ndarray) -> np.ndarray:
     return np.argsort(-s, axis=1, kind="stable")[:, :DEPTH]
 
 
-_DISCOUNT = 1.0 / np.log2(np.arange(DEPTH) + 2.0)
+_DISCOUNT = discount(np.arange(DEPTH))
+_GAIN = gain_map("exp")   # nDCG's default gain 2^g - 1
 
 
 def _ideal(split: _Split) -> np.ndarray:
-    gains = np.sort(np.exp2(split.grade) - 1.0, axis=1)[:, ::-1][:, :DEPTH]
+    gains = np.sort(_GAIN(split.grade), axis=1)[:, ::-1][:, :DEPTH]
     return gains @ _DISCOUNT
 
 
@@ -180,7 +183,7 @@ def _ndcg(split: _Split, top: np.ndarray) -> np.ndarray:
     The generator's own fast copy of the metric; the tests check the written
     files with :func:`ragnb.score.score`.
     """
-    gains = np.exp2(np.take_along_axis(split.grade, top, axis=1)) - 1.0
+    gains = _GAIN(np.take_along_axis(split.grade, top, axis=1))
     ideal = _ideal(split)
     return np.divide(gains @ _DISCOUNT, ideal, out=np.zeros(len(ideal)), where=ideal > 0)
 
@@ -208,11 +211,11 @@ def _nudge(split: _Split, top: np.ndarray, target: float, mask=None,
         err = target - _mean_ndcg(split, top, mask)
         if abs(err) < tol or not len(rows):
             break
-        g = np.exp2(np.take_along_axis(split.grade[rows], top[rows], axis=1)) - 1.0
+        g = _GAIN(np.take_along_axis(split.grade[rows], top[rows], axis=1))
         swap = (g[:, 1:] - g[:, :-1]) * (_DISCOUNT[:-1] - _DISCOUNT[1:])
         outside = np.ones((len(rows), CANDIDATES), dtype=bool)
         np.put_along_axis(outside, top[rows], False, axis=1)
-        out_gain = np.where(outside, np.exp2(split.grade[rows]) - 1.0, -1.0)
+        out_gain = np.where(outside, _GAIN(split.grade[rows]), -1.0)
         best_out = out_gain.argmax(axis=1)
         repl = (out_gain.max(axis=1) - g[:, -1]) * _DISCOUNT[-1]
         delta = np.c_[swap, repl] / ideal[:, None] / n

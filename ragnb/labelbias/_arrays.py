@@ -6,33 +6,19 @@ import numpy as np
 from ragnb.errors import InputError
 from ragnb.run import positions
 
-#: Gain per grade of each nDCG family (the same definitions as ragnb.metrics.kernels).
-GAINS = {
-    "ndcg": lambda g: np.exp2(g) - 1.0,
-    "ndcg_linear": lambda g: np.asarray(g, dtype=np.float64),
-}
-
 
 def gain_for(metric, top_grade: int):
-    """The gain function of an nDCG metric (its gain map for ``ndcg``), checked to be what the
-    exact bounds assume: gain(0) = 0 and rising with every grade up to ``top_grade``."""
-    if metric.spec.name == "ndcg":
-        from ragnb.metrics.gains import gain_map
-
-        gm = gain_map(metric.params.get("gain", "exp"))
-        if not gm.increasing_from_zero(top_grade):
-            from ragnb.errors import InputError
-
-            raise InputError(f"no exact bound for metric {metric.text!r}: its gain map "
-                             f"{gm.name!r} must give 0 to grade 0 and rise with every grade "
-                             f"up to {top_grade}", key=metric.text)
-        return gm
-    return GAINS[metric.spec.name]
-
-
-def discount(pos: np.ndarray) -> np.ndarray:
-    """``1 / log2(pos + 2)`` for 0-based positions."""
-    return 1.0 / np.log2(np.asarray(pos, dtype=np.float64) + 2.0)
+    """The gain map of a DCG metric, from the metrics registry
+    (:meth:`ragnb.metrics.registry.Metric.gain_map`), checked to be what the exact bounds
+    assume: gain(0) = 0 and rising with every grade up to ``top_grade``."""
+    gm = metric.gain_map()
+    if gm is None:
+        raise no_bound(metric)
+    if not gm.increasing_from_zero(top_grade):
+        raise InputError(f"no exact bound for metric {metric.text!r}: its gain map "
+                         f"{gm.name!r} must give 0 to grade 0 and rise with every grade "
+                         f"up to {top_grade}", key=metric.text)
+    return gm
 
 
 def first_position(q: np.ndarray, pos: np.ndarray, mask: np.ndarray, nq: int) -> np.ndarray:

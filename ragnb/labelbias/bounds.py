@@ -53,6 +53,7 @@ from ragnb.labelbias import _arrays as A
 from ragnb.labelbias.pool import Pool, build_pool
 from ragnb.labelbias.ratio import max_ratio
 from ragnb.metrics import JudgmentIndex, Metric, parse_metric
+from ragnb.metrics.gains import discount
 from ragnb.metrics.judged import POLICIES
 from ragnb.run import Run
 from ragnb.score import score
@@ -75,7 +76,9 @@ BOUND_FUNCS: dict[str, BoundFunc] = {}
 
 
 def register_bound(*names: str):
-    """Decorator: ``func(pool, config, metric) -> (min, max)`` per query, for metric families."""
+    """Decorator: ``func(pool, config, metric) -> (min, max)`` per query, for metric families
+    of the metrics registry (:data:`ragnb.metrics.REGISTRY`; a name it lacks is an error)."""
+    require_registered(names)
 
     def wrap(func: BoundFunc) -> BoundFunc:
         for n in names:
@@ -83,6 +86,21 @@ def register_bound(*names: str):
         return func
 
     return wrap
+
+
+def require_registered(names) -> None:
+    from ragnb.metrics import REGISTRY
+
+    unknown = [n for n in names if n not in REGISTRY]
+    if unknown:
+        raise ValueError(f"bounds registered for {unknown}, which the metrics registry lacks")
+
+
+def dcg_families() -> tuple[str, ...]:
+    """The metric families with a gain map in the registry (nDCG and its variants)."""
+    from ragnb.metrics import REGISTRY
+
+    return tuple(n for n, spec in REGISTRY.items() if spec.gain is not None)
 
 
 def _rel(metric: Metric) -> int:
@@ -164,14 +182,14 @@ def _recall(pool: Pool, config: str, metric: Metric):
     return recall_extremes(hits, total, own, other)
 
 
-@register_bound("ndcg", "ndcg_linear")
+@register_bound(*dcg_families())
 def _ndcg(pool: Pool, config: str, metric: Metric):
     t, nq = pool.tops[config], pool.n_queries
     gain = A.gain_for(metric, pool.top_grade)
     judged_rows = ~t.unjudged
-    const = A.per_query(t.q[judged_rows], gain(t.grade[judged_rows]) * A.discount(
+    const = A.per_query(t.q[judged_rows], gain(t.grade[judged_rows]) * discount(
         t.pos[judged_rows]), nq)
-    weights, n_own = A.padded(t.q[t.unjudged], A.discount(t.pos[t.unjudged]), nq)
+    weights, n_own = A.padded(t.q[t.unjudged], discount(t.pos[t.unjudged]), nq)
     judged = pool.judged_by_grade()
     hi = max_ratio(weights, n_own, const, judged, gain, pool.k)
     with_outside = judged.copy()

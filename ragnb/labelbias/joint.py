@@ -41,10 +41,11 @@ import pandas as pd
 
 from ragnb.errors import InputError
 from ragnb.labelbias import _arrays as A
-from ragnb.labelbias.bounds import Bounds
+from ragnb.labelbias.bounds import Bounds, dcg_families, require_registered
 from ragnb.labelbias.pool import Pool
 from ragnb.labelbias.ratio import max_ratio
 from ragnb.metrics import Metric, parse_metric
+from ragnb.metrics.gains import discount
 
 JointFunc = Callable[[Pool, str, str, Metric], tuple[np.ndarray, np.ndarray]]
 JOINT_FUNCS: dict[str, JointFunc] = {}
@@ -54,6 +55,8 @@ JOINT_COLUMNS = ["baseline", "challenger", "query_id", "metric", "delta_lower",
 
 def register_joint(*names: str):
     """Decorator: ``func(pool, baseline, challenger, metric) -> (min, max)`` of the difference."""
+
+    require_registered(names)
 
     def wrap(func: JointFunc) -> JointFunc:
         for n in names:
@@ -201,7 +204,7 @@ def _recall(pool: Pool, base: str, chal: str, metric: Metric):
     return vals.min(axis=0), vals.max(axis=0)
 
 
-@register_joint("ndcg", "ndcg_linear")
+@register_joint(*dcg_families())
 def _ndcg(pool: Pool, base: str, chal: str, metric: Metric):
     nq = pool.n_queries
     gain = A.gain_for(metric, pool.top_grade)
@@ -209,12 +212,12 @@ def _ndcg(pool: Pool, base: str, chal: str, metric: Metric):
     def judged_part(config):
         t = pool.tops[config]
         j = ~t.unjudged
-        return A.per_query(t.q[j], gain(t.grade[j]) * A.discount(t.pos[j]), nq)
+        return A.per_query(t.q[j], gain(t.grade[j]) * discount(t.pos[j]), nq)
 
     const = judged_part(chal) - judged_part(base)
     rc, rb = _ranks(pool, chal), _ranks(pool, base)
-    coef = np.where(rc >= 0, A.discount(np.maximum(rc, 0)), 0.0) - np.where(
-        rb >= 0, A.discount(np.maximum(rb, 0)), 0.0)
+    coef = np.where(rc >= 0, discount(np.maximum(rc, 0)), 0.0) - np.where(
+        rb >= 0, discount(np.maximum(rb, 0)), 0.0)
     weights, n_items = A.padded(pool.item_q, coef, nq)
     judged = pool.judged_by_grade()
     hi = max_ratio(weights, n_items, const, judged, gain, pool.k)

@@ -36,6 +36,7 @@ from ragnb.labelbias.merge import write_atomic
 from ragnb.labelbias.pool import Pool
 from ragnb.labelbias.ratio import ideal_from_counts
 from ragnb.metrics import parse_metric
+from ragnb.metrics.gains import discount
 from ragnb.testset import TestSet
 
 ORDER_EXPLANATION = (
@@ -162,11 +163,11 @@ def _single_item_values(pool: Pool, config: str, metric, grade: int) -> np.ndarr
     if name == "success":
         lower = (A.per_query(t.q, judged_hit, nq) > 0)[q]
         return (lower | (inside & (grade >= rel))).astype(np.float64)
-    if name in A.GAINS:
+    if metric.spec.gain is not None:
         gain = A.gain_for(metric, pool.top_grade)
         j = ~t.unjudged
-        num = A.per_query(t.q[j], gain(t.grade[j]) * A.discount(t.pos[j]), nq)[q]
-        num = num + np.where(inside, gain(float(grade)) * A.discount(rr_), 0.0)
+        num = A.per_query(t.q[j], gain(t.grade[j]) * discount(t.pos[j]), nq)[q]
+        num = num + np.where(inside, gain(float(grade)) * discount(rr_), 0.0)
         counts = pool.judged_by_grade()[q].copy()
         counts[:, grade] += 1
         gains = gain(np.arange(pool.top_grade + 1, dtype=np.float64))

@@ -57,17 +57,11 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ragnb.metrics.gains import discount_prefix
+
 #: Cells (queries x states x choices) handled at once by the DP; bounds memory.
 CELL_BUDGET = 1 << 22
 MAX_ITERATIONS = 200
-
-
-def discount_prefix(length: int, k: int | None) -> np.ndarray:
-    """``D(t) = sum_{i < min(t, k)} 1/log2(i + 2)`` for ``t = 0..length``."""
-    steps = 1.0 / np.log2(np.arange(length) + 2.0)
-    if k is not None:
-        steps[k:] = 0.0
-    return np.r_[0.0, np.cumsum(steps)]
 
 
 def ideal_from_counts(counts: np.ndarray, gains: np.ndarray, k: int | None) -> np.ndarray:

@@ -1,4 +1,8 @@
-"""Gain maps for nDCG: grade -> gain.
+"""Gain maps and the rank discount for nDCG: grade -> gain, rank -> discount.
+
+Every DCG in the package (the metric kernels, the ideal DCG, the label-bias
+bounds, the demo generator) takes its gain from a :class:`GainMap` here and its
+discount from :func:`discount` / :func:`discount_prefix`.
 
 Two built-in maps by name, ``exp`` (2^g - 1, the default of ``ndcg``) and
 ``linear`` (g, trec_eval's ``ndcg_cut``), plus maps from a file or a mapping,
@@ -25,6 +29,24 @@ from pathlib import Path
 import numpy as np
 
 from ragnb.errors import InputError
+
+
+def discount(pos) -> np.ndarray:
+    """The DCG discount ``1 / log2(i + 1)`` at rank ``i = pos + 1`` (``pos`` 0-based).
+
+    >>> [round(float(x), 4) for x in discount([0, 1, 2])]
+    [1.0, 0.6309, 0.5]
+    """
+    return 1.0 / np.log2(np.asarray(pos, dtype=np.float64) + 2.0)
+
+
+def discount_prefix(length: int, k: int | None = None) -> np.ndarray:
+    """``D(t) = sum_{i < min(t, k)} discount(i)`` for ``t = 0..length`` (DCG of ``t`` items of
+    gain 1; a block of ``c`` items from position ``s`` adds ``D(s + c) - D(s)``)."""
+    steps = discount(np.arange(length))
+    if k is not None:
+        steps[k:] = 0.0
+    return np.r_[0.0, np.cumsum(steps)]
 
 
 @dataclass(frozen=True)

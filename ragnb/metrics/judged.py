@@ -232,7 +232,9 @@ class View:
         if self.k is not None:
             depth = min(depth, self.k)
             ends, starts = np.minimum(ends, self.k), np.minimum(starts, self.k)
-        prefix = np.r_[0.0, np.cumsum(1.0 / np.log2(np.arange(depth) + 2.0))]
+        from ragnb.metrics.gains import discount_prefix
+
+        prefix = discount_prefix(depth)
         return ((prefix[ends] - prefix[starts]) * gain(levels)[None, :]).sum(axis=1)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ragnb.errors import InputError
-from ragnb.metrics.gains import gain_map
+from ragnb.metrics.gains import discount, gain_map
 from ragnb.metrics.judged import View
 from ragnb.metrics.registry import Param, register
 
@@ -24,12 +24,8 @@ def _check_p(params: dict, text: str) -> None:
         raise InputError(f"persistence p must lie in (0, 1), got {params['p']}", key=text)
 
 
-def _discount(pos: np.ndarray) -> np.ndarray:
-    return 1.0 / np.log2(pos + 2.0)
-
-
 def _ndcg(view: View, gain) -> np.ndarray:
-    dcg = view.per_query(gain(view.grade) * _discount(view.pos))
+    dcg = view.per_query(gain(view.grade) * discount(view.pos))
     idcg = view.ideal_dcg(gain)
     return np.divide(dcg, idcg, out=np.zeros(view.n), where=idcg > 0)
 
@@ -43,6 +39,7 @@ def _check_gain(params: dict, text: str) -> None:
     params=(Param("gain", str, "exp", "gain map: exp (2^g - 1), linear (g), a registered "
                   "name or a .json/.csv file grade -> gain"),),
     check=_check_gain,
+    gain=lambda params: gain_map(params.get("gain", "exp")),
     summary="normalised DCG, exponential gain 2^g - 1 by default, or a gain map",
     formula="DCG@k = sum_{i<=k} gain(g_i) / log2(i + 1); nDCG@k = DCG@k / ideal DCG@k, "
             "the ideal from all judgments of the query (0 when nothing is relevant)",
@@ -54,11 +51,12 @@ def ndcg(view: View, gain: str = "exp") -> np.ndarray:
 @register(
     "ndcg_linear",
     aliases=("ndcg_cut",),
+    gain=lambda params: gain_map("linear"),
     summary="normalised DCG with linear gain g, as trec_eval's ndcg_cut",
     formula="DCG@k = sum_{i<=k} g_i / log2(i + 1); nDCG@k = DCG@k / ideal DCG@k",
 )
 def ndcg_linear(view: View) -> np.ndarray:
-    return _ndcg(view, lambda g: g)
+    return _ndcg(view, gain_map("linear"))
 
 
 @register(

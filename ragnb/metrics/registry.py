@@ -59,6 +59,9 @@ class MetricSpec:
         The label policies under which the metric is defined; scoring under
         another is an error naming the metric (bpref and infAP define their own
         treatment of unjudged passages).
+    gain : callable, optional
+        For DCG families: ``gain(params) -> GainMap``, the family's grade -> gain
+        map (:mod:`ragnb.metrics.gains`); None for other metrics.
     """
 
     name: str
@@ -71,6 +74,7 @@ class MetricSpec:
     aliases: tuple[str, ...] = ()
     check: Callable | None = None
     policies: tuple[str, ...] = ("lower", "condensed", "upper")
+    gain: Callable | None = None
 
 
 REGISTRY: dict[str, MetricSpec] = {}
@@ -80,12 +84,13 @@ _ALIASES: dict[str, str] = {}
 def register(name: str, *, summary: str, formula: str, params: tuple[Param, ...] = (),
              cutoff: bool = True, uses_policy: bool = True, aliases: tuple[str, ...] = (),
              check: Callable | None = None,
-             policies: tuple[str, ...] = ("lower", "condensed", "upper")):
+             policies: tuple[str, ...] = ("lower", "condensed", "upper"),
+             gain: Callable | None = None):
     """Decorator adding a metric kernel to :data:`REGISTRY`."""
 
     def wrap(func: Callable) -> Callable:
         spec = MetricSpec(name, func, summary, formula, params, cutoff, uses_policy, aliases,
-                          check, policies)
+                          check, policies, gain)
         for n in (name, *aliases):
             if n in REGISTRY or n in _ALIASES:
                 raise ValueError(f"metric name {n!r} registered twice")
@@ -118,6 +123,11 @@ class Metric:
     @property
     def name(self) -> str:
         return self.text
+
+    def gain_map(self):
+        """The grade -> gain map of a DCG metric (``ndcg@10(gain=linear)``: linear), None for
+        a metric with no gain."""
+        return None if self.spec.gain is None else self.spec.gain(self.params)
 
 
 #: trec_eval measure -> ragnb name, for the help text and the agreement tests.
