@@ -232,15 +232,15 @@ def _read_all(ws) -> tuple[list[str], int]:
         qids = set(ts.query_ids)
         found.append(f"test set {split}: {len(ts.queries)} queries, {len(ts.judgments)} "
                      f"judgments ({ts.source})")
-        runs = ws.runs(split)
+        runs = ws.check_runs(split)   # read and checked, not scored
         extra = set()
-        for run in runs:
-            extra |= set(run.query_ids) - qids
-            for note in run.notes:
+        for _, outside_ids, notes in runs:
+            extra |= outside_ids
+            for note in notes:
                 found.append(f"  note: {note}")
         outside += len(extra)
         if runs:
-            found.append(f"  {len(runs)} runs: {', '.join(r.name for r in runs)}")
+            found.append(f"  {len(runs)} runs: {', '.join(name for name, _, _ in runs)}")
         table = ws.strata(split)
         if table is not None:
             n_out = len(set(table["query_id"]) - qids)

@@ -160,6 +160,21 @@ class Workspace:
         self._admit(name, [c for c in dict.fromkeys(configs) if c in sources])
         return [self.run(name, c) for c in configs]
 
+    def check_runs(self, name: str) -> list[tuple[str, set, tuple]]:
+        """Read and validate every run of test set ``name`` without scoring it (``ragnb init``).
+
+        Returns ``(config, query ids outside the test set, reader notes)`` per config. The
+        runs are not kept: nothing here is a scoring, so the ledger is not asked (scoring
+        goes through :meth:`runs`, which the ledger's policy admits).
+        """
+        qids = set(self.test_set(name).query_ids)
+        out = []
+        for config, source in self._run_sources.get(name, {}).items():
+            run = as_run(source, name=config, order=self.run_order)
+            self._remember(source)
+            out.append((config, set(run.query_ids) - qids, tuple(run.notes)))
+        return out
+
     def split_manifest(self, name: str):
         """Test set ``name``'s split in the workspace's ledger (by content hash), or None.
 

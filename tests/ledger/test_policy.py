@@ -118,3 +118,24 @@ def test_a_demoted_split_is_scored_freely_but_ranks_only_a_clear_lead(tmp_path):
     assert str(recorded.value) == str(checked.value)
     working = Ledger(tmp_path / "w").register("w", QRELS)
     assert check_choice(working, {"y": 0.50, "z": 0.52}, se) is None   # a working split ranks
+
+
+def test_init_checks_a_sealed_splits_runs_without_scoring_them(sealed, tmp_path):
+    from ragnb.cli import main
+
+    (tmp_path / "prod.qrels").write_text("q1 0 p1 1\nq2 0 p2 1\nq3 0 p3 1\n")
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    for config, ranking in RUNS.items():
+        (runs / f"{config}.run").write_text("".join(
+            f"{q} Q0 {p} 1 1.0 {config}\n" for q, top in ranking.items() for p in top))
+    code = main(["init", str(tmp_path / "ws"), "--test-set", f"prod={tmp_path / 'prod.qrels'}",
+                 "--runs", str(runs / "*.run"), "--ledger", str(sealed.root)])
+    assert code == 0
+    assert [e.event for e in sealed.events()] == ["registered"]     # read and checked only
+    from ragnb.workspace import open_workspace
+
+    ws = open_workspace(tmp_path / "ws")
+    assert ws.split_manifest("prod").sealed                         # the same content
+    with pytest.raises(PolicyError, match="prod is sealed"):
+        ws.runs("prod")
