@@ -145,7 +145,7 @@ class Manifest:
             return None
         return max(self.budget - self.selections_against, 0)
 
-    def implied_inflation(self, se: float) -> float:
+    def implied_inflation(self, se: float | None) -> float | None:
         """Expected optimism of the retained score after this many selections.
 
         :func:`ragnb.stats.inflation.implied_inflation`
@@ -154,9 +154,10 @@ class Manifest:
 
         Parameters
         ----------
-        se : float
+        se : float or None
             Standard error of a paired difference between two configurations
-            on this split, in the units of the score.
+            on this split, in the units of the score (None: unknown, so is the
+            inflation unless the split was never selected against).
         """
         from ragnb.stats.inflation import implied_inflation
 

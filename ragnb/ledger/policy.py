@@ -90,6 +90,9 @@ def admit_scoring(ledger_dir: str | os.PathLike[str] | None, manifest: Manifest 
     """
     if manifest is None or manifest.role != "confirmation":
         return manifest
+    if not ledger_dir:
+        raise PolicyError(f"{manifest.name} is a confirmation split: name the ledger that "
+                          "records its scorings")
     from ragnb.ledger.ledger import Ledger
 
     values = dict(values or {})
@@ -133,5 +136,5 @@ def check_choice(manifest: Manifest | None, scores: Mapping[str, float], se: flo
                           "so no lead can be told apart from the selection bias")
     from ragnb.ledger.guard import check_ranking
 
-    winner = max(scores, key=scores.get)
+    winner = max(scores, key=lambda c: scores[c])
     return check_ranking(manifest.name, scores, winner, manifest.selections_against, se)
