@@ -212,9 +212,9 @@ class Ledger:
               value: float | None = None, note: str | None = None,
               actor: str | None = None) -> Manifest:
         """Record that ``config`` was scored on ``split`` (refused on a sealed split
-        outside its unseal policy)."""
-        return self._act(split, lambda s, today: (
-            "scored", rules.check_score(s, config, metric, value, note)), actor)[0]
+        outside its unseal policy); :meth:`score_all` for one config."""
+        return self.score_all(split, [config], metric=metric, values={config: value},
+                              note=note, actor=actor)
 
     def score_all(self, split: str, configs: Sequence[str], *, metric: str | None = None,
                   values: Mapping[str, float | None] | None = None, note: str | None = None,
