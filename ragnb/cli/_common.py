@@ -196,12 +196,16 @@ def ledger_line(manifest, ledger_dir: str | None, se: float | None = None) -> li
     return [text]
 
 
-def guard_sealed(ledger_dir: str | None, manifest, values: dict[str, float], metric: str) -> None:
+def guard_sealed(ledger_dir: str | None, manifest, values: dict[str, float], metric: str,
+                 inputs: Inputs | None = None) -> None:
     """The ledger's scoring policy (:func:`ragnb.ledger.policy.admit_scoring`): refused
     (:class:`~ragnb.errors.PolicyError`, before anything is printed) on a sealed split
-    with no open unseal run for these configs; recorded when allowed."""
-    from ragnb.ledger.policy import admit_scoring
+    with no open unseal run for these configs; recorded when allowed. Without
+    ``--ledger``, a workspace's own ledger (``inputs.ledger``) holds its splits' policy."""
+    from ragnb.ledger.policy import admit_scoring, find_split
 
+    if not ledger_dir and inputs is not None and inputs.ledger:
+        ledger_dir, manifest = inputs.ledger, find_split(inputs.ledger, inputs.test_set)
     admit_scoring(ledger_dir, manifest, list(values), metric=metric, values=values,
                   note="ragnb CLI")
 
@@ -269,6 +273,7 @@ class Inputs:
     manifest: Path | None = None
     split: str | None = None
     gain: str = "exp"
+    ledger: str | None = None
 
     def metric(self, text: str) -> str:
         """A metric with the workspace's gain map when it is an nDCG naming none
@@ -332,4 +337,5 @@ def resolve_inputs(args: argparse.Namespace, runs: list[str], run_flag: str = "-
     strata = strata[strata["query_id"].isin(set(test_set.query_ids))]
     strata.attrs["notes"] = notes
     strata.attrs.setdefault("source", str(entry.strata.path if entry.strata else test_set.source))
-    return Inputs(test_set, loaded, options, strata, ws.manifest.path, split, ws.gain)
+    return Inputs(test_set, loaded, options, strata, ws.manifest.path, split, ws.gain,
+                  None if ws.manifest.ledger is None else str(ws.manifest.ledger))

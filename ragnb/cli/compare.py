@@ -108,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
     first = means[means["metric"] == metrics[0]].set_index("config")["mean"].to_dict()
     # one scoring per config, whatever the number of metrics (each is scored once per run)
     guard_sealed(args.ledger, manifest, first if len(metrics) == 1 else dict.fromkeys(first),
-                 ", ".join(metrics))
+                 ", ".join(metrics), inputs)
     refuse_close_ranking(manifest, scores, metrics)
     cols = [c for c in SHOW if c in result.columns]
     for row in result[result["statement"] != ""].itertuples():

@@ -67,8 +67,12 @@ def run(args: argparse.Namespace) -> int:
               + ", ".join(sorted({r.order for r in runs}))]
     manifest = split_manifest(args.ledger, test_set)
     means = scores.means()
-    for metric, group in means.groupby("metric", sort=False):
-        guard_sealed(args.ledger, manifest, dict(zip(group["config"], group["mean"])), metric)
+    first = means[means["metric"] == means["metric"].iloc[0]]
+    values = dict(zip(first["config"], first["mean"]))
+    # one scoring per config, whatever the number of metrics (each is scored once per run)
+    one = means["metric"].nunique() == 1
+    guard_sealed(args.ledger, manifest, values if one else dict.fromkeys(values),
+                 ", ".join(dict.fromkeys(means["metric"])), inputs)
     header += ledger_line(manifest, args.ledger)
     header += [f"# note: {n}" for n in (*test_set.notes, *scores.notes)]
     table = scores.table if args.per_query else means

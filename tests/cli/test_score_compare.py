@@ -206,3 +206,30 @@ def test_compare_refuses_to_rank_close_candidates_on_a_regression_guard(demo_led
                      "--challenger", f"round-40={RUN40}", "--metric", "ndcg@10",
                      "--resamples", "200")
     assert code == 0
+
+
+def test_a_workspace_ledger_holds_for_the_cli_without_ledger_option(tmp_path):
+    import shutil
+
+    from ragnb.ledger import Ledger
+
+    (tmp_path / "runs").mkdir()
+    shutil.copy(DEMO_DIR / "production.jsonl", tmp_path / "prod.jsonl")
+    for c in ("round-00", "round-40"):
+        shutil.copy(DEMO_DIR / "runs" / "production" / f"{c}.jsonl", tmp_path / "runs")
+    (tmp_path / "ragnb.toml").write_text(
+        '[workspace]\nname = "w"\nledger = "ledger"\n'
+        '[test_sets.prod]\npath = "prod.jsonl"\nruns = "runs/*.jsonl"\n')
+    ledger = Ledger(tmp_path / "ledger")
+    ts = read_test_set(tmp_path / "prod.jsonl")
+    ledger.register("prod", ts.judgments.drop(columns="line"), ts.query_ids, role="confirmation")
+    argv = ["score", "--workspace", tmp_path, "--metric", "ndcg@10", "--metric", "rr@10"]
+    code, out, err = cli(*argv)
+    assert code == 2 and out == "" and "prod is sealed" in err
+    ledger.unseal("prod", ["round-00", "round-40"])
+    code, out, err = cli(*argv, "--format", "csv")
+    assert code == 0, err
+    assert len(pd.read_csv(io.StringIO(out))) == 4            # 2 configs x 2 metrics shown
+    scored = [e.payload for e in ledger.events() if e.event == "scored"]
+    assert [(p["config"], p["metric"], p["value"]) for p in scored] == [
+        ("round-00", "ndcg@10, rr@10", None), ("round-40", "ndcg@10, rr@10", None)]
