@@ -18,7 +18,6 @@ this module first, so the rules of :mod:`ragnb.ledger.rules` hold everywhere:
 
 >>> import pandas as pd, tempfile
 >>> from ragnb.ledger import Ledger
->>> from ragnb.testset import TestSet
 >>> qrels = pd.DataFrame({"query_id": ["q1", "q2"], "passage_id": ["p1", "p7"],
 ...                       "grade": [2, 1]})
 >>> folder = tempfile.mkdtemp()

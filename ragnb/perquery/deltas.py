@@ -11,11 +11,11 @@ import numpy as np
 import pandas as pd
 
 from ragnb.errors import InputError
+from ragnb.io.run import Run
 from ragnb.io.strata import label_queries
+from ragnb.io.testset import TestSet
 from ragnb.metrics import parse_metric
-from ragnb.run import Run
-from ragnb.score import Scores, per_query
-from ragnb.testset import TestSet
+from ragnb.metrics.score import Scores, per_query
 
 #: Sort orders by name: (key column, ascending).
 SORTS = {

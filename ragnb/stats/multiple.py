@@ -165,7 +165,7 @@ def compare(
             "need at least one challenger other than the baseline", source="challengers"
         )
 
-    from ragnb.score import per_query
+    from ragnb.metrics.score import per_query
 
     base = per_query(scores, baseline, metric)
     frames, checks = [], []
