@@ -15,7 +15,7 @@
 =============================  ==================================================
 
 The chart is :func:`ragnb.strata.charts.strata_chart`; the what-if widget is
-:class:`ragnb.widgets.whatif.WhatIf`.
+:class:`ragnb.widgets.whatif.WhatIf` (its state: :class:`ragnb.strata.whatif.WhatIfState`).
 """
 from ragnb.strata import finding as _finding  # noqa: F401  (registers the adapter)
 from ragnb.strata.breakdown import Breakdown, breakdown
