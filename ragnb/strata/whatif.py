@@ -30,12 +30,12 @@ import pandas as pd
 
 from ragnb.errors import InputError
 from ragnb.io.run import Run
+from ragnb.io.strata_table import stratum_columns
 from ragnb.io.testset import TestSet
 from ragnb.metrics import POLICIES, JudgmentIndex, parse_metric
 from ragnb.metrics.score import Scores, score
 from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ragnb.strata.breakdown import Breakdown, breakdown
-from ragnb.strata.data import stratum_columns
 from ragnb.strata.spec import StrataSpec, apply_spec, write_spec
 
 WARNING = ("A filter chosen after seeing per-stratum scores is not a pre-registered analysis: "

@@ -34,6 +34,7 @@ import pandas as pd
 from ragnb.errors import InputError, RagnbError
 from ragnb.io.run import Run
 from ragnb.io.strata import UNCLASSIFIED
+from ragnb.io.strata_table import Comparison
 from ragnb.io.testset import TestSet
 from ragnb.metrics import POLICIES, REGISTRY, parse_metric
 from ragnb.metrics.score import Scores
@@ -41,7 +42,6 @@ from ragnb.report.display import checks_html, headline_html, table_html
 from ragnb.result import finding
 from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ragnb.strata.breakdown import Breakdown
-from ragnb.strata.data import Comparison
 from ragnb.strata.spec import StrataSpec
 from ragnb.strata.whatif import REPORT_NOTEBOOK, WARNING, LogEntry, WhatIfState
 
