@@ -52,9 +52,7 @@ import pandas as pd
 
 from ragnb.errors import InputError
 from ragnb.metrics.score import per_query
-from ragnb.stats import implied_inflation, paired_bootstrap
-from ragnb.stats._inputs import align
-from ragnb.stats._resample import child_seed
+from ragnb.stats import align, child_seed, implied_inflation, paired_bootstrap
 from ragnb.stats.bootstrap import describe_method
 from ragnb.stats.classic import effect_size
 from ragnb.stats.interval import TOO_FEW
