@@ -41,7 +41,8 @@ BREAKDOWN_BODY = ["stratum", "n", "share", "baseline", "challenger", "Δ (points
 def _chart(given: Any, make: str, *args: Any,
            display_names: Mapping[str, str] | None = None) -> Any:
     """The chart given (``False``: none), else the analysis' own chart from :mod:`ragnb.charts`,
-    its configs named by ``display_names``."""
+    its configs named by ``display_names``.
+    """
     if given is False:
         return None
     if given is not None:

@@ -103,7 +103,8 @@ class FourCell:
 
     def table(self, scale: float = 100.0, digits: int = 1) -> pd.DataFrame:
         """The 4 x 2 display table: ``mean [low, high]`` per cell, deltas in points, and
-        the deltas' standardized effect size (mean difference / SD of differences)."""
+        the deltas' standardized effect size (mean difference / SD of differences).
+        """
         def fmt(v, lo, hi, signed=False, cell_digits=digits):
             sign = "+" if signed else ""
             if np.isnan(lo):  # below the minimum n of the calibrated interval

@@ -22,7 +22,6 @@ from ragnb._keys import (
     matching_pairs,
 )
 
-
 ALPHABET = np.array(list("abcdefghijklmnopqrstuvwxyz0123456789_-#é"))
 
 

@@ -233,7 +233,8 @@ def add_strata_args(p: argparse.ArgumentParser, by_help: str) -> None:
 def strata_labels(args: argparse.Namespace, test_set, query_ids,
                   workspace_strata: pd.DataFrame | None = None):
     """Stratum label per query (``--by`` in ``--strata``, else in the workspace's strata
-    table when given, else in the query metadata) and notes."""
+    table when given, else in the query metadata) and notes.
+    """
     from ragnb.io import read_strata
     from ragnb.io.strata import assign_strata
 
@@ -254,7 +255,8 @@ def strata_labels(args: argparse.Namespace, test_set, query_ids,
 
 def add_workspace_args(p: argparse.ArgumentParser, configs: bool = True) -> None:
     """``--workspace``, ``--split`` and (unless the command names its configs otherwise)
-    ``--config``: the one definition every command reading a workspace shares."""
+    ``--config``: the one definition every command reading a workspace shares.
+    """
     p.add_argument("--workspace", "-w", metavar="PATH", default=None,
                    help="read a workspace's test set and runs (ragnb.toml or its folder) "
                         "instead of --judgments and run files; configs are named as in the "
@@ -271,7 +273,8 @@ def add_workspace_args(p: argparse.ArgumentParser, configs: bool = True) -> None
 @dataclass(frozen=True)
 class Inputs:
     """What a scoring command reads: test set, runs, score options and, from a workspace,
-    its strata table (query metadata joined with the strata file) and manifest path."""
+    its strata table (query metadata joined with the strata file) and manifest path.
+    """
 
     test_set: object
     runs: list
@@ -283,7 +286,8 @@ class Inputs:
 
     def metric(self, text: str) -> str:
         """A metric with the workspace's gain map when it is an nDCG naming none
-        (:func:`ragnb.metrics.registry.with_gain`)."""
+        (:func:`ragnb.metrics.registry.with_gain`).
+        """
         from ragnb.metrics.registry import with_gain
 
         return with_gain(text, self.gain)
@@ -291,7 +295,8 @@ class Inputs:
 
 def workspace_split(args: argparse.Namespace):
     """The workspace of ``--workspace`` and the test set to read: ``--split``, else
-    ``[report.<command>] test_set`` / ``[report] test_set``, production, golden, the first."""
+    ``[report.<command>] test_set`` / ``[report] test_set``, production, golden, the first.
+    """
     from ragnb.workspace import open_workspace
 
     if args.judgments:

@@ -124,7 +124,7 @@ def _task(obj: dict, path, number) -> dict:
                   f"{json.dumps(task_id)[:60]}")
     if "edit_set" not in obj:
         raise bad("edit_set", f"task {task_id!r} has no `edit_set`")
-    row = {c: None for c in TASK_COLUMNS}
+    row = dict.fromkeys(TASK_COLUMNS)
     row.update({k: v for k, v in obj.items() if k in row})
     row["task_id"] = task_id
     for key in _PATH_LISTS:

@@ -95,11 +95,12 @@ PARAMS = ["amount", "user", "order", "items", "when", "options", "key", "value",
           "region", "currency", "account"]
 NEW_PARAMS = ["cycle_days", "region", "strict", "now", "locale", "retries", "tenant",
               "precision", "dry_run", "batch_size", "timeout", "source"]
-LOCALES = [f"{a}_{b}" for a, b in zip(
-    "en en en de de fr fr es es it it nl pt pt sv da fi no pl cs sk hu ro bg el tr ru uk "
-    "ja ko zh zh he ar hi th vi id ms fil".split(),
-    "US GB AU DE AT FR CA ES MX IT CH NL PT BR SE DK FI NO PL CZ SK HU RO BG GR TR RU UA "
-    "JP KR CN TW IL SA IN TH VN ID MY PH".split())]
+LOCALES = [
+    "en_US", "en_GB", "en_AU", "de_DE", "de_AT", "fr_FR", "fr_CA", "es_ES", "es_MX", "it_IT",
+    "it_CH", "nl_NL", "pt_PT", "pt_BR", "sv_SE", "da_DK", "fi_FI", "no_NO", "pl_PL", "cs_CZ",
+    "sk_SK", "hu_HU", "ro_RO", "bg_BG", "el_GR", "tr_TR", "ru_RU", "uk_UA", "ja_JP", "ko_KR",
+    "zh_CN", "zh_TW", "he_IL", "ar_SA", "hi_IN", "th_TH", "vi_VN", "id_ID", "ms_MY", "fil_PH"
+]
 SYMPTOMS = [
     "Customers on partner plans were charged for the full period.",
     "Support saw this in three tickets last week.",
@@ -279,7 +280,7 @@ def build_repo(path: str | Path, seed: int = SEED) -> Path:
     rng = np.random.default_rng(seed)
     model = Model(rng)
     w = Writer(Path(path))
-    versions = {n: 0 for n in ("requests", "pydantic", "sqlalchemy", "redis", "stripe")}
+    versions = dict.fromkeys(("requests", "pydantic", "sqlalchemy", "redis", "stripe"), 0)
     locales = {f"shop/locales/{code}.py": f'"""Locale {code}."""\nNAME = "{code}"\n'
                                           f"DECIMAL = {'.' if i % 2 else ','!r}\n"
                for i, code in enumerate(LOCALES)}
@@ -308,7 +309,7 @@ def build_repo(path: str | Path, seed: int = SEED) -> Path:
                     f"Bump {name} to 1.{versions[name]}.0")
             continue
         if kind == "rename":
-            moved = {p: None for p in locales}
+            moved = dict.fromkeys(locales)
             moved.update({p.replace("/locales/", "/i18n/"): t for p, t in locales.items()})
             w.merge(branch, moved, f"Merge pull request #{number} from dev/{branch}\n\n"
                                    "Move the locale tables into the i18n package\n\n"

@@ -139,7 +139,7 @@ class _Query:
 
 
 def _split_total(rng, total: int, n: int, low: int, high: int) -> np.ndarray:
-    """n integers in [low, high] summing to ``total`` (random, near-even)."""
+    """``n`` integers in [low, high] summing to ``total`` (random, near-even)."""
     out = np.full(n, total // n)
     out[: total - out.sum()] += 1
     for _ in range(4 * n):

@@ -163,7 +163,8 @@ def _json_lines(text: str, path: Path, key: str = "query_id") -> list[dict]:
 
 def _keyed_object(text: str, path: Path) -> list[dict] | None:
     """Rows of a JSON object keyed by query id (``{"q1": {"domain": ...}, ...}``,
-    e.g. CODEC's topics.json), or None when the file is JSON Lines."""
+    e.g. CODEC's topics.json), or None when the file is JSON Lines.
+    """
     stripped = text.strip()
     if not stripped.startswith("{") or "\n" not in stripped:
         return None

@@ -224,7 +224,7 @@ def prepare(nb: nbformat.NotebookNode, *, name: str) -> nbformat.NotebookNode:
 
 
 def exporter() -> Any:
-    """nbconvert's HTML exporter configured for report pages."""
+    """The nbconvert HTML exporter configured for report pages."""
     from nbconvert import HTMLExporter
     from traitlets.config import Config
 

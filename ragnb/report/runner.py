@@ -230,7 +230,8 @@ def _skip_reason(nb: NotebookRef, declared: dict[str, Parameter], given: dict[st
 def _with_manifest_specs(job: Job) -> list[ParameterValue]:
     """The run's parameter values, with each spec parameter left empty set to the spec file
     the workspace's manifest gives it (origin "workspace"), so the header's spec-timing
-    table states it as it does a spec given with ``-p``."""
+    table states it as it does a spec given with ``-p``.
+    """
     from ragnb.workspace import open_workspace
     from ragnb.workspace.needs import manifest_specs
 
@@ -289,7 +290,8 @@ def _umask() -> int:
 
 def check_out_dir(out_dir: str | PathLike[str], jobs: Sequence[Job]) -> Path:
     """The output folder, created if needed; a file, a notebooks folder or an
-    unwritable folder is an :class:`InputError` before anything runs."""
+    unwritable folder is an :class:`InputError` before anything runs.
+    """
     out = Path(out_dir).resolve()  # papermill changes directory while it runs
     if out.exists() and not out.is_dir():
         raise InputError("is a file; the output must be a folder", source=out_dir)

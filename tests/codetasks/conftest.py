@@ -136,7 +136,7 @@ def tiny_repo(tmp_path_factory):
         "Use it like this:\n\n```python\ndef prorate(amount, days, cycle):\n```\n")
     shas["M4"] = g.merge("tweak", {"pkg/api.py": API.replace("30)", "31)")}, "Tweak",
                          "Merge branch 'tweak'")
-    moved = {name: None for name in locales}
+    moved = dict.fromkeys(locales)
     moved.update({name.replace("locale/", "i18n/"): text for name, text in locales.items()})
     shas["M5"] = g.merge("move-locales", moved, "Move locales",
                          "Merge pull request #5 from dev/move-locales\n\n"
