@@ -55,7 +55,7 @@ def bounded_int(lo: int, hi: int):
 
 
 def terminal_safe(text: object, *, newlines: bool = True) -> str:
-    """``text`` with control characters shown as escapes (``\\x1b``, ``\\u202e``).
+    r"""``text`` with control characters shown as escapes (``\x1b``, ``\u202e``).
 
     Ids, actors and reasons come from files and other users; printed raw, an
     escape sequence could rewrite the terminal (hide a line, fake a verdict).
@@ -70,12 +70,14 @@ def terminal_safe(text: object, *, newlines: bool = True) -> str:
 def add_judgment_args(p: argparse.ArgumentParser, required: bool = True) -> None:
     p.add_argument("--judgments", "--test-set", dest="judgments", required=required,
                    metavar="FILE",
-                   help="test set JSONL (the ragnb test-set format), TREC qrels, or CSV/Parquet table")
+                   help="test set JSONL (the ragnb test-set format), TREC qrels, or "
+                        "CSV/Parquet table")
     p.add_argument("--policy", choices=POLICIES, default="lower",
                    help="unjudged passages: lower = not relevant (default), condensed = removed "
                         "before the cut, upper = relevant at --upper-grade and added to the ideal")
     p.add_argument("--upper-grade", type=bounded_int(0, MAX_GRADE), default=None,
-                   help="grade given to unjudged passages under --policy upper (default: top grade)")
+                   help="grade given to unjudged passages under --policy upper "
+                        "(default: top grade)")
     p.add_argument("--order", choices=ORDERS, default=None,
                    help="ranking order: 'score' = score descending, ties by passage id descending "
                         "(trec_eval; default where the run has scores), 'rank' = the rank column "
@@ -154,8 +156,8 @@ def load_runs(specs: list[str], order) -> list:
         runs.append(read_run(path, name=name, order=order))
     names = [r.name for r in runs]
     if len(set(names)) != len(names):
-        raise InputError(f"two runs share the name(s) {sorted({n for n in names if names.count(n) > 1})}; "
-                         "use NAME=FILE", key="--run")
+        shared = sorted({n for n in names if names.count(n) > 1})
+        raise InputError(f"two runs share the name(s) {shared}; use NAME=FILE", key="--run")
     return runs
 
 

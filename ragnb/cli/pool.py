@@ -44,7 +44,8 @@ examples:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("action", choices=("list", "merge", "shard"), help="what to do")
     p.add_argument("--judgments", "--test-set", dest="judgments", metavar="FILE",
-                   help="test set JSONL (the ragnb test-set format), TREC qrels, or CSV/Parquet table")
+                   help="test set JSONL (the ragnb test-set format), TREC qrels, or "
+                        "CSV/Parquet table")
     p.add_argument("--run", action="append", default=[], metavar="NAME=FILE",
                    help="a run (repeatable; list and shard)")
     add_workspace_args(p)

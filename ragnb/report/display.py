@@ -169,7 +169,9 @@ def table_html(
     """
     if isinstance(float_format, str):
         spec = float_format
-        float_format = lambda x: format(x, spec)
+
+        def float_format(x):
+            return format(x, spec)
     frame = df.reset_index() if index else df
     if index and list(frame.columns[:1]) == ["index"]:
         frame = frame.rename(columns={"index": ""})
@@ -201,7 +203,8 @@ def table_html(
     link = csv_link(df, caption or "table", index=index)
     cap = (f"<figcaption>{html.escape(caption)} {link}</figcaption>" if caption
            else f"<figcaption>{link}</figcaption>")
-    return f'<figure class="ragnb-table">{cap}<div class="ragnb-scroll">{table}</div>{more}</figure>'
+    return (f'<figure class="ragnb-table">{cap}<div class="ragnb-scroll">{table}</div>{more}'
+            "</figure>")
 
 
 def format_unit(value: Any, unit: str) -> str:
@@ -343,7 +346,7 @@ def show_markdown(template: str, /, **values: Any) -> None:
 
     Examples
     --------
-    >>> show_markdown("**Reading:** {reading} on {n} queries", reading=reading, n=n)  # doctest: +SKIP
+    >>> show_markdown("**Reading:** {r} on {n} queries", r="ok", n=4)  # doctest: +SKIP
     """
     text = markdown_text(template, **values)
     _display_bundle({"text/markdown": text, "text/plain": text})

@@ -300,7 +300,8 @@ def spec_fact(parameter: str, value: str, base_dir: Path, run_start: datetime) -
     mtime = _mtime(resolved)
     first = modified = None
     if _git(["ls-files", "--error-unmatch", resolved.name], resolved.parent) is not None:
-        added = _git(["log", "--diff-filter=A", "--format=%cI", "--", resolved.name], resolved.parent)
+        added = _git(["log", "--diff-filter=A", "--format=%cI", "--", resolved.name],
+                     resolved.parent)
         first = added.splitlines()[-1] if added else None
         modified = bool(_git(["status", "--porcelain", "--", resolved.name], resolved.parent))
     return SpecFact(

@@ -200,8 +200,8 @@ def plan(
             mine[key] = value
         skip = _skip_reason(nb, declared[nb.name], mine)
         if skip and names is not None:
-            raise InputError(f"{nb.name} cannot run on workspace {_workspace_of(nb, declared[nb.name], mine)}: {skip}",
-                             key=nb.name)
+            where = _workspace_of(nb, declared[nb.name], mine)
+            raise InputError(f"{nb.name} cannot run on workspace {where}: {skip}", key=nb.name)
         jobs.append(Job(nb, declared[nb.name], mine, skip))
     return jobs
 
@@ -418,7 +418,8 @@ def run(
             running.unlink(missing_ok=True)
             failed_path.unlink(missing_ok=True)
             size = html_path.stat().st_size
-            log(f"[{i}/{len(jobs)}] {name}: done in {seconds:.1f} s -> {html_path} ({size / 1024:.0f} KB)")
+            log(f"[{i}/{len(jobs)}] {name}: done in {seconds:.1f} s -> {html_path} "
+                f"({size / 1024:.0f} KB)")
             result = Result(name, True, nb_path, html_path, seconds, size)
             if pdf:
                 from ragnb.errors import RagnbError
