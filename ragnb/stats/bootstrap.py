@@ -229,7 +229,7 @@ def paired_bootstrap(
     path: Literal["auto", "index", "counts"] = "auto",
     fixed: bool = False,
 ) -> PairedBootstrap:
-    """Paired bootstrap CI, standard error, p-value and MDE of ``mean(challenger - baseline)``.
+    r"""Paired bootstrap CI, standard error, p-value and MDE of ``mean(challenger - baseline)``.
 
     Parameters
     ----------
@@ -269,8 +269,9 @@ def paired_bootstrap(
     >>> r = paired_bootstrap(a, a, fixed=True)
     >>> (r.delta, r.ci_low, r.ci_high, r.p_value)
     (0.0, 0.0, 0.0, 1.0)
-    >>> r.describe()
-    '95% calibrated t-interval (variance floored by the share of queries that differ) of n=4 queries; p: paired sign-flip test (exact), seed 20260729'
+    >>> print(r.describe().replace("; ", ";\n"))
+    95% calibrated t-interval (variance floored by the share of queries that differ) of n=4 queries;
+    p: paired sign-flip test (exact), seed 20260729
     """
     resamples, seed, ci = check_options(resamples, seed, ci, method, path)
     pair = _inputs.align(baseline, challenger, drop_mismatched=drop_mismatched)

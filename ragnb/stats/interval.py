@@ -119,7 +119,7 @@ def floored_sd(d: np.ndarray, bound: float = 1.0) -> float:
 
 
 def t_mde(se: float, n: int, alpha: float = 0.05, power: float = 0.8) -> float:
-    """Minimum detectable effect with t quantiles: ``(t_{1-alpha/2} + t_{power}) * SE``, df = n-1."""
+    """Minimum detectable effect, t quantiles: ``(t_{1-alpha/2} + t_{power}) * SE``, df = n-1."""
     return float((special.stdtrit(n - 1, 1 - alpha / 2) + special.stdtrit(n - 1, power)) * se)
 
 

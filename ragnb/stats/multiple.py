@@ -132,9 +132,9 @@ def compare(
         p-value, the family named in ``holm_family``), the secondary
         ``p_bootstrap`` (shift method), a ``statement`` when a row has no
         interval or an all-zero sample, with ``method``, ``ci``,
-        ``resamples``, ``seed`` and ``n`` on every row. ``attrs["description"]`` is a one-line statement of
-        method, resamples, seeds and family; with strata, ``attrs["checks"]``
-        lists each challenger's stratified checks as plain records
+        ``resamples``, ``seed`` and ``n`` on every row. ``attrs["description"]``
+        is a one-line statement of method, resamples, seeds and family; with
+        strata, ``attrs["checks"]`` lists each challenger's stratified checks as plain records
         (``challenger, check, ok, detail``; plain data, so that pandas can
         compare attrs when tables are concatenated).
 
