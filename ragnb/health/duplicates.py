@@ -177,7 +177,7 @@ def near_duplicate_groups(test_set: TestSet | pd.DataFrame, *, threshold: float 
 
 
 def _similar_pairs(normal: np.ndarray, threshold: float, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Index pairs ``(i, j)``, ``i < j``, with similarity >= threshold (identical texts included)."""
+    """Index pairs ``(i, j)``, ``i < j``, with similarity >= threshold (identical texts too)."""
     vocab: dict[str, int] = {}
     indptr, indices = [0], []
     for text in normal:

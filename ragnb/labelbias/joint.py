@@ -166,7 +166,9 @@ def _rbp(pool: Pool, base: str, chal: str, metric: Metric):
         return A.per_query(t.q, (1 - p) * np.power(p, t.pos) * (~t.unjudged & (t.grade >= rel)),
                            nq)
 
-    w = lambda r: (1 - p) * np.power(p, r)
+    def w(r):
+        return (1 - p) * np.power(p, r)
+
     return _linear_joint(pool, base, chal, lower(chal), lower(base), w, w,
                          pool.top_grade >= rel)
 

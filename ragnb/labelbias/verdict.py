@@ -1,4 +1,4 @@
-"""The three-way verdict: can labelling still change the decision?
+"""The three-way verdict: whether labelling can still change the decision.
 
 Against a baseline, each challenger gets three paired bootstraps of the mean
 per-query difference ``challenger - baseline`` (seed 003, §2-1):
@@ -52,7 +52,8 @@ VERDICTS = (ADOPT, REJECT, UNDECIDED)
 RULE = ("adopt when the conservative interval lies above zero; reject when the optimistic "
         "interval does not lie above zero; otherwise labelling decides")
 TEST_COLUMNS = ["baseline", "challenger", "test", "bounds", "delta", "ci_low", "ci_high",
-                "excludes_zero", "effect_size", "se", "p_value", "n", "resamples", "seed", "method", "ci"]
+                "excludes_zero", "effect_size", "se", "p_value", "n", "resamples", "seed",
+                "method", "ci"]
 
 
 @dataclass(frozen=True)
