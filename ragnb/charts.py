@@ -51,7 +51,7 @@ def four_cell_chart(fc, display_names: Mapping[str, str] | None = None) -> alt.L
 
 
 def trajectory_chart(tr, display_names: Mapping[str, str] | None = None) -> alt.LayerChart:
-    """Golden and production lines across rounds, in points (x100), with bands, inflation, divergence.
+    """Golden and production lines across rounds in points (x100): bands, inflation, divergence.
 
     The inflation label sits in the lower right corner and the divergence label
     at the top, beside its rule, so no line crosses either. ``display_names``

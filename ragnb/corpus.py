@@ -112,9 +112,9 @@ def validate_corpus(raw: pd.DataFrame, source: str | Path, *, name: str | None =
     """
     missing = [c for c in CORPUS_COLUMNS if c not in raw]
     if missing:
+        found = [c for c in raw.columns if c != "line"]
         raise InputError(f"a corpus build lacks column(s) {missing}; expected "
-                         f"{list(CORPUS_COLUMNS)} (found {[c for c in raw.columns if c != 'line']})",
-                         source=source)
+                         f"{list(CORPUS_COLUMNS)} (found {found})", source=source)
     if not len(raw):
         raise InputError("the corpus build has no passages", source=source)
     line = line_numbers(raw, len(raw))

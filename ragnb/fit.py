@@ -1,4 +1,4 @@
-"""Is the gain real or fit? The four-cell fit/difficulty table (seed 000).
+r"""Is the gain real or fit? The four-cell fit/difficulty table (seed 000).
 
 Rows baseline and champion, columns golden and production; each cell a mean
 with its interval, the bottom row the champion-minus-baseline delta per column
@@ -23,7 +23,7 @@ is below 0; otherwise the gain is unresolved. Both gaps' intervals are at
 needs both right. So:
 
 ===============  ==================  ======================  ===================
-level \\ gain    carried over        collapsed               unresolved
+level \ gain    carried over        collapsed               unresolved
 ===============  ==================  ======================  ===================
 alike            carried over        fit                     inconclusive
 harder           difficulty, gain    difficulty and fit      difficulty, gain
@@ -222,7 +222,7 @@ def joint_level(ci: float) -> float:
 
 
 def level_reading(difficulty) -> str:
-    """``"harder"``, ``"easier"`` or ``"alike"`` from the level gap's interval (production - golden)."""
+    """``"harder"``, ``"easier"`` or ``"alike"`` from the level gap's interval (prod. - golden)."""
     if difficulty.ci_high < 0:
         return "harder"
     if difficulty.ci_low > 0:
@@ -231,7 +231,7 @@ def level_reading(difficulty) -> str:
 
 
 def gain_reading(carry, rp) -> str:
-    """``"carried over"``, ``"collapsed"`` or ``"unresolved"`` from the gain gap and production gain."""
+    """``"carried over"``, ``"collapsed"`` or ``"unresolved"`` from the gain gap and prod. gain."""
     if carry.ci_high < 0:
         return "collapsed"
     if rp.ci_low > 0:  # not collapsed (a larger production gain also carried over)

@@ -63,7 +63,7 @@ def _block_starts(codes: np.ndarray) -> np.ndarray:
 
 
 def positions(codes: np.ndarray) -> np.ndarray:
-    """0-based position of each row inside its block of equal consecutive codes (int32 if it fits)."""
+    """0-based position of each row in its block of equal consecutive codes (int32 if it fits)."""
     n = len(codes)
     dtype = np.int32 if n < 2**31 else np.int64
     heads = np.flatnonzero(_block_starts(codes)).astype(dtype)

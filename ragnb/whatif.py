@@ -223,7 +223,10 @@ class WhatIf:
 
     @classmethod
     def from_comparison(cls, comparison: Comparison, **options) -> WhatIf:
-        """Build from a :class:`ragnb.strata.Comparison` (:meth:`ragnb.workspace.Workspace.comparison`)."""
+        """Build from a :class:`ragnb.strata.Comparison`.
+
+        Such as :meth:`ragnb.workspace.Workspace.comparison` returns.
+        """
         options.setdefault("extra", comparison.extra)
         return cls(comparison.test_set, comparison.runs, comparison.table, **options)
 

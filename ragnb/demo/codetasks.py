@@ -13,8 +13,9 @@ is byte-identical):
     without a description), 28 signature changes (a function gains a parameter,
     with or without a default, and all or some of its callers in other modules
     follow), 4 reverts (each of the ordinary change merged just before it), 5
-    lockfile-only bumps and one rename of the 40 locale tables. Titles name paths and functions now and then,
-    and some bodies quote the change in a code block, so the stripping has work.
+    lockfile-only bumps and one rename of the 40 locale tables. Titles name paths and
+    functions now and then, and some bodies quote the change in a code block, so the
+    stripping has work.
     Commits carry fixed names, e-mails and dates (``GIT_*`` variables and ``-c
     user.name``), so the shas — and the bundle — are the same on every run.
 ``tasks.jsonl``

@@ -118,7 +118,8 @@ _ASKS = {
     "requirements": ("Which standard must {t} comply with?", "ISO/IEC 2700{d} and clause {n}."),
     "staffing": ("How many dedicated staff does {t} require?", "{n} full-time engineers on site."),
     "security": ("What security review applies to {t}?", "A level-{d} review before go-live."),
-    "warranty": ("How long is the free maintenance period for {t}?", "{n} months after acceptance."),
+    "warranty": ("How long is the free maintenance period for {t}?",
+                 "{n} months after acceptance."),
 }
 
 

@@ -1,4 +1,4 @@
-"""Opening input files: regular files, streams read once, gzip, and strict text rules.
+r"""Opening input files: regular files, streams read once, gzip, and strict text rules.
 
 Every reader goes through :class:`Source`, which holds either a regular file
 (read where it lies, as often as needed) or the bytes of a stream read exactly
@@ -13,7 +13,7 @@ Text rules shared by every reader (an independent strict reader in
 these readers on generated inputs):
 
 * text is UTF-8; one leading byte-order mark (U+FEFF) is ignored;
-* lines end at ``\\n`` (a ``\\r`` before it is whitespace); U+2028 and other
+* lines end at ``\n`` (a ``\r`` before it is whitespace); U+2028 and other
   Unicode line separators are ordinary characters, so JSON strings may hold them;
 * whitespace-separated fields are separated by ASCII space, tab, CR, VT or FF
   only (a no-break space is part of an id);
@@ -388,7 +388,7 @@ def _has_odd_space(src: Source) -> bool:
 
 
 def text_lines(text: str) -> Iterator[tuple[int, str]]:
-    """``(line_number, line)`` for each line; lines end at ``\\n`` only."""
+    r"""``(line_number, line)`` for each line; lines end at ``\n`` only."""
     return enumerate(text.split("\n"), start=1)
 
 

@@ -149,7 +149,7 @@ class Workspace:
 
     def splits(self, names: Sequence[str], configs: Sequence[str]
                ) -> tuple[dict[str, TestSet], dict[str, list[Run]]]:
-        """Test sets and runs of ``configs`` on each split, for :func:`ragnb.splits.score_splits`."""
+        """Test sets and runs of ``configs`` per split, for :func:`ragnb.splits.score_splits`."""
         return ({n: self.test_set(n) for n in names},
                 {n: self.runs(n, configs) for n in names})
 
