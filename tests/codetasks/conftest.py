@@ -121,7 +121,8 @@ def tiny_repo(tmp_path_factory):
     shas["M2"] = g("rev-parse", "HEAD")
     shas["M3"] = g.merge(
         "cycle",
-        {"pkg/billing.py": BILLING.replace("def prorate(amount, days):\n    return amount * days / 30",
+        {"pkg/billing.py": BILLING.replace("def prorate(amount, days):\n"
+                                           "    return amount * days / 30",
                                            "def prorate(amount, days, cycle):\n"
                                            "    return amount * days / cycle"),
          "pkg/orders.py": ORDERS.replace("from pkg.billing import prorate",
