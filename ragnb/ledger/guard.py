@@ -53,8 +53,7 @@ class GuardAlert:
 
 
 def _finite(x: object, name: str) -> float:
-    ok = isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
-    if not ok:
+    if not isinstance(x, (int, float)) or isinstance(x, bool) or not math.isfinite(x):
         raise InputError(f"must be a finite number, got {x!r}", source=name)
     return float(x)
 
@@ -159,7 +158,7 @@ def check_ranking(split: str, scores: Mapping[str, float], winner: str, n_select
     """
     margin, inflation = ranking_margin(n_selections, se, z)
     others = {c: s for c, s in scores.items() if c != winner}
-    runner_up = max(others, key=others.get)
+    runner_up = max(others, key=lambda c: others[c])
     lead = scores[winner] - others[runner_up]
     if lead < margin:
         emax = 0.0

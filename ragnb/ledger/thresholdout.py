@@ -47,6 +47,7 @@ Preserving validity in adaptive data analysis", Science 349(6248):636-638,
 """
 from __future__ import annotations
 
+import secrets
 from dataclasses import asdict, dataclass, replace
 
 import numpy as np
@@ -103,7 +104,7 @@ class ThresholdoutParams:
         """These parameters with ``seed`` filled from fresh OS entropy if it was ``None``."""
         if self.seed is not None:
             return self
-        return replace(self, seed=int(np.random.SeedSequence().entropy % 2**63))
+        return replace(self, seed=secrets.randbits(63))
 
 
 @dataclass(frozen=True)
