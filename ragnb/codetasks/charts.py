@@ -55,7 +55,7 @@ def recall_chart(summary: pd.DataFrame, verdict: KeepVerdict | None = None,
     title = "Recall at k on merged-commit labels"
     if verdict is not None:
         title += f": {verdict.verdict} ({condition_in_points(verdict.condition)}, points)"
-    return alt.layer(*layers).properties(width=420, height=40 * len(data), title=title)
+    return alt.LayerChart(layer=layers).properties(width=420, height=40 * len(data), title=title)
 
 
 def all_files_by_size_chart(recall: TaskRecall) -> alt.LayerChart:

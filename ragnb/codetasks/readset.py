@@ -211,7 +211,7 @@ def read_set(*, edit_set: Iterable[str], tree: Iterable[str],
         for path, (after, lines) in added_code.items():
             binds = import_bindings(after)
             code = " ".join(_strip_strings(ln) for ln in lines)
-            used = {n: [] for n in identifiers(lines)}
+            used: dict[str, list[str]] = {n: [] for n in identifiers(lines)}
             for dotted in re.findall(r"\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+", code):
                 head, *attrs = dotted.split(".")
                 used.setdefault(head, [])

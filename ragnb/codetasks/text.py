@@ -82,7 +82,7 @@ def has_change_code(body: str, changed_lines: Iterable[str]) -> bool:
 
 def _module_paths(files: Iterable[str]) -> set[str]:
     """Every dotted suffix (two parts or more) of the Python module paths of ``files``."""
-    found = set()
+    found: set[str] = set()
     for f in files:
         if f.endswith(".py"):
             parts = f[:-3].split("/")
