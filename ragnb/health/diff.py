@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from ragnb.errors import InputError
+from ragnb.metrics.judged import Policy
 from ragnb.run import Run
 from ragnb.score import score
 from ragnb.stats import paired_bootstrap
@@ -153,7 +154,7 @@ class VersionDiff:
 
 
 def version_diff(old: TestSet, new: TestSet, runs: Run | Iterable[Run], metric: str, *,
-                 policy: str = "lower", missing: str = "error", ci: float = 0.95,
+                 policy: Policy = "lower", missing: str = "error", ci: float = 0.95,
                  resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> VersionDiff:
     """Score every run on both versions and say what moved (see the module docstring).
 

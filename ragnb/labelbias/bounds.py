@@ -147,8 +147,8 @@ def recall_extremes(h, r, own, other) -> tuple[np.ndarray, np.ndarray]:
             a_ = np.minimum(a, own)
             o_ = np.minimum(o, other)
             vals.append(A.safe_div(h + a_, r + a_ + o_))
-    vals = np.stack(vals)
-    return vals.min(axis=0), vals.max(axis=0)
+    stacked = np.stack(vals)
+    return stacked.min(axis=0), stacked.max(axis=0)
 
 
 @register_bound("recall")

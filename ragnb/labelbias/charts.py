@@ -75,7 +75,7 @@ def bounds_chart(table: pd.DataFrame, *, stratum: str = "all", title: str | None
 
 
 def verdict_chart(result: ThreeWay, *, title: str | None = None,
-                  display_names: Mapping[str, str] | None = None) -> alt.LayerChart:
+                  display_names: Mapping[str, str] | None = None) -> alt.FacetChart:
     """The three intervals per challenger against zero, coloured by verdict.
 
     ``display_names`` (config -> name) names the challengers and the baseline.

@@ -199,8 +199,8 @@ def _recall(pool: Pool, base: str, chal: str, metric: Metric):
                 a_, b_, z_ = np.minimum(a, only_c), np.minimum(b, only_b), np.minimum(z, rest)
                 den = total + a_ + b_ + z_
                 vals.append(A.safe_div(hc + a_, den) - A.safe_div(hb + b_, den))
-    vals = np.stack(vals)
-    return vals.min(axis=0), vals.max(axis=0)
+    stacked = np.stack(vals)
+    return stacked.min(axis=0), stacked.max(axis=0)
 
 
 @register_joint("ndcg", "ndcg_linear")

@@ -43,7 +43,7 @@ from ragnb.errors import InputError
 from ragnb.labelbias.bounds import Bounds
 from ragnb.labelbias.joint import joint_bounds
 from ragnb.stats import paired_bootstrap
-from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, method_label
+from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Method, method_label
 from ragnb.stats.classic import effect_size
 
 TESTS = ("current", "conservative", "optimistic")
@@ -99,7 +99,7 @@ def three_way(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     ci: float = 0.95,
-    method: str = "percentile",
+    method: Method = "percentile",
 ) -> ThreeWay:
     """Current, conservative and optimistic paired bootstraps and the verdict per challenger.
 
