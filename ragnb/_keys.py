@@ -508,7 +508,8 @@ def _prefix_candidates(lgroups: np.ndarray, lvalues, rgroups: np.ndarray, rvalue
 
 def _group_candidates(packed, same, tag, row_mask, dtype) -> tuple[np.ndarray, np.ndarray]:
     """Left-right combinations inside groups of three or more equal prefixes (rare)."""
-    extra_l, extra_r = [], []
+    extra_l: list[int] = []
+    extra_r: list[int] = []
     big = np.flatnonzero(same[1:] & same[:-1])  # entries i, i+1, i+2 share a prefix
     for s in big:
         if s > 0 and same[s - 1]:

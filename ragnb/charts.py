@@ -88,7 +88,7 @@ def trajectory_chart(tr, display_names: Mapping[str, str] | None = None) -> alt.
         layers.append(alt.Chart(rule_df).mark_text(align="left", dx=4, dy=8, fontSize=10,
                                                    baseline="top").encode(
             x="round:Q", y=alt.value(0), text="label:N"))
-    return alt.layer(*layers).properties(width=560, height=300,
+    return alt.LayerChart(layer=layers).properties(width=560, height=300,
                                           title="Champions rescored on both splits")
 
 
@@ -113,7 +113,7 @@ def selection_timeline_chart(counts: pd.DataFrame, budgets: dict[str, int] | Non
         layers.append(alt.Chart(demoted.assign(label="demoted to regression guard")).mark_text(
             align="right", dx=-8, dy=-10, fontSize=10, color="#cc0000").encode(
             x=x, y="selections_against:Q", text="label:N"))
-    return alt.layer(*layers).properties(width=560, height=240,
+    return alt.LayerChart(layer=layers).properties(width=560, height=240,
                                           title="How often each split has been used to choose")
 
 
@@ -192,6 +192,6 @@ def strata_chart(bd, scale: float = 100.0,
     if len(excluded):
         subtitle.append("excluded: " + ", ".join(
             f"{s} (n={n})" for s, n in zip(excluded["stratum"], excluded["n"])))
-    return alt.layer(zero, bars, dots, summary, data=t).properties(
+    return alt.LayerChart(layer=[zero, bars, dots, summary], data=t).properties(
         width=420, height=max(120, 28 * len(t)),
         title=alt.TitleParams("Δ per stratum", subtitle=subtitle))

@@ -126,7 +126,7 @@ def validate_corpus(raw: pd.DataFrame, source: str | Path, *, name: str | None =
         raise InputError(f"passage {first!r} appears more than once (lines {lines})",
                          source=source, line=lines[-1])
     versions = raw["doc_version"].astype("object")
-    text = [None if v is None or (isinstance(v, float) and np.isnan(v)) else str(v).strip()
+    text = ["" if v is None or (isinstance(v, float) and np.isnan(v)) else str(v).strip()
             for v in versions]
     empty = [i for i, v in enumerate(text) if not v]
     if empty:

@@ -105,7 +105,8 @@ class FourCell:
         """The 4 x 2 display table: ``mean [low, high]`` per cell, deltas in points, and
         the deltas' standardized effect size (mean difference / SD of differences).
         """
-        def fmt(v, lo, hi, signed=False, cell_digits=digits):
+        def fmt(row, signed=False, cell_digits=digits):
+            v, lo, hi = row
             sign = "+" if signed else ""
             if np.isnan(lo):  # below the minimum n of the calibrated interval
                 return f"{v * scale:{sign}.{cell_digits}f} ({TOO_FEW})"
@@ -114,12 +115,12 @@ class FourCell:
 
         rows = {}
         for config in (self.baseline, self.champion):
-            rows[config] = [fmt(*self.cells.loc[(self.cells["config"] == config)
-                                                & (self.cells["split"] == s),
-                                                ["mean", "ci_low", "ci_high"]].iloc[0])
+            rows[config] = [fmt(self.cells.loc[(self.cells["config"] == config)
+                                               & (self.cells["split"] == s),
+                                               ["mean", "ci_low", "ci_high"]].iloc[0])
                             for s in (self.golden, self.production)]
         rows[f"{self.champion} − {self.baseline}"] = [
-            fmt(*self.deltas.loc[self.deltas["split"] == s, ["delta", "ci_low", "ci_high"]].iloc[0],
+            fmt(self.deltas.loc[self.deltas["split"] == s, ["delta", "ci_low", "ci_high"]].iloc[0],
                 signed=True) for s in (self.golden, self.production)]
         es = self.deltas.set_index("split")["effect_size"]
         rows[EFFECT_ROW] = ["— (SD of differences is 0)" if np.isnan(es[s]) else f"{es[s]:+.2f}"

@@ -34,12 +34,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from os import PathLike
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from ragnb.errors import InputError, RagnbError
 from ragnb.io.strata import UNCLASSIFIED
 from ragnb.metrics import POLICIES, REGISTRY, JudgmentIndex, parse_metric
+from ragnb.metrics.judged import Policy
 from ragnb.report.display import checks_html, headline_html, table_html
 from ragnb.result import finding
 from ragnb.run import Run
@@ -47,6 +49,9 @@ from ragnb.score import Scores, score
 from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ragnb.strata.breakdown import Breakdown, breakdown
 from ragnb.strata.data import Comparison, stratum_columns
+
+if TYPE_CHECKING:
+    import altair as alt
 from ragnb.strata.spec import StrataSpec, apply_spec, write_spec
 from ragnb.testset import TestSet
 
@@ -116,7 +121,7 @@ class WhatIf:
     def __init__(self, test_set: TestSet, runs: Sequence[Run] | Mapping[str, Run],
                  table: pd.DataFrame, *, baseline: str, challenger: str,
                  spec: StrataSpec | str | None = None, metric: str = "ndcg@10",
-                 policy: str = "lower", reported_points=None,
+                 policy: Policy = "lower", reported_points=None,
                  resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
                  min_stratum: int = 10, extra: str = "error",
                  columns: Sequence[str] | None = None,
@@ -194,7 +199,7 @@ class WhatIf:
         self.table_html = w.HTML()
         self.chart_html = w.HTML()
         self.chart_box = w.Box([self.chart_html])
-        self.chart_w = None  # the JupyterChart, made at the first update
+        self.chart_w: alt.JupyterChart | None = None  # made at the first update
         self.log_html = w.HTML()
         self._checkboxes: dict[str, object] = {}
 

@@ -5,6 +5,7 @@ import argparse
 import os
 import re
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,10 +14,10 @@ import pandas as pd
 from ragnb.errors import InputError
 from ragnb.metrics import POLICIES
 from ragnb.run import ORDERS
-from ragnb.testset import MAX_GRADE
+from ragnb.testset import MAX_GRADE, TestSet
 
 
-def name_file(text: str, option: str = "--run") -> tuple[str | None, Path]:
+def name_file(text: str, option: str = "--run") -> tuple[str | None, Path | str]:
     """Parse ``NAME=FILE`` (or just ``FILE``: the name is the file name).
 
     A path that exists as given is a file even when it contains ``=``; ``-`` is
@@ -103,7 +104,7 @@ POINTS_LINE = "# metric values and differences in points (metric x 100); csv and
 OUT_SUFFIXES = {".csv": "csv", ".json": "json", ".tsv": "tsv"}
 
 
-def emit(df: pd.DataFrame, fmt: str, out: str | None, header_lines: list[str] = (),
+def emit(df: pd.DataFrame, fmt: str, out: str | None, header_lines: Sequence[str] = (),
          points: tuple[str, ...] = ()) -> None:
     """Write a table as text, CSV, TSV or JSON records; header lines go to stderr unless text.
 
@@ -209,7 +210,7 @@ def guard_sealed(ledger_dir: str | None, manifest, values: dict[str, float], met
     the split is sealed with no open unseal run for these configs; every allowed
     scoring is recorded in the ledger, as the policy requires.
     """
-    if manifest is None or manifest.role != "confirmation":
+    if manifest is None or ledger_dir is None or manifest.role != "confirmation":
         return
     from ragnb.ledger import Ledger
 
@@ -278,7 +279,7 @@ class Inputs:
     its strata table (query metadata joined with the strata file) and manifest path.
     """
 
-    test_set: object
+    test_set: TestSet
     runs: list
     options: dict
     strata: pd.DataFrame | None = None

@@ -116,7 +116,7 @@ def _list(args) -> int:
                          key="--metric")
     inputs = resolve_inputs(args, args.config if args.workspace else args.run)
     test_set, runs = inputs.test_set, inputs.runs
-    if args.baseline:
+    if args.baseline and metric is not None:  # a baseline without --metric is refused above
         bounds = label_bounds(test_set, runs, metric, top_grade=args.top_grade,
                               **inputs.options)
         pool = bounds.pool

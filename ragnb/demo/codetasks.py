@@ -45,6 +45,7 @@ import json
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -262,7 +263,7 @@ class Writer:
                 p.write_text(text, encoding="utf-8")
         self("add", "-A")
 
-    def merge(self, branch: str, files: dict[str, str | None], message: str) -> str:
+    def merge(self, branch: str, files: Mapping[str, str | None], message: str) -> str:
         self("checkout", "-q", "-b", branch)
         self.write(files)
         self("commit", "-q", "-m", branch.replace("-", " ").capitalize())
@@ -310,7 +311,7 @@ def build_repo(path: str | Path, seed: int = SEED) -> Path:
                     f"Bump {name} to 1.{versions[name]}.0")
             continue
         if kind == "rename":
-            moved = dict.fromkeys(locales)
+            moved: dict[str, str | None] = dict.fromkeys(locales)
             moved.update({p.replace("/locales/", "/i18n/"): t for p, t in locales.items()})
             w.merge(branch, moved, f"Merge pull request #{number} from dev/{branch}\n\n"
                                    "Move the locale tables into the i18n package\n\n"

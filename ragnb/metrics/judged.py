@@ -35,7 +35,7 @@ from ragnb.run import Run, positions
 from ragnb.testset import Note, TestSet
 
 Policy = Literal["lower", "condensed", "upper"]
-POLICIES = ("lower", "condensed", "upper")
+POLICIES: tuple[Policy, ...] = ("lower", "condensed", "upper")
 
 
 @dataclass(frozen=True)

@@ -405,7 +405,7 @@ def provenance(section: str = "Notes", /, **facts: Any) -> None:
 def note_split(
     split_id: str,
     selections_against: int,
-    inflation: float | None = None,
+    inflation: float | str | None = None,
     /,
     **facts: Any,
 ) -> None:
@@ -417,8 +417,9 @@ def note_split(
         The split (from the split ledger).
     selections_against : int
         How many selection decisions have used this split so far.
-    inflation : float, optional
-        The expected selection inflation of the best score on it.
+    inflation : float or str, optional
+        The expected selection inflation of the best score on it (a number, or
+        text with its unit such as ``"0.42 points"``).
     **facts
         More columns (e.g. ``status="sealed"``).
     """

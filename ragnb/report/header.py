@@ -107,10 +107,11 @@ def _when(ts: datetime) -> str:
 
 
 def _size(n: int) -> str:
+    size = float(n)
     for unit in ("B", "KB", "MB", "GB"):
-        if n < 1024 or unit == "GB":
-            return f"{n} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
+        if size < 1024 or unit == "GB":
+            return f"{n} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
     return f"{n} B"  # pragma: no cover
 
 

@@ -35,6 +35,7 @@ class Workspace:
         self._run_sources: dict[str, dict[str, Source]] = {
             n: dict(e.runs) for n, e in manifest.test_sets.items()}
         self._read: dict[str, Path] = {}
+        self._strata_frames: dict[str, pd.DataFrame] = {}  # given in memory (from_data)
 
     # ------------------------------------------------------------- building
     @classmethod
@@ -163,9 +164,8 @@ class Workspace:
 
     def strata(self, name: str) -> pd.DataFrame | None:
         """Query annotations of test set ``name`` (``query_id`` + columns), or None."""
-        frames = getattr(self, "_strata_frames", {})
-        if name in frames:
-            return frames[name]
+        if name in self._strata_frames:
+            return self._strata_frames[name]
         entry = self.strata_entry(name)
         if entry is None:
             return None
