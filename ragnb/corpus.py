@@ -100,7 +100,7 @@ def version_key(version: str, scheme: str):
     return tuple(int(p) for p in match.group(1).split(".")) if match else None
 
 
-def validate_corpus(raw: pd.DataFrame, source: str | Path, *, name: str | None = None
+def validate_corpus(raw: pd.DataFrame, source: object, *, name: str | None = None
                     ) -> CorpusBuild:
     """Check a corpus build table; the one place corpus builds are validated.
 

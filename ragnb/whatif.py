@@ -249,7 +249,7 @@ class WhatIf:
         return str(parse_metric(text))
 
     @property
-    def policy(self) -> str:
+    def policy(self) -> Policy:
         return self.policy_w.value
 
     @property

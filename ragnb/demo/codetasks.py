@@ -253,7 +253,7 @@ class Writer:
             raise RuntimeError(f"git {' '.join(args)}: {proc.stderr}")
         return proc.stdout.strip()
 
-    def write(self, files: dict[str, str | None]) -> None:
+    def write(self, files: Mapping[str, str | None]) -> None:
         for name, text in files.items():
             p = self.path / name
             if text is None:

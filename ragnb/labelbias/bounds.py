@@ -53,9 +53,9 @@ from ragnb.labelbias import _arrays as A
 from ragnb.labelbias.pool import Pool, build_pool
 from ragnb.labelbias.ratio import max_ratio
 from ragnb.metrics import JudgmentIndex, Metric, parse_metric
-from ragnb.metrics.judged import POLICIES
+from ragnb.metrics.judged import POLICIES, Policy
 from ragnb.run import Run
-from ragnb.score import score
+from ragnb.score import Scores, score
 from ragnb.testset import Note, TestSet
 
 #: Which output columns are the seed's policies and which are exact bounds.
@@ -278,7 +278,7 @@ def label_bounds(
     if func is None and metric.spec.uses_policy:
         raise A.no_bound(metric)
 
-    policy_values = {}
+    policy_values: dict[Policy, Scores] = {}
     notes: list[Note] = list(pool.notes)
     for policy in POLICIES:
         s = score(index, runs, metric, policy=policy, upper_grade=pool.top_grade,
@@ -300,8 +300,9 @@ def label_bounds(
     for run in runs:
         t = pool.tops[run.name]
         nq = pool.n_queries
-        cols = {p: policy_values[p].values(run.name, metric).reindex(qids).to_numpy()
-                for p in POLICIES}
+        cols: dict[str, np.ndarray] = {
+            p: policy_values[p].values(run.name, metric).reindex(qids).to_numpy()
+            for p in POLICIES}
         if func is None:
             lo, hi = cols["lower"], cols["lower"]
         else:

@@ -17,7 +17,7 @@ import pandas as pd
 
 from ragnb.errors import InputError
 from ragnb.io import as_run, as_test_set, read_strata
-from ragnb.run import Run
+from ragnb.run import Order, Run
 from ragnb.testset import TestSet
 from ragnb.workspace.manifest import MANIFEST_NAME, Manifest, StrataEntry, parse_manifest
 
@@ -128,7 +128,7 @@ class Workspace:
         return self.manifest.test_sets[name]
 
     @property
-    def run_order(self) -> str | None:
+    def run_order(self) -> Order | None:
         """The ``order`` passed to readers: None (score where scores exist) or "rank"."""
         return None if self.manifest.order == "score" else "rank"
 
