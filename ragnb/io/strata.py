@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ragnb.errors import InputError
-from ragnb.io._source import (
+from ragnb.io.source import (
     InputPath,
     Source,
     decode_utf8,

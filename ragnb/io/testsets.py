@@ -15,7 +15,8 @@ import pandas as pd
 import pyarrow as pa
 
 from ragnb.errors import InputError
-from ragnb.io._source import (
+from ragnb.io.keys import ID_DTYPE, block_codes, release_memory
+from ragnb.io.source import (
     InputPath,
     decode_utf8,
     json_id,
@@ -30,7 +31,6 @@ from ragnb.io._source import (
     table_ids,
     table_numbers,
 )
-from ragnb.io.keys import ID_DTYPE, block_codes, release_memory
 from ragnb.io.testset import (
     TestSet,
     check_unanswerable,
