@@ -1,5 +1,6 @@
 """``ragnb compare``: paired bootstrap of challengers against a baseline, Holm-adjusted,
-on one or several metrics (one Holm family: metrics x challengers)."""
+on one or several metrics (one Holm family: metrics x challengers).
+"""
 from __future__ import annotations
 
 import argparse
@@ -153,7 +154,8 @@ def run(args: argparse.Namespace) -> int:
 def refuse_close_ranking(manifest, scores, metrics: list[str]) -> None:
     """On a regression guard, refuse to rank the candidates unless the leader is clear
     (:func:`ragnb.ledger.policy.check_choice`, the rule the ledger notebook shows), on
-    every metric compared."""
+    every metric compared.
+    """
     if manifest is None or manifest.role != "regression_guard":
         return
     from ragnb.ledger.policy import check_choice

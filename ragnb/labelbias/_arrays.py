@@ -3,16 +3,19 @@ from __future__ import annotations
 
 import numpy as np
 
+from ragnb.errors import InputError
 from ragnb.io.run import positions
 
 
 def gain_for(metric, top_grade: int):
     """The gain map of a DCG metric, from the metrics registry
     (:meth:`ragnb.metrics.registry.Metric.gain_map`), checked to be what the exact bounds
-    assume: gain(0) = 0 and rising with every grade up to ``top_grade``."""
+    assume: gain(0) = 0 and rising with every grade up to ``top_grade``.
+    """
     gm = metric.gain_map()
     if gm is None:
-        raise no_bound(metric)
+        raise InputError(f"metric {metric.text!r} has no gain map: not a DCG metric",
+                         key=metric.text)
     if not gm.increasing_from_zero(top_grade):
         raise InputError(f"no exact bound for metric {metric.text!r}: its gain map "
                          f"{gm.name!r} must give 0 to grade 0 and rise with every grade "

@@ -126,7 +126,8 @@ class Metric:
 
     def gain_map(self):
         """The grade -> gain map of a DCG metric (``ndcg@10(gain=linear)``: linear), None for
-        a metric with no gain."""
+        a metric with no gain.
+        """
         return None if self.spec.gain is None else self.spec.gain(self.params)
 
 

@@ -149,8 +149,9 @@ def test_a_sealed_split_is_scored_only_through_its_policy(tmp_path):
     assert scored.payload["under_unseal_run"] == 1
     code, out, err = cli(*argv)   # each candidate is scored once per run
     assert code == 2 and out == "" and "already been scored in run 1" in err
-    # compare on two metrics scores round-40 once (one event), and refuses undeclared configs
-    code, out, err = cli("compare", "--judgments", prod, "--baseline", f"round-20={runs['round-20']}",
+    # compare refuses too (round-20 is scored), and records nothing for round-40 either
+    code, out, err = cli("compare", "--judgments", prod,
+                         "--baseline", f"round-20={runs['round-20']}",
                          "--challenger", f"round-40={runs['round-40']}", "--metric", "ndcg@10",
                          "--metric", "map", "--resamples", 200, "--ledger", ledger.root)
     assert code == 2 and "'round-20' has already been scored" in err
