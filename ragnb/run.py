@@ -31,9 +31,9 @@ from ragnb._columns import id_column, line_numbers
 from ragnb._keys import as_arrow, block_codes, duplicated_pairs, take_sorted
 from ragnb.errors import InputError
 from ragnb.testset import Note
+from ragnb.vocab import ORDERS
 
 Order = Literal["rank", "score"]
-ORDERS = ("rank", "score")
 
 
 @dataclass(frozen=True)

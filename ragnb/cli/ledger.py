@@ -9,6 +9,7 @@ import warnings
 from dataclasses import asdict
 from pathlib import Path
 
+from ragnb.cli._options import add
 from ragnb.errors import InputError
 
 NAME = "ledger"
@@ -71,22 +72,20 @@ def _policy_args(p: argparse.ArgumentParser) -> None:
                    help="answers that may come from the split")
     h.add_argument("--threshold", type=float, default=0.04, help="T (default 0.04)")
     h.add_argument("--sigma", type=float, default=0.01, help="Laplace scale (default 0.01)")
-    h.add_argument("--seed", type=int, help="noise seed (default: fresh entropy, recorded)")
+    add(h, "seed", seed={"default": None, "help": "noise seed (default: fresh entropy, recorded)"})
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``ragnb ledger``."""
-    parser.add_argument("--ledger", type=Path, default=None, metavar="DIR",
-                        help="ledger directory (default $RAGNB_LEDGER or <project>/data/ledger)")
+    add(parser, "ledger",
+        ledger={"help": "ledger directory (default $RAGNB_LEDGER or <project>/data/ledger)"})
     parser.add_argument("--actor", default=os.environ.get("USER"),
                         help="who records the action (default $USER)")
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
 
     p = sub.add_parser("register", help="register a split by content hash")
     p.add_argument("name")
-    p.add_argument("--judgments", type=Path, required=True,
-                   help="TREC qrels, CSV/TSV/Parquet (query_id, passage_id, grade) or test-set "
-                        "JSONL")
+    add(p, "judgments", judgments={"required": True})
     p.add_argument("--queries", type=Path, help="file of query ids, one a line (default: the "
                    "judged queries, or every query of a JSONL test set)")
     p.add_argument("--role", choices=["working", "regression_guard", "confirmation"],
@@ -122,8 +121,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     p = sub.add_parser("score", help="record a scoring (refused on a sealed split outside policy)")
     p.add_argument("split")
-    p.add_argument("--config", required=True)
-    p.add_argument("--metric")
+    p.add_argument("--config", required=True, help="the config scored")
+    add(p, "metric", metric={"help": "the metric scored, e.g. ndcg@10"})
     p.add_argument("--value", type=float)
     p.add_argument("--note")
 
@@ -209,7 +208,7 @@ def run(args: argparse.Namespace) -> int:
     from ragnb.ledger import Ledger, TornRecordWarning
     from ragnb.ledger.ledger import ManifestExportWarning
 
-    led = Ledger(args.ledger or _default_dir())
+    led = Ledger(Path(args.ledger) if args.ledger else _default_dir())
     actor = args.actor
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", TornRecordWarning)

@@ -36,6 +36,7 @@ import pandas as pd
 
 from ragnb.errors import InputError
 from ragnb.labelbias.merge import merge_judgments
+from ragnb.labelbias.pool import ranked_by_every_run
 from ragnb.metrics import parse_metric
 from ragnb.run import Run
 from ragnb.score import score
@@ -146,10 +147,15 @@ def shard_projection(
 
     Only the labels of the shard's queries are merged (the rest of ``labels``,
     if any, is ignored and counted out), so a full pooled-labels file and a
-    shard list reproduce "what shard 1 alone would have shown".
+    shard list reproduce "what shard 1 alone would have shown". With
+    ``missing="drop"`` the queries some config lacks leave the full set and the
+    shard (the gains are paired); ``result.attrs["notes"]`` counts them.
     """
     metric = str(parse_metric(metric))
+    test_set, runs, missing, dropped = ranked_by_every_run(test_set, list(runs), missing)
     shard = pd.Index(pd.unique(pd.Index([str(s) for s in shard], dtype="str")))
+    if dropped:
+        shard = shard[shard.isin(set(test_set.query_ids.astype("str")))]
     lab = labels.judgments if isinstance(labels, TestSet) else labels
     lab = lab[lab["query_id"].astype("str").isin(shard)]
     if lab.empty:
@@ -158,5 +164,7 @@ def shard_projection(
     kw = {"policy": "lower", "missing": missing, "extra": extra}
     before = score(test_set, runs, metric, **kw).table
     after = score(merged, runs, metric, **kw).table
-    return shard_effect(before, after, shard, baseline=baseline, new_judgments=counts.added,
-                        new_relevant=counts.new_relevant, resamples=resamples, seed=seed)
+    out = shard_effect(before, after, shard, baseline=baseline, new_judgments=counts.added,
+                       new_relevant=counts.new_relevant, resamples=resamples, seed=seed)
+    out.attrs["notes"] = [str(n) for n in dropped]
+    return out

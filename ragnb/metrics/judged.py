@@ -33,9 +33,9 @@ from ragnb._keys import as_arrow, codes_for, matching_pairs, release_memory, tak
 from ragnb.errors import InputError
 from ragnb.run import Run, positions
 from ragnb.testset import Note, TestSet
+from ragnb.vocab import POLICIES
 
 Policy = Literal["lower", "condensed", "upper"]
-POLICIES = ("lower", "condensed", "upper")
 
 
 @dataclass(frozen=True)

@@ -125,7 +125,9 @@ def test_cli_score_and_compare_with_workspace_use_its_map(tmp_path):
 
 
 def test_init_help_documents_the_keys():
-    from ragnb.cli.init import DESCRIPTION
+    from ragnb.cli.init import description
+
+    DESCRIPTION = description()
 
     assert "[workspace] gain" in DESCRIPTION and "[gains]" in DESCRIPTION
     assert "  gain " in DESCRIPTION and "  GRADE " in DESCRIPTION  # the key listing
