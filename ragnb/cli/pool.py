@@ -117,11 +117,11 @@ def _list(args) -> int:
     if args.baseline:
         bounds = label_bounds(test_set, runs, metric, top_grade=args.top_grade,
                               **inputs.options)
-        pool = bounds.pool
+        pool, notes = bounds.pool, bounds.notes
         table = judge_next(bounds, args.baseline, args.challenger, test_set)
     else:
         pool = build_pool(test_set, runs, args.k, top_grade=args.top_grade, **inputs.options)
-        table = labelling_list(pool, test_set)
+        table, notes = labelling_list(pool, test_set), pool.notes
     counts = pool_counts(pool)
     per_config = counts.groupby("config", sort=False)["unjudged"].sum()
     header = [(f"# test set {test_set.name}: {len(table)} pooled unjudged passages in "
@@ -131,6 +131,7 @@ def _list(args) -> int:
                   f"{c} {int(v)}" for c, v in per_config.items() if c != "union")]
     if args.baseline:
         header.append(f"# {ORDER_EXPLANATION}")
+    header += [f"# note: {n}" for n in (*test_set.notes, *notes)]
     written = export_labelling_list(table, args.csv, args.jsonl)
     header += [f"# wrote {p}" for p in written]
     shown = table if args.limit == 0 else table.head(args.limit)
