@@ -9,6 +9,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 HEAVY = ("scipy.stats", "altair", "papermill", "nbconvert", "ipywidgets")
 
 
@@ -31,14 +33,38 @@ def test_import_ragnb_loads_no_pandas():
     assert out.strip() == "False"
 
 
-def test_the_command_line_help_loads_no_heavy_module():
-    code = ("from ragnb.cli import build_parser\n"
-            "for argv in (['--help'], ['score', '--help']):\n"
-            "    try:\n"
-            "        build_parser().parse_args(argv)\n"
-            "    except SystemExit:\n"
-            "        pass")
-    assert loaded_after(code) == []
+def _after_cli(argv: list[str]) -> str:
+    """Code running the ``ragnb`` entry point on ``argv`` (help exits through SystemExit)."""
+    return ("from ragnb.cli import main\n"
+            "try:\n"
+            f"    main({argv!r})\n"
+            "except SystemExit:\n"
+            "    pass")
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["score", "--help"], ["compare", "--help"],
+                                  ["pool", "list", "--help"], ["tasks", "score", "--help"]])
+def test_the_command_line_help_loads_no_heavy_module_and_no_pandas(argv):
+    probe = (f"import sys\n{_after_cli(argv)}\nimport json\n"
+             f"print(json.dumps([m for m in {[*HEAVY, 'pandas', 'pyarrow', 'scipy']!r} "
+             "if m in sys.modules]))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True).stdout
+    assert json.loads(out.strip().splitlines()[-1]) == []
+    assert "usage: ragnb" in out
+
+
+def test_the_top_level_help_loads_no_numpy_either():
+    probe = f"import sys\n{_after_cli(['--help'])}\nprint('numpy' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip().splitlines()[-1] == "False"
+
+
+def test_python_dash_m_ragnb_cli_is_the_console_script():
+    out = subprocess.run([sys.executable, "-m", "ragnb.cli", "score", "--help"],
+                         capture_output=True, text=True, check=True).stdout
+    assert out.startswith("usage: ragnb score") and "ndcg@k" in out
 
 
 def test_score_and_trajectory_stay_functions_when_their_modules_are_imported():
