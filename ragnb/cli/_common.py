@@ -130,8 +130,6 @@ def split_manifest(ledger_dir: str | None, test_set):
 
 def ledger_line(manifest, ledger_dir: str | None, se: float | None = None) -> list[str]:
     """Header line(s) stating a split's selections_against and implied inflation."""
-    from ragnb.stats import expected_max_normal, selection_inflation
-
     if not ledger_dir:
         return []
     if manifest is None:
@@ -143,6 +141,8 @@ def ledger_line(manifest, ledger_dir: str | None, se: float | None = None) -> li
                if manifest.retired_for_selection_at else "")
             + (", sealed" if manifest.sealed else ""))
     if n:
+        from ragnb.stats import expected_max_normal, selection_inflation
+
         factor = expected_max_normal(n)
         text += (f"; selection alone inflates the best of {n} choices by about "
                  f"{factor:.2f} x SE of a paired comparison / √2 (configs' noise assumed "
