@@ -175,3 +175,14 @@ def add(parser: argparse.ArgumentParser | argparse._ArgumentGroup, *names: str,
         if callable(settings.get("default")):
             settings["default"] = settings["default"]()
         parser.add_argument(*flags, **settings)
+
+
+def actions(parser: argparse.ArgumentParser):
+    """The one sub-command style: a command with several actions (``ragnb pool list``)
+    takes the action as a nested sub-parser, ``args.action`` naming it."""
+    return parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+
+def action(sub, name: str, text: str) -> argparse.ArgumentParser:
+    """One action of :func:`actions`, its one-line help also its description."""
+    return sub.add_parser(name, help=text, description=text[0].upper() + text[1:] + ".")

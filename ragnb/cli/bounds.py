@@ -34,7 +34,8 @@ BOUNDS_POINTS = ("lower", "condensed", "upper", "width", "bound_min", "bound_max
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add(p, *INPUTS, "order", "no_relevant", "missing", "extra", "top_grade", "metric",
         "baseline", "challenger", *STRATA, *RESAMPLING, "per_query", *OUTPUT,
-        metric={"default": "rr@10", "help": "metric with a cut-off, e.g. rr@10 (default), ndcg@10, recall@20, p@10"},
+        metric={"default": "rr@10", "help": "metric with a cut-off, e.g. rr@10 (default), "
+                                            "ndcg@10, recall@20, p@10"},
         missing={"help": "test-set queries a run has no ranking for: error (default), empty "
                          "(an empty ranking) or drop (the queries any config lacks leave every "
                          "table: bounds and verdicts compare configs query by query; counted)"},

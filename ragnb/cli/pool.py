@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ragnb.cli._options import INPUTS, OUTPUT, RESAMPLING, add
+from ragnb.cli._options import INPUTS, OUTPUT, RESAMPLING, action, actions, add
 
 NAME = "pool"
 HELP = "pooled labelling list (with a judge-next order), merge new labels, project a shard"
@@ -39,9 +39,9 @@ _MISSING_HELP = ("test-set queries a run has no ranking for: error (default), em
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    sub = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+    sub = actions(p)
 
-    a = sub.add_parser("list", help="the pooled labelling list (judge-next order with --baseline)")
+    a = action(sub, "list", "the pooled labelling list (judge-next order with --baseline)")
     add(a, *INPUTS, "order", "missing", "extra", "top_grade", "k", "metric", "baseline",
         "challenger", *OUTPUT,
         k={"help": "pool depth: each config's top k (default 10)"},
@@ -53,13 +53,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     a.add_argument("--limit", type=int, default=20,
                    help="rows to print (the exports hold every row; 0 = all)")
 
-    a = sub.add_parser("merge", help="merge new judgments into a new test-set file")
+    a = action(sub, "merge", "merge new judgments into a new test-set file")
     add(a, "judgments", "workspace", "split", "out",
         out={"help": "the new test-set file (its suffix names the format)"})
     add(a, "labels")
     a.add_argument("--overwrite", action="store_true", help="replace an existing --out")
 
-    a = sub.add_parser("shard", help="a labelled shard's effect and its projection to all "
+    a = action(sub, "shard", "a labelled shard's effect and its projection to all "
                                      "queries")
     add(a, *INPUTS, "order", "missing", "extra", "metric", "baseline", "by", *RESAMPLING,
         *OUTPUT,

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from ragnb.cli._options import OUTPUT, RESAMPLING, add
+from ragnb.cli._options import OUTPUT, RESAMPLING, action, actions, add
 
 NAME = "tasks"
 HELP = "mine code tasks from a git repository's merged changes; score a retriever's run on them"
@@ -40,9 +40,9 @@ RECALL_POINTS = ("mean", "ci_low", "ci_high")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    sub = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+    sub = actions(p)
 
-    a = sub.add_parser("mine", help="mine one task per merged change of a local repository")
+    a = action(sub, "mine", "mine one task per merged change of a local repository")
     a.add_argument("--repo", metavar="DIR", help="the local git repository")
     a.add_argument("--branch", default="main", help="the mainline branch (default main)")
     a.add_argument("--every-commit", action="store_true",
@@ -63,7 +63,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="fewest words of stripped task text (3)")
     add(a, *OUTPUT, out={"help": "write every mined change (kept or not) here as JSONL"})
 
-    a = sub.add_parser("score", help="recall of a retriever's run on the kept tasks")
+    a = action(sub, "score", "recall of a retriever's run on the kept tasks")
     add(a, "tasks")
     a.add_argument("--run", metavar="FILE", help="the retriever's run")
     add(a, "k", "order", "missing", "extra", *RESAMPLING, *OUTPUT,
@@ -121,6 +121,7 @@ def _mine(args) -> int:
 
 
 def _score(args) -> int:
+    from ragnb.cli._common import emit
     from ragnb.codetasks import (
         all_files_check,
         evaluate_keep,
@@ -129,7 +130,6 @@ def _score(args) -> int:
         recall_summary,
         task_recall,
     )
-    from ragnb.cli._common import emit
     from ragnb.codetasks.keep import condition_in_points
     from ragnb.io import read_run
 
