@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
         strata_labels,
     )
     from ragnb.metrics import parse_metric
-    from ragnb.score import score
+    from ragnb.metrics.score import score
 
     for m in args.metric:  # fail fast on a typo, before reading big files
         parse_metric(m)

@@ -19,10 +19,10 @@ import numpy as np
 import pandas as pd
 
 from ragnb.errors import InputError
+from ragnb.io.run import Run
+from ragnb.io.testset import Note, TestSet
 from ragnb.metrics import JudgmentIndex, Metric, judge_run, parse_metric
 from ragnb.metrics.judged import POLICIES, JudgedRun, Policy
-from ragnb.run import Run
-from ragnb.testset import Note, TestSet
 from ragnb.vocab import EXTRA, MISSING, NO_RELEVANT
 
 SCORE_COLUMNS = ["config", "query_id", "metric", "value"]
