@@ -76,3 +76,30 @@ def test_score_and_trajectory_stay_functions_when_their_modules_are_imported():
 
     assert ragnb.score is score and ragnb.trajectory is trajectory
     assert ragnb.Scores.__module__ == "ragnb.metrics.score"
+
+
+DEMO_RUNS = "data/demo/runs/production"
+
+
+@pytest.mark.parametrize("argv, absent", [
+    (["score", "--judgments", "data/demo/production.jsonl",
+      "--run", f"a={DEMO_RUNS}/round-00.jsonl", "--run", f"b={DEMO_RUNS}/round-40.jsonl",
+      "--metric", "ndcg@10", "--metric", "rr@10"], ["scipy"]),
+    (["compare", "--judgments", "data/demo/production.jsonl",
+      "--baseline", f"a={DEMO_RUNS}/round-00.jsonl",
+      "--challenger", f"b={DEMO_RUNS}/round-40.jsonl",
+      "--metric", "ndcg@10", "--resamples", "200", "--strata", "data/demo/production_strata.csv",
+      "--by", "query_type"], ["scipy.stats", "scipy.integrate", "scipy.optimize"]),
+])
+def test_score_and_compare_on_the_demo_load_only_what_they_use(argv, absent):
+    # scoring needs no scipy; a comparison needs scipy.special (intervals), not scipy.stats
+    # (only --also ttest/wilcoxon) nor scipy.integrate (only a ledger's expected maximum)
+    from ragnb.paths import PROJ_ROOT
+
+    probe = (f"import sys, io, contextlib\nfrom ragnb.cli import main\n"
+             f"with contextlib.redirect_stdout(io.StringIO()):\n    assert main({argv!r}) == 0\n"
+             f"import json\nprint(json.dumps([m for m in {[*HEAVY, *absent]!r} "
+             "if m in sys.modules]))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True, cwd=PROJ_ROOT).stdout
+    assert json.loads(out.strip().splitlines()[-1]) == []
