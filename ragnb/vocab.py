@@ -7,12 +7,14 @@ loading pandas or numpy.
 """
 from __future__ import annotations
 
+from typing import Literal
+
 #: Ranking order of a run: ``score`` descending with ties by passage id descending
 #: (trec_eval's order; the default where a run has scores), or the ``rank`` column.
-ORDERS = ("score", "rank")
+ORDERS: tuple[Literal["score", "rank"], ...] = ("score", "rank")
 
 #: Treatment of unjudged passages (:mod:`ragnb.metrics.judged`).
-POLICIES = ("lower", "condensed", "upper")
+POLICIES: tuple[Literal["lower", "condensed", "upper"], ...] = ("lower", "condensed", "upper")
 
 #: Test-set queries a run has no ranking for: an error, scored as an empty
 #: ranking, or left out (counted).

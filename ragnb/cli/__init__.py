@@ -16,11 +16,12 @@ import importlib
 import pkgutil
 import sys
 from collections.abc import Sequence
+from types import ModuleType
 
 from ragnb.errors import RagnbError
 
 
-def _commands() -> dict[str, object]:
+def _commands() -> dict[str, ModuleType]:
     found = {}
     for info in pkgutil.iter_modules(__path__):
         if info.name.startswith("_"):
@@ -65,7 +66,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 def _command_of(argv: Sequence[str]) -> str | None:
     """The command ``argv`` names: its first word that is not an option (the top-level
-    options, ``--help`` and ``--version``, take no value)."""
+    options, ``--help`` and ``--version``, take no value).
+    """
     return next((a for a in argv if not a.startswith("-")), None)
 
 

@@ -10,6 +10,7 @@ import argparse
 import os
 import re
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,8 +20,10 @@ from ragnb.errors import InputError
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ragnb.io.testset import TestSet
 
-def name_file(text: str, option: str = "--run") -> tuple[str | None, Path]:
+
+def name_file(text: str, option: str = "--run") -> tuple[str | None, Path | str]:
     """Parse ``NAME=FILE`` (or just ``FILE``: the name is the file name).
 
     A path that exists as given is a file even when it contains ``=``; ``-`` is
@@ -40,7 +43,7 @@ _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u20
 
 
 def terminal_safe(text: object, *, newlines: bool = True) -> str:
-    """``text`` with control characters shown as escapes (``\\x1b``, ``\\u202e``).
+    r"""``text`` with control characters shown as escapes (``\x1b``, ``\u202e``).
 
     Ids, actors and reasons come from files and other users; printed raw, an
     escape sequence could rewrite the terminal (hide a line, fake a verdict).
@@ -58,7 +61,7 @@ POINTS_LINE = "# metric values and differences in points (metric x 100); csv and
 OUT_SUFFIXES = {".csv": "csv", ".json": "json", ".tsv": "tsv"}
 
 
-def emit(df: pd.DataFrame, fmt: str, out: str | None, header_lines: list[str] = (),
+def emit(df: pd.DataFrame, fmt: str, out: str | None, header_lines: Sequence[str] = (),
          points: tuple[str, ...] = ()) -> None:
     """Write a table as text, CSV, TSV or JSON records; header lines go to stderr unless text.
 
@@ -113,8 +116,8 @@ def load_runs(specs: list[str], order) -> list:
         runs.append(read_run(path, name=name, order=order))
     names = [r.name for r in runs]
     if len(set(names)) != len(names):
-        raise InputError(f"two runs share the name(s) {sorted({n for n in names if names.count(n) > 1})}; "
-                         "use NAME=FILE", key="--run")
+        shared = sorted({n for n in names if names.count(n) > 1})
+        raise InputError(f"two runs share the name(s) {shared}; use NAME=FILE", key="--run")
     return runs
 
 
@@ -158,7 +161,7 @@ def guard_sealed(ledger_dir: str | None, manifest, values: dict[str, float], met
     the split is sealed with no open unseal run for these configs; every allowed
     scoring is recorded in the ledger, as the policy requires.
     """
-    if manifest is None or manifest.role != "confirmation":
+    if manifest is None or ledger_dir is None or manifest.role != "confirmation":
         return
     from ragnb.ledger import Ledger
 
@@ -171,7 +174,8 @@ def guard_sealed(ledger_dir: str | None, manifest, values: dict[str, float], met
 def strata_labels(args: argparse.Namespace, test_set, query_ids,
                   workspace_strata: pd.DataFrame | None = None):
     """Stratum label per query (``--by`` in ``--strata``, else in the workspace's strata
-    table when given, else in the query metadata) and notes."""
+    table when given, else in the query metadata) and notes.
+    """
     from ragnb.io import read_strata
     from ragnb.io.strata import assign_strata
 
@@ -193,9 +197,10 @@ def strata_labels(args: argparse.Namespace, test_set, query_ids,
 @dataclass(frozen=True)
 class Inputs:
     """What a scoring command reads: test set, runs, score options and, from a workspace,
-    its strata table (query metadata joined with the strata file) and manifest path."""
+    its strata table (query metadata joined with the strata file) and manifest path.
+    """
 
-    test_set: object
+    test_set: TestSet
     runs: list
     options: dict
     strata: pd.DataFrame | None = None
@@ -205,7 +210,8 @@ class Inputs:
 
     def metric(self, text: str) -> str:
         """A metric with the workspace's gain map when it is an nDCG naming none
-        (:func:`ragnb.metrics.registry.with_gain`)."""
+        (:func:`ragnb.metrics.registry.with_gain`).
+        """
         from ragnb.metrics.registry import with_gain
 
         return with_gain(text, self.gain)
@@ -213,7 +219,8 @@ class Inputs:
 
 def workspace_split(args: argparse.Namespace):
     """The workspace of ``--workspace`` and the test set to read: ``--split``, else
-    ``[report.<command>] test_set`` / ``[report] test_set``, production, golden, the first."""
+    ``[report.<command>] test_set`` / ``[report] test_set``, production, golden, the first.
+    """
     from ragnb.workspace import open_workspace
 
     if args.judgments:

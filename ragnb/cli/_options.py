@@ -43,104 +43,104 @@ def _ledger_default() -> str | None:
 #: parser is built (an environment variable).
 OPTIONS: dict[str, tuple[tuple[str, ...], dict]] = {
     # -- inputs: files or a workspace ------------------------------------------------------------
-    "judgments": (("--judgments", "--test-set"), dict(
-        dest="judgments", metavar="FILE", default=None,
-        help="test set JSONL (the ragnb test-set format), TREC qrels, or CSV/Parquet table")),
-    "run": (("--run",), dict(
-        action="append", default=[], metavar="NAME=FILE",
-        help="a run (repeatable); NAME defaults to the file name")),
-    "workspace": (("--workspace", "-w"), dict(
-        metavar="PATH", default=None,
-        help="read a workspace's test set and runs (ragnb.toml or its folder) instead of "
+    "judgments": (("--judgments", "--test-set"), {
+        "dest": "judgments", "metavar": "FILE", "default": None,
+        "help": "test set JSONL (the ragnb test-set format), TREC qrels, or CSV/Parquet table"}),
+    "run": (("--run",), {
+        "action": "append", "default": [], "metavar": "NAME=FILE",
+        "help": "a run (repeatable); NAME defaults to the file name"}),
+    "workspace": (("--workspace", "-w"), {
+        "metavar": "PATH", "default": None,
+        "help": "read a workspace's test set and runs (ragnb.toml or its folder) instead of "
              "--judgments and run files; configs are named as in the manifest; ranking order, "
-             "--extra and --missing from the manifest unless given")),
-    "split": (("--split",), dict(
-        default=None, metavar="NAME",
-        help="with --workspace: the test set (default: production, golden or the first)")),
-    "config": (("--config",), dict(
-        action="append", default=[], metavar="CONFIG",
-        help="with --workspace: a config (repeatable; default: all)")),
+             "--extra and --missing from the manifest unless given"}),
+    "split": (("--split",), {
+        "default": None, "metavar": "NAME",
+        "help": "with --workspace: the test set (default: production, golden or the first)"}),
+    "config": (("--config",), {
+        "action": "append", "default": [], "metavar": "CONFIG",
+        "help": "with --workspace: a config (repeatable; default: all)"}),
     # -- how a run meets the test set ------------------------------------------------------------
-    "policy": (("--policy",), dict(
-        choices=POLICIES, default="lower",
-        help="unjudged passages: lower = not relevant (default), condensed = removed before the "
-             "cut, upper = relevant at --upper-grade and added to the ideal")),
-    "upper_grade": (("--upper-grade",), dict(
-        type=bounded_int(0, MAX_GRADE), default=None,
-        help="grade given to unjudged passages under --policy upper (default: top grade)")),
-    "top_grade": (("--top-grade",), dict(
-        type=bounded_int(0, MAX_GRADE), default=None,
-        help="labels range over 0..TOP_GRADE (default: the test set's top grade)")),
-    "order": (("--order",), dict(
-        choices=ORDERS, default=None,
-        help="ranking order: 'score' = score descending, ties by passage id descending "
+    "policy": (("--policy",), {
+        "choices": POLICIES, "default": "lower",
+        "help": "unjudged passages: lower = not relevant (default), condensed = removed before the "
+             "cut, upper = relevant at --upper-grade and added to the ideal"}),
+    "upper_grade": (("--upper-grade",), {
+        "type": bounded_int(0, MAX_GRADE), "default": None,
+        "help": "grade given to unjudged passages under --policy upper (default: top grade)"}),
+    "top_grade": (("--top-grade",), {
+        "type": bounded_int(0, MAX_GRADE), "default": None,
+        "help": "labels range over 0..TOP_GRADE (default: the test set's top grade)"}),
+    "order": (("--order",), {
+        "choices": ORDERS, "default": None,
+        "help": "ranking order: 'score' = score descending, ties by passage id descending "
              "(trec_eval; default where the run has scores), 'rank' = the rank column (opt-in; "
              "default for JSONL lists). A note counts queries whose ranks disagree with the "
-             "scores")),
-    "no_relevant": (("--no-relevant",), dict(
-        choices=NO_RELEVANT, default="keep",
-        help="queries with no relevant passage: keep (scored, counted; default) or drop "
-             "(counted)")),
-    "missing": (("--missing",), dict(
-        choices=MISSING, default="error",
-        help="test-set queries a run has no ranking for: error (default), empty (scored as "
-             "an empty ranking) or drop (left out, counted)")),
-    "extra": (("--extra",), dict(
-        choices=EXTRA, default="error",
-        help="run queries the test set lacks: error (default) or drop (left out, counted)")),
-    "metrics": (("--metric",), dict(
-        action="append", required=True, metavar="METRIC",
-        help="metric name such as ndcg@10 (repeatable)")),
-    "metric": (("--metric",), dict(
-        default=None, metavar="METRIC", help="metric with a cut-off, e.g. rr@10")),
-    "k": (("--k",), dict(
-        type=bounded_int(1, MAX_CUTOFF), default=10, help="rank cut-off (default 10)")),
+             "scores"}),
+    "no_relevant": (("--no-relevant",), {
+        "choices": NO_RELEVANT, "default": "keep",
+        "help": "queries with no relevant passage: keep (scored, counted; default) or drop "
+             "(counted)"}),
+    "missing": (("--missing",), {
+        "choices": MISSING, "default": "error",
+        "help": "test-set queries a run has no ranking for: error (default), empty (scored as "
+             "an empty ranking) or drop (left out, counted)"}),
+    "extra": (("--extra",), {
+        "choices": EXTRA, "default": "error",
+        "help": "run queries the test set lacks: error (default) or drop (left out, counted)"}),
+    "metrics": (("--metric",), {
+        "action": "append", "required": True, "metavar": "METRIC",
+        "help": "metric name such as ndcg@10 (repeatable)"}),
+    "metric": (("--metric",), {
+        "default": None, "metavar": "METRIC", "help": "metric with a cut-off, e.g. rr@10"}),
+    "k": (("--k",), {
+        "type": bounded_int(1, MAX_CUTOFF), "default": 10, "help": "rank cut-off (default 10)"}),
     # -- comparisons -----------------------------------------------------------------------------
-    "baseline": (("--baseline",), dict(
-        default=None, metavar="CONFIG", help="the config to compare the others with")),
-    "challenger": (("--challenger",), dict(
-        action="append", default=None, metavar="CONFIG",
-        help="a challenger config (repeatable; default: every other config)")),
-    "resamples": (("--resamples",), dict(
-        type=bounded_int(1, MAX_RESAMPLES), default=10_000,
-        help=f"bootstrap resamples (default 10,000; at most {MAX_RESAMPLES:,})")),
-    "seed": (("--seed",), dict(
-        type=bounded_int(0, 2**63 - 1), default=DEFAULT_SEED,
-        help=f"bootstrap seed (default {DEFAULT_SEED})")),
-    "ledger": (("--ledger",), dict(
-        metavar="DIR", default=_ledger_default,
-        help="split ledger: show how often this test set has been selected against and the "
-             "inflation that implies (default $RAGNB_LEDGER)")),
-    "labels": (("--labels",), dict(
-        metavar="FILE", default=None,
-        help="new judgments from pooled labelling (test-set JSONL, qrels or CSV/Parquet)")),
-    "tasks": (("--tasks",), dict(
-        metavar="FILE", default=None, help="code tasks (from `ragnb tasks mine`)")),
+    "baseline": (("--baseline",), {
+        "default": None, "metavar": "CONFIG", "help": "the config to compare the others with"}),
+    "challenger": (("--challenger",), {
+        "action": "append", "default": None, "metavar": "CONFIG",
+        "help": "a challenger config (repeatable; default: every other config)"}),
+    "resamples": (("--resamples",), {
+        "type": bounded_int(1, MAX_RESAMPLES), "default": 10_000,
+        "help": f"bootstrap resamples (default 10,000; at most {MAX_RESAMPLES:,})"}),
+    "seed": (("--seed",), {
+        "type": bounded_int(0, 2**63 - 1), "default": DEFAULT_SEED,
+        "help": f"bootstrap seed (default {DEFAULT_SEED})"}),
+    "ledger": (("--ledger",), {
+        "metavar": "DIR", "default": _ledger_default,
+        "help": "split ledger: show how often this test set has been selected against and the "
+             "inflation that implies (default $RAGNB_LEDGER)"}),
+    "labels": (("--labels",), {
+        "metavar": "FILE", "default": None,
+        "help": "new judgments from pooled labelling (test-set JSONL, qrels or CSV/Parquet)"}),
+    "tasks": (("--tasks",), {
+        "metavar": "FILE", "default": None, "help": "code tasks (from `ragnb tasks mine`)"}),
     # -- strata ----------------------------------------------------------------------------------
-    "strata": (("--strata",), dict(
-        metavar="FILE", default=None,
-        help="query annotations: CSV/TSV/Parquet/JSONL keyed by query id, or a JSON object "
+    "strata": (("--strata",), {
+        "metavar": "FILE", "default": None,
+        "help": "query annotations: CSV/TSV/Parquet/JSONL keyed by query id, or a JSON object "
              "query id -> fields (CODEC's topics.json); may cover more queries than the test "
-             "set (counted in a note)")),
-    "strata_key": (("--strata-key",), dict(
-        metavar="COLUMN", default="query_id",
-        help="the column of --strata holding query ids (default query_id)")),
-    "strata_columns": (("--strata-columns",), dict(
-        metavar="A,B,...", default=None,
-        help="column names of a header-less --strata file (its first line is data)")),
-    "by": (("--by",), dict(
-        metavar="COLUMN", default=None,
-        help="stratum column (in --strata, or in the test set's query metadata, e.g. intent)")),
+             "set (counted in a note)"}),
+    "strata_key": (("--strata-key",), {
+        "metavar": "COLUMN", "default": "query_id",
+        "help": "the column of --strata holding query ids (default query_id)"}),
+    "strata_columns": (("--strata-columns",), {
+        "metavar": "A,B,...", "default": None,
+        "help": "column names of a header-less --strata file (its first line is data)"}),
+    "by": (("--by",), {
+        "metavar": "COLUMN", "default": None,
+        "help": "stratum column (in --strata, or in the test set's query metadata, e.g. intent)"}),
     # -- output ----------------------------------------------------------------------------------
-    "per_query": (("--per-query",), dict(
-        action="store_true", help="print the per-query table instead of the summary")),
-    "format": (("--format",), dict(
-        choices=("table", "csv", "json"), default="table",
-        help="table (text, metric values in points), csv or json (values 0-1)")),
-    "out": (("--out",), dict(
-        metavar="FILE", default=None,
-        help="write the table here instead of stdout (a .csv/.tsv/.json suffix names the "
-             "format)")),
+    "per_query": (("--per-query",), {
+        "action": "store_true", "help": "print the per-query table instead of the summary"}),
+    "format": (("--format",), {
+        "choices": ("table", "csv", "json"), "default": "table",
+        "help": "table (text, metric values in points), csv or json (values 0-1)"}),
+    "out": (("--out",), {
+        "metavar": "FILE", "default": None,
+        "help": "write the table here instead of stdout (a .csv/.tsv/.json suffix names the "
+             "format)"}),
 }
 
 #: How a run meets the test set: every scoring command takes these.
@@ -179,7 +179,8 @@ def add(parser: argparse.ArgumentParser | argparse._ArgumentGroup, *names: str,
 
 def actions(parser: argparse.ArgumentParser):
     """The one sub-command style: a command with several actions (``ragnb pool list``)
-    takes the action as a nested sub-parser, ``args.action`` naming it."""
+    takes the action as a nested sub-parser, ``args.action`` naming it.
+    """
     return parser.add_subparsers(dest="action", metavar="ACTION", required=True)
 
 

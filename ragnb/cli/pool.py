@@ -114,7 +114,7 @@ def _list(args) -> int:
     test_set, runs = inputs.test_set, inputs.runs
     if metric is not None:  # the workspace's gain map for an nDCG that names none
         metric = parse_metric(inputs.metric(str(metric)))
-    if args.baseline:
+    if args.baseline and metric is not None:  # a baseline without --metric is refused above
         bounds = label_bounds(test_set, runs, metric, top_grade=args.top_grade,
                               **inputs.options)
         pool, notes = bounds.pool, bounds.notes

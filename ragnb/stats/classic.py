@@ -90,7 +90,8 @@ def classic_tests(d, tests: Iterable[str] = tuple(TESTS)) -> ClassicTests:
     mean = float(d.mean()) if n else nan
     sd = float(d.std(ddof=1)) if n > 1 else nan
     t_stat = p_t = nan
-    if "ttest" in tests and n > 1 and sd > tie_tolerance(d):  # equal up to float noise: t is undefined
+    # equal up to float noise: t is undefined
+    if "ttest" in tests and n > 1 and sd > tie_tolerance(d):
         from scipy import stats as st
 
         res = st.ttest_1samp(d, 0.0)
