@@ -9,6 +9,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 HEAVY = ("scipy.stats", "altair", "papermill", "nbconvert", "ipywidgets")
 
 
@@ -31,14 +33,38 @@ def test_import_ragnb_loads_no_pandas():
     assert out.strip() == "False"
 
 
-def test_the_command_line_help_loads_no_heavy_module():
-    code = ("from ragnb.cli import build_parser\n"
-            "for argv in (['--help'], ['score', '--help']):\n"
-            "    try:\n"
-            "        build_parser().parse_args(argv)\n"
-            "    except SystemExit:\n"
-            "        pass")
-    assert loaded_after(code) == []
+def _after_cli(argv: list[str]) -> str:
+    """Code running the ``ragnb`` entry point on ``argv`` (help exits through SystemExit)."""
+    return ("from ragnb.cli import main\n"
+            "try:\n"
+            f"    main({argv!r})\n"
+            "except SystemExit:\n"
+            "    pass")
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["score", "--help"], ["compare", "--help"],
+                                  ["pool", "list", "--help"], ["tasks", "score", "--help"]])
+def test_the_command_line_help_loads_no_heavy_module_and_no_pandas(argv):
+    probe = (f"import sys\n{_after_cli(argv)}\nimport json\n"
+             f"print(json.dumps([m for m in {[*HEAVY, 'pandas', 'pyarrow', 'scipy']!r} "
+             "if m in sys.modules]))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True).stdout
+    assert json.loads(out.strip().splitlines()[-1]) == []
+    assert "usage: ragnb" in out
+
+
+def test_the_top_level_help_loads_no_numpy_either():
+    probe = f"import sys\n{_after_cli(['--help'])}\nprint('numpy' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip().splitlines()[-1] == "False"
+
+
+def test_python_dash_m_ragnb_cli_is_the_console_script():
+    out = subprocess.run([sys.executable, "-m", "ragnb.cli", "score", "--help"],
+                         capture_output=True, text=True, check=True).stdout
+    assert out.startswith("usage: ragnb score") and "ndcg@k" in out
 
 
 def test_score_and_trajectory_stay_functions_when_their_modules_are_imported():
@@ -50,3 +76,30 @@ def test_score_and_trajectory_stay_functions_when_their_modules_are_imported():
 
     assert ragnb.score is score and ragnb.trajectory is trajectory
     assert ragnb.Scores.__module__ == "ragnb.metrics.score"
+
+
+DEMO_RUNS = "data/demo/runs/production"
+
+
+@pytest.mark.parametrize("argv, absent", [
+    (["score", "--judgments", "data/demo/production.jsonl",
+      "--run", f"a={DEMO_RUNS}/round-00.jsonl", "--run", f"b={DEMO_RUNS}/round-40.jsonl",
+      "--metric", "ndcg@10", "--metric", "rr@10"], ["scipy"]),
+    (["compare", "--judgments", "data/demo/production.jsonl",
+      "--baseline", f"a={DEMO_RUNS}/round-00.jsonl",
+      "--challenger", f"b={DEMO_RUNS}/round-40.jsonl",
+      "--metric", "ndcg@10", "--resamples", "200", "--strata", "data/demo/production_strata.csv",
+      "--by", "query_type"], ["scipy.stats", "scipy.integrate", "scipy.optimize"]),
+])
+def test_score_and_compare_on_the_demo_load_only_what_they_use(argv, absent):
+    # scoring needs no scipy; a comparison needs scipy.special (intervals), not scipy.stats
+    # (only --also ttest/wilcoxon) nor scipy.integrate (only a ledger's expected maximum)
+    from ragnb.paths import PROJ_ROOT
+
+    probe = (f"import sys, io, contextlib\nfrom ragnb.cli import main\n"
+             f"with contextlib.redirect_stdout(io.StringIO()):\n    assert main({argv!r}) == 0\n"
+             f"import json\nprint(json.dumps([m for m in {[*HEAVY, *absent]!r} "
+             "if m in sys.modules]))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True, cwd=PROJ_ROOT).stdout
+    assert json.loads(out.strip().splitlines()[-1]) == []

@@ -2,8 +2,12 @@
 
 Each module in this package that defines ``NAME``, ``HELP``,
 ``add_arguments(parser)`` and ``run(args) -> int`` is a subcommand; modules are
-discovered, so adding a command never touches this file. Bad input ends with a
-one-line message on stderr and exit code 2.
+discovered, so adding a command never touches this file. A command module
+imports nothing heavy at module level (its ``run`` imports what it uses); its
+long help is ``DESCRIPTION``, or ``description()`` when the text is computed
+(the metric list), so building a parser stays cheap. Only the named command's parser is built in
+full: ``ragnb --help`` reads each command's ``HELP`` and nothing more. Bad
+input ends with a one-line message on stderr and exit code 2.
 """
 from __future__ import annotations
 
@@ -28,8 +32,19 @@ def _commands() -> dict[str, ModuleType]:
     return dict(sorted(found.items()))
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The top-level parser with every discovered subcommand."""
+def description(module) -> str:
+    """A command's long help: ``description()`` if it computes one, else ``DESCRIPTION``."""
+    if hasattr(module, "description"):
+        return module.description()
+    return getattr(module, "DESCRIPTION", module.HELP)
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The top-level parser with every discovered subcommand.
+
+    With ``only`` (a command name) just that command's options are built; the
+    others are listed by name and help (enough for ``ragnb --help``).
+    """
     from ragnb import __version__
 
     parser = argparse.ArgumentParser(
@@ -39,20 +54,27 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"ragnb {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name, module in _commands().items():
-        p = sub.add_parser(
-            name,
-            help=module.HELP,
-            description=getattr(module, "DESCRIPTION", module.HELP),
-            formatter_class=argparse.RawDescriptionHelpFormatter,
-        )
+        if only is not None and name != only:
+            sub.add_parser(name, help=module.HELP)
+            continue
+        p = sub.add_parser(name, help=module.HELP, description=description(module),
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
         module.add_arguments(p)
         p.set_defaults(_run=module.run)
     return parser
 
 
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The command ``argv`` names: its first word that is not an option (the top-level
+    options, ``--help`` and ``--version``, take no value).
+    """
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``ragnb`` console script."""
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(only=_command_of(argv) or "")  # "": names only, for --help
     args = parser.parse_args(argv)
     try:
         return int(args._run(args) or 0)

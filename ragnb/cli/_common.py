@@ -1,4 +1,9 @@
-"""Argument helpers shared by subcommands (one place for NAME=FILE parsing and output)."""
+"""What the commands share when they run: NAME=FILE parsing, reading inputs (files or a
+workspace), strata, the ledger lines and the output of tables.
+
+The options themselves are defined in :mod:`ragnb.cli._options`; this module is
+imported by a command's ``run`` (pandas loads when a table is written).
+"""
 from __future__ import annotations
 
 import argparse
@@ -8,13 +13,14 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from ragnb.errors import InputError
-from ragnb.io.run import ORDERS
-from ragnb.io.testset import MAX_GRADE, TestSet
-from ragnb.metrics import POLICIES
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ragnb.io.testset import TestSet
 
 
 def name_file(text: str, option: str = "--run") -> tuple[str | None, Path | str]:
@@ -36,25 +42,6 @@ def name_file(text: str, option: str = "--run") -> tuple[str | None, Path | str]
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
-#: Largest number of bootstrap/permutation resamples a command accepts: 10 x the
-#: default; memory and time grow linearly with it (resamples x queries).
-MAX_RESAMPLES = 100_000
-
-
-def bounded_int(lo: int, hi: int):
-    """An argparse ``type``: a strict ASCII integer in ``[lo, hi]``, else a one-line error."""
-    def parse(text: str) -> int:
-        if not re.fullmatch(r"-?[0-9]{1,18}", text):
-            raise argparse.ArgumentTypeError(f"{text[:40]!r} is not an integer")
-        value = int(text)
-        if not lo <= value <= hi:
-            raise argparse.ArgumentTypeError(f"{value} is outside [{lo:,}, {hi:,}]")
-        return value
-
-    parse.__name__ = "integer"
-    return parse
-
-
 def terminal_safe(text: object, *, newlines: bool = True) -> str:
     r"""``text`` with control characters shown as escapes (``\x1b``, ``\u202e``).
 
@@ -66,36 +53,6 @@ def terminal_safe(text: object, *, newlines: bool = True) -> str:
     if not newlines:
         text = text.replace("\n", "\\n")
     return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
-
-
-def add_judgment_args(p: argparse.ArgumentParser, required: bool = True) -> None:
-    p.add_argument("--judgments", "--test-set", dest="judgments", required=required,
-                   metavar="FILE",
-                   help="test set JSONL (the ragnb test-set format), TREC qrels, or "
-                        "CSV/Parquet table")
-    p.add_argument("--policy", choices=POLICIES, default="lower",
-                   help="unjudged passages: lower = not relevant (default), condensed = removed "
-                        "before the cut, upper = relevant at --upper-grade and added to the ideal")
-    p.add_argument("--upper-grade", type=bounded_int(0, MAX_GRADE), default=None,
-                   help="grade given to unjudged passages under --policy upper "
-                        "(default: top grade)")
-    p.add_argument("--order", choices=ORDERS, default=None,
-                   help="ranking order: 'score' = score descending, ties by passage id descending "
-                        "(trec_eval; default where the run has scores), 'rank' = the rank column "
-                        "(opt-in; default for JSONL lists). A note counts queries whose ranks "
-                        "disagree with the scores")
-    p.add_argument("--no-relevant", choices=("keep", "drop"), default="keep",
-                   help="queries with no relevant passage: keep (scored, counted; default) or "
-                        "drop (counted)")
-    p.add_argument("--missing", choices=("error", "empty", "drop"), default="error",
-                   help="test-set queries a run has no ranking for (default: error)")
-    p.add_argument("--extra", choices=("error", "drop"), default="error",
-                   help="run queries the test set lacks (default: error; drop counts them)")
-
-
-def add_output_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--format", choices=("table", "csv", "json"), default="table")
-    p.add_argument("--out", metavar="FILE", default=None, help="write here instead of stdout")
 
 
 #: The text table's unit line (CSV and JSON keep metric values as they are, 0-1).
@@ -114,6 +71,8 @@ def emit(df: pd.DataFrame, fmt: str, out: str | None, header_lines: Sequence[str
     points (x100, two decimals) and says so in a header line; CSV, TSV and JSON
     keep the values as computed.
     """
+    import pandas as pd
+
     if out:
         fmt = OUT_SUFFIXES.get(Path(out).suffix.lower(), fmt)
     shown = [c for c in points if c in df]
@@ -162,14 +121,6 @@ def load_runs(specs: list[str], order) -> list:
     return runs
 
 
-def add_ledger_arg(p: argparse.ArgumentParser) -> None:
-    import os
-
-    p.add_argument("--ledger", metavar="DIR", default=os.environ.get("RAGNB_LEDGER") or None,
-                   help="split ledger: show how often this test set has been selected against "
-                        "and the inflation that implies (default $RAGNB_LEDGER)")
-
-
 def split_manifest(ledger_dir: str | None, test_set):
     """The ledger manifest of ``test_set`` (matched by content hash), or None."""
     from ragnb.ledger.policy import find_split
@@ -179,8 +130,6 @@ def split_manifest(ledger_dir: str | None, test_set):
 
 def ledger_line(manifest, ledger_dir: str | None, se: float | None = None) -> list[str]:
     """Header line(s) stating a split's selections_against and implied inflation."""
-    from ragnb.stats import split_inflation
-
     if not ledger_dir:
         return []
     if manifest is None:
@@ -192,6 +141,8 @@ def ledger_line(manifest, ledger_dir: str | None, se: float | None = None) -> li
                if manifest.retired_for_selection_at else "")
             + (", sealed" if manifest.sealed else ""))
     if n:
+        from ragnb.stats import split_inflation
+
         infl = split_inflation(manifest.name, n, se or 0.0, "")
         text += (f"; selection alone inflates the best of {n} choices by about "
                  f"{infl.expected_max:.2f} x SE of a paired comparison / √2 (configs' noise "
@@ -215,19 +166,6 @@ def guard_sealed(ledger_dir: str | None, manifest, values: Mapping[str, float | 
                   note="ragnb CLI")
 
 
-def add_strata_args(p: argparse.ArgumentParser, by_help: str) -> None:
-    """--strata FILE, --strata-key, --strata-columns and --by COLUMN."""
-    p.add_argument("--strata", metavar="FILE", default=None,
-                   help="query annotations: CSV/TSV/Parquet/JSONL keyed by query id, or a JSON "
-                        "object query id -> fields (CODEC's topics.json); may cover more "
-                        "queries than the test set (counted in a note)")
-    p.add_argument("--strata-key", metavar="COLUMN", default="query_id",
-                   help="the column of --strata holding query ids (default query_id)")
-    p.add_argument("--strata-columns", metavar="A,B,...", default=None,
-                   help="column names of a header-less --strata file (its first line is data)")
-    p.add_argument("--by", metavar="COLUMN", default=None, help=by_help)
-
-
 def strata_labels(args: argparse.Namespace, test_set, query_ids,
                   workspace_strata: pd.DataFrame | None = None):
     """Stratum label per query (``--by`` in ``--strata``, else in the workspace's strata
@@ -249,23 +187,6 @@ def strata_labels(args: argparse.Namespace, test_set, query_ids,
     else:
         table, source = test_set.queries, f"{test_set.source} (query metadata)"
     return assign_strata(table, query_ids, args.by, source=source)
-
-
-def add_workspace_args(p: argparse.ArgumentParser, configs: bool = True) -> None:
-    """``--workspace``, ``--split`` and (unless the command names its configs otherwise)
-    ``--config``: the one definition every command reading a workspace shares.
-    """
-    p.add_argument("--workspace", "-w", metavar="PATH", default=None,
-                   help="read a workspace's test set and runs (ragnb.toml or its folder) "
-                        "instead of --judgments and run files; configs are named as in the "
-                        "manifest; ranking order, --extra and --missing from the manifest "
-                        "unless given")
-    p.add_argument("--split", default=None, metavar="NAME",
-                   help="with --workspace: the test set (default: production, golden or the "
-                        "first)")
-    if configs:
-        p.add_argument("--config", action="append", default=[], metavar="CONFIG",
-                       help="with --workspace: a config (repeatable; default: all)")
 
 
 @dataclass(frozen=True)

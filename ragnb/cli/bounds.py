@@ -3,15 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from ragnb.cli._common import (
-    MAX_RESAMPLES,
-    add_workspace_args,
-    bounded_int,
-    emit,
-    resolve_inputs,
-)
-from ragnb.io.run import ORDERS
-from ragnb.io.testset import MAX_GRADE
+from ragnb.cli._options import INPUTS, OUTPUT, RESAMPLING, STRATA, add
 
 NAME = "bounds"
 HELP = "label-bias bounds (policies lower/condensed/upper and exact min/max) and verdicts"
@@ -40,72 +32,31 @@ BOUNDS_POINTS = ("lower", "condensed", "upper", "width", "bound_min", "bound_max
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--judgments", "--test-set", dest="judgments", metavar="FILE",
-                   help="test set JSONL (the ragnb test-set format), TREC qrels, or "
-                        "CSV/Parquet table")
-    p.add_argument("--run", action="append", default=[], metavar="NAME=FILE",
-                   help="a run (repeatable); NAME defaults to the file name")
-    add_workspace_args(p)
-    p.add_argument("--metric", default="rr@10",
-                   help="metric with a cut-off, e.g. rr@10 (default), ndcg@10, recall@20, p@10")
-    p.add_argument("--baseline", default=None, help="config to compare the others with")
-    p.add_argument("--challenger", action="append", default=None,
-                   help="challenger config (repeatable; default: every other config)")
+    add(p, *INPUTS, "order", "no_relevant", "missing", "extra", "top_grade", "metric",
+        "baseline", "challenger", *STRATA, *RESAMPLING, "per_query", *OUTPUT,
+        metric={"default": "rr@10", "help": "metric with a cut-off, e.g. rr@10 (default), "
+                                            "ndcg@10, recall@20, p@10"},
+        missing={"help": "test-set queries a run has no ranking for: error (default), empty "
+                         "(an empty ranking) or drop (the queries any config lacks leave every "
+                         "table: bounds and verdicts compare configs query by query; counted)"},
+        by={"help": "per-stratum rows: a column of --strata or of the test set's query "
+                    "metadata"})
     p.add_argument("--joint", action="store_true",
                    help="verdict from joint per-query bounds of the difference (a passage both "
                         "configs retrieved gets one label): tighter than separate bounds")
-    p.add_argument("--top-grade", type=bounded_int(0, MAX_GRADE), default=None,
-                   help="labels range over 0..TOP_GRADE (default: the test set's top grade)")
-    p.add_argument("--strata", metavar="FILE", default=None,
-                   help="query metadata (CSV/Parquet/JSONL with query_id) for per-stratum rows")
-    p.add_argument("--by", default=None, help="stratum column of --strata (or of the test set)")
-    p.add_argument("--order", choices=ORDERS, default=None,
-                   help="ranking order: 'rank' column (default where present) or 'score'")
-    p.add_argument("--missing", choices=("error", "empty"), default="error",
-                   help="test-set queries a run has no ranking for (default: error)")
-    p.add_argument("--extra", choices=("error", "drop"), default="error",
-                   help="run queries the test set lacks (default: error; drop counts them)")
-    p.add_argument("--no-relevant", choices=("keep", "drop"), default="keep",
-                   help="queries with no relevant passage: keep (default) or drop (counted)")
-    p.add_argument("--resamples", type=bounded_int(1, MAX_RESAMPLES), default=10_000,
-                   help="bootstrap resamples (10,000; at most 100,000)")
-    p.add_argument("--seed", type=bounded_int(0, 2**63 - 1), default=20260729,
-                   help="bootstrap seed (20260729)")
-    p.add_argument("--per-query", action="store_true", help="print the per-query table")
-    p.add_argument("--format", choices=("table", "csv", "json"), default="table")
-    p.add_argument("--out", metavar="FILE", default=None, help="write here instead of stdout")
-
-
-def _strata(args, test_set, workspace_strata=None):
-    from ragnb.errors import InputError
-    from ragnb.io import read_strata
-    from ragnb.io.strata import assign_strata
-
-    if args.strata is None and args.by is None:
-        return None, ()
-    if args.strata is None and workspace_strata is not None:
-        if args.by not in workspace_strata:
-            raise InputError(f"the workspace's strata have no column {args.by!r}; columns: "
-                             f"{[c for c in workspace_strata if c != 'query_id']}", key="--by")
-        table = workspace_strata
-    elif args.strata is None:
-        if args.by not in test_set.queries:
-            raise InputError(f"the test set has no column {args.by!r}; give --strata FILE",
-                             key="--by")
-        table = test_set.queries[["query_id", args.by]]
-    else:
-        table = read_strata(args.strata)
-    return assign_strata(table, test_set.query_ids, args.by, source=args.strata)
 
 
 def run(args: argparse.Namespace) -> int:
+    from ragnb.cli._common import emit, resolve_inputs, strata_labels
     from ragnb.labelbias import COLUMN_KINDS, RULE, label_bounds, three_way
     from ragnb.metrics import parse_metric
 
     metric = parse_metric(args.metric)  # fail fast on a typo
     inputs = resolve_inputs(args, args.config if args.workspace else args.run)
     test_set, runs = inputs.test_set, inputs.runs
-    strata, strata_notes = _strata(args, test_set, inputs.strata)
+    strata, strata_notes = None, ()
+    if args.by or args.strata:
+        strata, strata_notes = strata_labels(args, test_set, test_set.query_ids, inputs.strata)
     metric = parse_metric(inputs.metric(str(metric)))  # the workspace's gain map for nDCG
     bounds = label_bounds(test_set, runs, metric, top_grade=args.top_grade,
                           no_relevant=args.no_relevant, **inputs.options)

@@ -5,20 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from ragnb.cli._common import (
-    MAX_RESAMPLES,
-    add_judgment_args,
-    add_ledger_arg,
-    add_strata_args,
-    add_workspace_args,
-    bounded_int,
-    emit,
-    guard_sealed,
-    ledger_line,
-    resolve_inputs,
-    split_manifest,
-    strata_labels,
-)
+from ragnb.cli._options import OUTPUT, RESAMPLING, SCORING, STRATA, add
 
 NAME = "compare"
 HELP = "paired comparison: challengers vs a baseline (optionally by stratum), Holm p-values"
@@ -47,29 +34,30 @@ SHOW = ["metric", "challenger", "stratum", "n", "baseline_mean", "challenger_mea
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    add_judgment_args(p, required=False)
-    add_workspace_args(p, configs=False)
-    p.add_argument("--baseline", required=True, metavar="NAME=FILE",
-                   help="the baseline run (with --workspace: its config)")
-    p.add_argument("--challenger", action="append", required=True, metavar="NAME=FILE",
-                   help="a challenger run (repeatable; with --workspace: its config)")
-    p.add_argument("--metric", required=True, action="append",
-                   help="a metric, e.g. ndcg@10 or map (repeatable: one Holm family over "
-                        "metrics x challengers)")
-    add_strata_args(p, "stratum column (in --strata, or in the test set's query metadata)")
-    p.add_argument("--resamples", type=bounded_int(1, MAX_RESAMPLES), default=10_000)
-    p.add_argument("--seed", type=bounded_int(0, 2**63 - 1), default=20260729)
+    add(p, "judgments", "workspace", "split", *SCORING, "baseline", "challenger", "metrics",
+        *STRATA, *RESAMPLING, "ledger", *OUTPUT,
+        baseline={"required": True, "metavar": "NAME=FILE",
+                  "help": "the baseline run (with --workspace: its config)"},
+        challenger={"required": True, "metavar": "NAME=FILE",
+                    "help": "a challenger run (repeatable; with --workspace: its config)"},
+        metrics={"help": "a metric, e.g. ndcg@10 or map (repeatable: one Holm family over "
+                        "metrics x challengers)"})
     p.add_argument("--ci", type=float, default=0.95, help="interval level (default 0.95)")
     p.add_argument("--method", choices=("t", "percentile", "bca"), default="t",
                    help="interval: calibrated t (default), percentile or BCa bootstrap")
     p.add_argument("--also", action="append", choices=("ttest", "wilcoxon"), default=[],
                    help="a classic paired test shown beside the headline one (repeatable)")
-    add_ledger_arg(p)
-    p.add_argument("--format", choices=("table", "csv", "json"), default="table")
-    p.add_argument("--out", metavar="FILE", default=None)
 
 
 def run(args: argparse.Namespace) -> int:
+    from ragnb.cli._common import (
+        emit,
+        guard_sealed,
+        ledger_line,
+        resolve_inputs,
+        split_manifest,
+        strata_labels,
+    )
     from ragnb.errors import InputError
     from ragnb.metrics import parse_metric
     from ragnb.metrics.score import score

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import argparse
 
+from ragnb.cli._options import add
 from ragnb.errors import InputError
-from ragnb.io.run import ORDERS
 
 NAME = "convert"
 HELP = "convert a test set or a run between TREC, JSONL, CSV/TSV and Parquet"
@@ -30,13 +30,11 @@ examples:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("input", metavar="FILE", help="the test set or run to convert")
-    p.add_argument("--out", metavar="FILE", required=True,
-                   help="the output; its suffix names the format")
+    add(p, "out", "order", out={"required": True,
+                                "help": "the output; its suffix names the format"})
     p.add_argument("--kind", choices=("auto", "test-set", "run"), default="auto",
                    help="what the input is (default: from its content: 4 TREC fields or a "
                         "`grade` column = test set, 6 fields or rank/score = run)")
-    p.add_argument("--order", choices=ORDERS, default=None,
-                   help="ranking order of a run (default: score where the run has scores)")
     p.add_argument("--name", default=None, help="run tag / split name (default: file name)")
 
 

@@ -3,14 +3,15 @@ from __future__ import annotations
 
 import argparse
 
+from ragnb.cli._options import add
 from ragnb.errors import InputError
-from ragnb.io.run import ORDERS
 
 NAME = "init"
 HELP = "scaffold a workspace (ragnb.toml) from a qrels file, runs and annotations"
 
 
-def _description() -> str:
+def description() -> str:
+    """The long help, with the manifest keys read from the manifest's own table."""
     from ragnb.workspace.manifest import describe_keys
 
     return (
@@ -33,9 +34,6 @@ def _description() -> str:
     )
 
 
-DESCRIPTION = _description()
-
-
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("folder", metavar="DIR", help="the workspace folder (created if needed)")
     p.add_argument("--test-set", "--qrels", dest="test_sets", action="append", required=True,
@@ -47,31 +45,26 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "set in order; SPLIT= names the test set)")
     p.add_argument("--role", action="append", default=[], metavar="NAME=ROLE",
                    help="golden, production, confirmation or other")
-    p.add_argument("--strata", metavar="[SPLIT=]FILE", default=None,
-                   help="query annotations (CSV/TSV/Parquet/JSONL, or a JSON object query id -> "
-                        "fields like CODEC's topics.json); may cover more queries than the "
-                        "test set")
-    p.add_argument("--strata-key", default="query_id", metavar="COLUMN",
-                   help="the column holding query ids (default query_id)")
-    p.add_argument("--strata-columns", default=None, metavar="A,B,...",
-                   help="column names of a header-less strata file")
-    p.add_argument("--by", default="", metavar="COLUMN",
-                   help="the default stratum column (default: the first with 2 to 30 values)")
+    add(p, "strata", "strata_key", "strata_columns", "by",
+        strata={"metavar": "[SPLIT=]FILE", "help": (
+            "query annotations (CSV/TSV/Parquet/JSONL, or a JSON object query id -> fields like "
+            "CODEC's topics.json); may cover more queries than the test set")},
+        by={"default": "",
+            "help": "the default stratum column (default: the first with 2 to 30 values)"})
     p.add_argument("--rounds", default=None, metavar="C1,C2,...",
                    help="ordered champions, for the trajectory")
-    p.add_argument("--ledger", default=None, metavar="DIR", help="a split ledger folder")
+    add(p, "ledger", ledger={"default": None, "help": "a split ledger folder"})
     p.add_argument("--corpus", default=None, metavar="FILE", help="the current corpus build")
-    p.add_argument("--labels", default=None, metavar="FILE",
-                   help="pooled-labelling judgments for the first test set (CSV)")
-    p.add_argument("--tasks", default=None, metavar="FILE", help="code tasks (ragnb tasks mine)")
+    add(p, "labels", labels={"help": "pooled-labelling judgments for the first test set"})
+    add(p, "tasks")
     p.add_argument("--task-run", default=None, metavar="FILE", help="the code retriever's run")
-    p.add_argument("--order", choices=ORDERS, default="score",
-                   help="ranking order of runs with ranks and scores (default score: trec_eval)")
-    p.add_argument("--extra", choices=("error", "drop"), default=None,
-                   help="run queries the test set lacks (default: drop, counted, when there "
-                        "are some; else error)")
-    p.add_argument("--metric", default="", help="report metric (default ndcg@10)")
-    p.add_argument("--baseline", default="", help="baseline config")
+    add(p, "order", "extra", "metric", "baseline",
+        order={"default": "score",
+               "help": "ranking order of runs with ranks and scores (default score: trec_eval)"},
+        extra={"default": None, "help": "run queries the test set lacks (default: drop, "
+                                        "counted, when there are some; else error)"},
+        metric={"default": "", "help": "report metric (default ndcg@10)"},
+        baseline={"default": "", "help": "baseline config"})
     p.add_argument("--challenger", default="", help="challenger config")
     p.add_argument("--name", default="", help="workspace name (default: the folder name)")
     p.add_argument("--force", action="store_true", help="replace an existing ragnb.toml")

@@ -9,6 +9,7 @@ import warnings
 from dataclasses import asdict
 from pathlib import Path
 
+from ragnb.cli._options import action, actions, add
 from ragnb.errors import InputError
 
 NAME = "ledger"
@@ -71,22 +72,20 @@ def _policy_args(p: argparse.ArgumentParser) -> None:
                    help="answers that may come from the split")
     h.add_argument("--threshold", type=float, default=0.04, help="T (default 0.04)")
     h.add_argument("--sigma", type=float, default=0.01, help="Laplace scale (default 0.01)")
-    h.add_argument("--seed", type=int, help="noise seed (default: fresh entropy, recorded)")
+    add(h, "seed", seed={"default": None, "help": "noise seed (default: fresh entropy, recorded)"})
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``ragnb ledger``."""
-    parser.add_argument("--ledger", type=Path, default=None, metavar="DIR",
-                        help="ledger directory (default $RAGNB_LEDGER or <project>/data/ledger)")
+    add(parser, "ledger",
+        ledger={"help": "ledger directory (default $RAGNB_LEDGER or <project>/data/ledger)"})
     parser.add_argument("--actor", default=os.environ.get("USER"),
                         help="who records the action (default $USER)")
-    sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    sub = actions(parser)
 
-    p = sub.add_parser("register", help="register a split by content hash")
+    p = action(sub, "register", "register a split by content hash")
     p.add_argument("name")
-    p.add_argument("--judgments", type=Path, required=True,
-                   help="TREC qrels, CSV/TSV/Parquet (query_id, passage_id, grade) or test-set "
-                        "JSONL")
+    add(p, "judgments", judgments={"required": True})
     p.add_argument("--queries", type=Path, help="file of query ids, one a line (default: the "
                    "judged queries, or every query of a JSONL test set)")
     p.add_argument("--role", choices=["working", "regression_guard", "confirmation"],
@@ -94,13 +93,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--budget", type=int, help="selections before demotion to regression guard")
     _policy_args(p)
 
-    p = sub.add_parser("show", help="print each split's manifest")
+    p = action(sub, "show", "print each split's manifest")
     p.add_argument("splits", nargs="*", metavar="SPLIT")
     p.add_argument("--json", action="store_true", help="print manifest JSON")
     p.add_argument("--se", type=float, help="SE of a paired difference: also print the implied "
                    "selection inflation")
 
-    p = sub.add_parser("select", help="record a selection (increments selections_against)")
+    p = action(sub, "select", "record a selection (increments selections_against)")
     p.add_argument("split")
     p.add_argument("--candidates", nargs="+", required=True)
     p.add_argument("--winner", required=True)
@@ -111,33 +110,33 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="idempotency key: if a selection with this key is already recorded on "
                         "the split, record nothing (so a retry cannot count twice)")
 
-    p = sub.add_parser("seal", help="seal a fresh split, or close an unseal run")
+    p = action(sub, "seal", "seal a fresh split, or close an unseal run")
     p.add_argument("split")
     _policy_args(p)
 
-    p = sub.add_parser("unseal", help="open one scoring run of a sealed split")
+    p = action(sub, "unseal", "open one scoring run of a sealed split")
     p.add_argument("split")
     p.add_argument("--candidates", nargs="+", required=True)
     p.add_argument("--reason")
 
-    p = sub.add_parser("score", help="record a scoring (refused on a sealed split outside policy)")
+    p = action(sub, "score", "record a scoring (refused on a sealed split outside policy)")
     p.add_argument("split")
-    p.add_argument("--config", required=True)
-    p.add_argument("--metric")
+    p.add_argument("--config", required=True, help="the config scored")
+    add(p, "metric", metric={"help": "the metric scored, e.g. ndcg@10"})
     p.add_argument("--value", type=float)
     p.add_argument("--note")
 
-    p = sub.add_parser("demote", help="retire a split from selection (regression guard)")
+    p = action(sub, "demote", "retire a split from selection (regression guard)")
     p.add_argument("split")
     p.add_argument("--reason", required=True)
 
-    p = sub.add_parser("verify", help="check the hash chain and the log against recorded heads")
+    p = action(sub, "verify", "check the hash chain and the log against recorded heads")
     p.add_argument("--head", action="append", default=[], metavar="SEQ:HASH",
                    help="a head recorded elsewhere (e.g. in a report's provenance); repeatable")
 
-    sub.add_parser("export", help="rewrite every manifest export from the log")
+    action(sub, "export", "rewrite every manifest export from the log")
 
-    p = sub.add_parser("history", help="print the event log")
+    p = action(sub, "history", "print the event log")
     p.add_argument("split", nargs="?")
     p.add_argument("--json", action="store_true", help="print the raw records")
 
@@ -209,7 +208,7 @@ def run(args: argparse.Namespace) -> int:
     from ragnb.ledger import Ledger, TornRecordWarning
     from ragnb.ledger.ledger import ManifestExportWarning
 
-    led = Ledger(args.ledger or _default_dir())
+    led = Ledger(Path(args.ledger) if args.ledger else _default_dir())
     actor = args.actor
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", TornRecordWarning)

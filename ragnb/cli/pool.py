@@ -4,17 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ragnb.cli._common import (
-    MAX_RESAMPLES,
-    add_workspace_args,
-    bounded_int,
-    emit,
-    resolve_inputs,
-    workspace_split,
-)
-from ragnb.io.run import ORDERS
-from ragnb.io.testset import MAX_GRADE
-from ragnb.metrics.registry import MAX_CUTOFF
+from ragnb.cli._options import INPUTS, OUTPUT, RESAMPLING, action, actions, add
 
 NAME = "pool"
 HELP = "pooled labelling list (with a judge-next order), merge new labels, project a shard"
@@ -41,42 +31,49 @@ examples:
 """
 
 
+#: Options of ``--missing`` in pool list and shard (drop: as in bounds).
+_MISSING_HELP = ("test-set queries a run has no ranking for: error (default), empty (the run "
+                 "adds nothing to their pool) or drop (the queries any config lacks are left "
+                 "out, counted: the judge-next order and the shard gains compare configs query "
+                 "by query)")
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("action", choices=("list", "merge", "shard"), help="what to do")
-    p.add_argument("--judgments", "--test-set", dest="judgments", metavar="FILE",
-                   help="test set JSONL (the ragnb test-set format), TREC qrels, or "
-                        "CSV/Parquet table")
-    p.add_argument("--run", action="append", default=[], metavar="NAME=FILE",
-                   help="a run (repeatable; list and shard)")
-    add_workspace_args(p)
-    p.add_argument("--k", type=bounded_int(1, MAX_CUTOFF), default=10,
-                   help="pool depth: each config's top k (list)")
-    p.add_argument("--metric", default=None,
-                   help="metric for the judge-next order (list) or the shard effect (shard)")
-    p.add_argument("--baseline", default=None, help="baseline config (list: judge-next order)")
-    p.add_argument("--challenger", action="append", default=None,
-                   help="challenger config (repeatable; default: every other config)")
-    p.add_argument("--csv", metavar="FILE", default=None, help="export the list as CSV (list)")
-    p.add_argument("--jsonl", metavar="FILE", default=None, help="export the list as JSONL")
-    p.add_argument("--labels", metavar="FILE", default=None, help="new judgments (merge, shard)")
-    p.add_argument("--out", metavar="FILE", default=None,
-                   help="merge: the new test-set file; list/shard: write the table here")
-    p.add_argument("--overwrite", action="store_true", help="merge: replace an existing --out")
-    p.add_argument("--shards", metavar="FILE", default=None,
-                   help="shard: query metadata (CSV/JSONL/Parquet) naming each query's shard "
-                        "(with --workspace, default: its strata file and query metadata)")
-    p.add_argument("--by", default="shard", help="shard: column of --shards (default 'shard')")
-    p.add_argument("--shard", default=None, help="shard: which shard's labels to use")
-    p.add_argument("--top-grade", type=bounded_int(0, MAX_GRADE), default=None,
-                   help="labels range over 0..TOP_GRADE (default: the test set's top grade)")
-    p.add_argument("--order", choices=ORDERS, default=None)
-    p.add_argument("--missing", choices=("error", "empty"), default="error")
-    p.add_argument("--extra", choices=("error", "drop"), default="error")
-    p.add_argument("--resamples", type=bounded_int(1, MAX_RESAMPLES), default=10_000)
-    p.add_argument("--seed", type=bounded_int(0, 2**63 - 1), default=20260729)
-    p.add_argument("--limit", type=int, default=20,
-                   help="list: rows to print (the exports hold every row; 0 = all)")
-    p.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    sub = actions(p)
+
+    a = action(sub, "list", "the pooled labelling list (judge-next order with --baseline)")
+    add(a, *INPUTS, "order", "missing", "extra", "top_grade", "k", "metric", "baseline",
+        "challenger", *OUTPUT,
+        k={"help": "pool depth: each config's top k (default 10)"},
+        metric={"help": "metric for the judge-next order (cut at --k), e.g. rr@10"},
+        baseline={"help": "baseline config: order the list by judge-next swing"},
+        missing={"help": _MISSING_HELP})
+    a.add_argument("--csv", metavar="FILE", default=None, help="export the list as CSV")
+    a.add_argument("--jsonl", metavar="FILE", default=None, help="export the list as JSONL")
+    a.add_argument("--limit", type=int, default=20,
+                   help="rows to print (the exports hold every row; 0 = all)")
+
+    a = action(sub, "merge", "merge new judgments into a new test-set file")
+    add(a, "judgments", "workspace", "split", "out",
+        out={"help": "the new test-set file (its suffix names the format)"})
+    add(a, "labels")
+    a.add_argument("--overwrite", action="store_true", help="replace an existing --out")
+
+    a = action(sub, "shard", "a labelled shard's effect and its projection to all "
+                                     "queries")
+    add(a, *INPUTS, "order", "missing", "extra", "metric", "baseline", "by", *RESAMPLING,
+        *OUTPUT,
+        metric={"help": "metric whose mean the shard's labels change, e.g. rr@10"},
+        baseline={"help": "also project each challenger's gain over this config"},
+        by={"default": "shard", "help": "the column of --shards naming each query's shard "
+                                        "(default 'shard')"},
+        missing={"help": _MISSING_HELP})
+    add(a, "labels", labels={"help": "the new judgments (the shard's labels; others are "
+                                     "ignored, counted)"})
+    a.add_argument("--shards", metavar="FILE", default=None,
+                   help="query metadata (CSV/JSONL/Parquet) naming each query's shard (with "
+                        "--workspace, default: its strata file and query metadata)")
+    a.add_argument("--shard", default=None, help="which shard's labels to use")
 
 
 def _need(args, *names):
@@ -92,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _list(args) -> int:
+    from ragnb.cli._common import emit, resolve_inputs
     from ragnb.errors import InputError
     from ragnb.labelbias import (
         ORDER_EXPLANATION,
@@ -106,8 +104,6 @@ def _list(args) -> int:
 
     if not args.workspace:
         _need(args, "--run")
-    if args.k < 1:
-        raise InputError(f"--k must be at least 1, got {args.k}", key="--k")
     if args.baseline and not args.metric:
         raise InputError("a judge-next order needs --metric (e.g. rr@10)", key="--metric")
     metric = parse_metric(args.metric) if args.metric else None
@@ -116,14 +112,16 @@ def _list(args) -> int:
                          key="--metric")
     inputs = resolve_inputs(args, args.config if args.workspace else args.run)
     test_set, runs = inputs.test_set, inputs.runs
+    if metric is not None:  # the workspace's gain map for an nDCG that names none
+        metric = parse_metric(inputs.metric(str(metric)))
     if args.baseline and metric is not None:  # a baseline without --metric is refused above
         bounds = label_bounds(test_set, runs, metric, top_grade=args.top_grade,
                               **inputs.options)
-        pool = bounds.pool
+        pool, notes = bounds.pool, bounds.notes
         table = judge_next(bounds, args.baseline, args.challenger, test_set)
     else:
         pool = build_pool(test_set, runs, args.k, top_grade=args.top_grade, **inputs.options)
-        table = labelling_list(pool, test_set)
+        table, notes = labelling_list(pool, test_set), pool.notes
     counts = pool_counts(pool)
     per_config = counts.groupby("config", sort=False)["unjudged"].sum()
     header = [(f"# test set {test_set.name}: {len(table)} pooled unjudged passages in "
@@ -133,6 +131,7 @@ def _list(args) -> int:
                   f"{c} {int(v)}" for c, v in per_config.items() if c != "union")]
     if args.baseline:
         header.append(f"# {ORDER_EXPLANATION}")
+    header += [f"# note: {n}" for n in (*test_set.notes, *notes)]
     written = export_labelling_list(table, args.csv, args.jsonl)
     header += [f"# wrote {p}" for p in written]
     shown = table if args.limit == 0 else table.head(args.limit)
@@ -141,6 +140,7 @@ def _list(args) -> int:
 
 
 def _merge(args) -> int:
+    from ragnb.cli._common import workspace_split
     from ragnb.errors import InputError
     from ragnb.labelbias import merge_files, record_path
 
@@ -163,6 +163,7 @@ def _merge(args) -> int:
 
 
 def _shard(args) -> int:
+    from ragnb.cli._common import emit, resolve_inputs
     from ragnb.errors import InputError
     from ragnb.io import read_strata, read_test_set
     from ragnb.labelbias import LESSON, shard_projection
@@ -188,13 +189,14 @@ def _shard(args) -> int:
         raise InputError(f"no shard {args.shard!r} in column {args.by!r}; shards: "
                          f"{sorted(set(values))}", source=args.shards, key="--shard")
     shard = table.loc[values == args.shard, "query_id"]
-    out = shard_projection(test_set, labels, runs, args.metric, shard, baseline=args.baseline,
-                           resamples=args.resamples, seed=args.seed, **inputs.options)
+    out = shard_projection(test_set, labels, runs, inputs.metric(args.metric), shard,
+                           baseline=args.baseline, resamples=args.resamples, seed=args.seed,
+                           **inputs.options)
     header = [(f"# shard {args.shard}: {len(shard)} of {len(test_set.queries)} queries; "
               f"effect_full = change of the mean over all queries; projected = shard mean "
               f"change (= effect_full x N/n) with a {args.resamples:,}-resample percentile "
               f"bootstrap interval over the shard's queries, finite-population corrected"),
-              f"# {LESSON}"]
+              f"# {LESSON}", *(f"# note: {n}" for n in out.attrs.get("notes", ()))]
     emit(out, args.format, args.out, header, points=(
         "mean_before", "mean_after", "effect_full", "projected", "ci_low", "ci_high"))
     if args.format != "table":

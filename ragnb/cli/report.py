@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ragnb.cli._options import add
 from ragnb.errors import InputError
 from ragnb.paths import NOTEBOOKS_DIR, REPORTS_DIR
 
@@ -49,8 +50,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("names", nargs="*", metavar="NAME",
                         help="notebooks to run (01, fit, 01-fit)")
     parser.add_argument("--all", action="store_true", help="run every notebook, in number order")
-    parser.add_argument("--workspace", "-w", metavar="PATH", default=None,
-                        help="the workspace (ragnb.toml or its folder) every notebook reads")
+    add(parser, "workspace",
+        workspace={"help": "the workspace (ragnb.toml or its folder) every notebook reads"})
     parser.add_argument("--data", metavar="DIR",
                         help="a workspace folder (holding ragnb.toml), or the `data_dir` of "
                              "notebooks that declare it")

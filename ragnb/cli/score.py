@@ -3,26 +3,16 @@ from __future__ import annotations
 
 import argparse
 
-from ragnb.cli._common import (
-    add_judgment_args,
-    add_ledger_arg,
-    add_output_args,
-    add_strata_args,
-    add_workspace_args,
-    emit,
-    guard_sealed,
-    ledger_line,
-    resolve_inputs,
-    split_manifest,
-    strata_labels,
-)
-from ragnb.metrics import metric_help
+from ragnb.cli._options import INPUTS, OUTPUT, SCORING, STRATA, add
 
 NAME = "score"
 HELP = "score runs against a test set (means, or per query with --per-query)"
 
 
-def _description() -> str:
+def description() -> str:
+    """The long help, with the metric list read from the registry."""
+    from ragnb.metrics import metric_help
+
     return (
         "Score one or more runs against a test set.\n\n"
         "Runs are TREC run files, JSONL {query_id: [passage_id, ...]} or CSV/Parquet long\n"
@@ -33,25 +23,24 @@ def _description() -> str:
     )
 
 
-DESCRIPTION = _description()
-
-
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    add_judgment_args(p, required=False)
-    p.add_argument("--run", action="append", default=[], metavar="NAME=FILE",
-                   help="a run to score (repeatable); NAME defaults to the file name")
-    add_workspace_args(p)
-    p.add_argument("--metric", action="append", required=True, metavar="METRIC",
-                   help="metric name such as ndcg@10 (repeatable); see the list above")
-    p.add_argument("--per-query", action="store_true",
-                   help="print the per-query tidy table instead of means")
-    add_strata_args(p, "per-stratum means: one row per config, metric and value of COLUMN "
-                       "(in --strata, or in the test set's query metadata, e.g. intent)")
-    add_ledger_arg(p)
-    add_output_args(p)
+    add(p, *INPUTS, *SCORING, "metrics", "per_query", *STRATA, "ledger", *OUTPUT,
+        run={"help": "a run to score (repeatable); NAME defaults to the file name"},
+        metrics={"help": "metric name such as ndcg@10 (repeatable); see the list above"},
+        per_query={"help": "print the per-query tidy table instead of means"},
+        by={"help": "per-stratum means: one row per config, metric and value of COLUMN (in "
+                    "--strata, or in the test set's query metadata, e.g. intent)"})
 
 
 def run(args: argparse.Namespace) -> int:
+    from ragnb.cli._common import (
+        emit,
+        guard_sealed,
+        ledger_line,
+        resolve_inputs,
+        split_manifest,
+        strata_labels,
+    )
     from ragnb.metrics import parse_metric
     from ragnb.metrics.score import score
 

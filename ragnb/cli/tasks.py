@@ -3,8 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from ragnb.cli._common import emit
-from ragnb.io.run import ORDERS
+from ragnb.cli._options import OUTPUT, RESAMPLING, action, actions, add
 
 NAME = "tasks"
 HELP = "mine code tasks from a git repository's merged changes; score a retriever's run on them"
@@ -41,43 +40,40 @@ RECALL_POINTS = ("mean", "ci_low", "ci_high")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from ragnb.codetasks.keep import SEED_002_KEEP
+    sub = actions(p)
 
-    p.add_argument("action", choices=("mine", "score"), help="what to do")
-    p.add_argument("--repo", metavar="DIR", help="mine: the local git repository")
-    p.add_argument("--branch", default="main", help="mine: the mainline branch (default main)")
-    p.add_argument("--every-commit", action="store_true",
-                   help="mine: every mainline commit is a change (squash-merge repositories)")
-    p.add_argument("--exclude", action="append", default=None, metavar="PATTERN",
-                   help="mine: a vendored/lock/generated pattern, added to the defaults "
-                        "(repeatable; fnmatch on path and name; 'dir/' = a folder anywhere)")
-    p.add_argument("--no-default-excludes", action="store_true",
-                   help="mine: use only the --exclude patterns")
-    p.add_argument("--bot", action="append", default=None, metavar="PATTERN",
-                   help="mine: a bot author pattern, added to the defaults (repeatable; "
-                        "* and ? wildcards, any case; matched on author name, e-mail and "
-                        "the merged branch)")
-    p.add_argument("--no-default-bots", action="store_true",
-                   help="mine: use only the --bot patterns")
-    p.add_argument("--min-files", type=int, default=1, help="mine: fewest edit-set files (1)")
-    p.add_argument("--max-files", type=int, default=15, help="mine: most edit-set files (15)")
-    p.add_argument("--min-words", type=int, default=3,
-                   help="mine: fewest words of stripped task text (3)")
-    p.add_argument("--tasks", metavar="FILE", help="score: the tasks file (from `tasks mine`)")
-    p.add_argument("--run", metavar="FILE", help="score: the retriever's run")
-    p.add_argument("--k", type=int, default=10, help="score: rank cut-off (default 10)")
-    p.add_argument("--keep", default=None, metavar="CONDITION",
-                   help=f"score: the keep condition stated before the run, e.g. {SEED_002_KEEP!r}")
-    p.add_argument("--order", choices=ORDERS, default=None, help="score: ranking order of the run")
-    p.add_argument("--missing", choices=("error", "empty"), default="error",
-                   help="score: kept tasks the run has no ranking for (default error)")
-    p.add_argument("--extra", choices=("error", "drop"), default="error",
-                   help="score: run queries that are no mined task (default error)")
-    p.add_argument("--resamples", type=int, default=10_000, help="score: bootstrap resamples")
-    p.add_argument("--seed", type=int, default=20260729, help="score: bootstrap seed")
-    p.add_argument("--out", metavar="FILE", default=None,
-                   help="mine: write the tasks file here; score: write the table here")
-    p.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    a = action(sub, "mine", "mine one task per merged change of a local repository")
+    a.add_argument("--repo", metavar="DIR", help="the local git repository")
+    a.add_argument("--branch", default="main", help="the mainline branch (default main)")
+    a.add_argument("--every-commit", action="store_true",
+                   help="every mainline commit is a change (squash-merge repositories)")
+    a.add_argument("--exclude", action="append", default=None, metavar="PATTERN",
+                   help="a vendored/lock/generated pattern, added to the defaults (repeatable; "
+                        "fnmatch on path and name; 'dir/' = a folder anywhere)")
+    a.add_argument("--no-default-excludes", action="store_true",
+                   help="use only the --exclude patterns")
+    a.add_argument("--bot", action="append", default=None, metavar="PATTERN",
+                   help="a bot author pattern, added to the defaults (repeatable; * and ? "
+                        "wildcards, any case; matched on author name, e-mail and the merged "
+                        "branch)")
+    a.add_argument("--no-default-bots", action="store_true", help="use only the --bot patterns")
+    a.add_argument("--min-files", type=int, default=1, help="fewest edit-set files (1)")
+    a.add_argument("--max-files", type=int, default=15, help="most edit-set files (15)")
+    a.add_argument("--min-words", type=int, default=3,
+                   help="fewest words of stripped task text (3)")
+    add(a, *OUTPUT, out={"help": "write every mined change (kept or not) here as JSONL"})
+
+    a = action(sub, "score", "recall of a retriever's run on the kept tasks")
+    add(a, "tasks")
+    a.add_argument("--run", metavar="FILE", help="the retriever's run")
+    add(a, "k", "order", "missing", "extra", *RESAMPLING, *OUTPUT,
+        missing={"help": "kept tasks the run has no ranking for: error (default), empty "
+                         "(retrieving nothing) or drop (left out, counted)"},
+        extra={"help": "run queries that are no mined task: error (default) or drop (left "
+                       "out, counted)"})
+    a.add_argument("--keep", default=None, metavar="CONDITION",
+                   help="the keep condition stated before the run, e.g. "
+                        "'all_files>=0.80,caller>=0.90'")
 
 
 def _need(args, *names: str) -> None:
@@ -93,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _mine(args) -> int:
+    from ragnb.cli._common import emit
     from ragnb.codetasks import filter_table, mine_tasks, set_sizes, write_tasks
     from ragnb.codetasks.editset import DEFAULT_EXCLUDE
     from ragnb.codetasks.kinds import DEFAULT_BOTS
@@ -124,6 +121,7 @@ def _mine(args) -> int:
 
 
 def _score(args) -> int:
+    from ragnb.cli._common import emit
     from ragnb.codetasks import (
         all_files_check,
         evaluate_keep,

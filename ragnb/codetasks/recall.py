@@ -38,6 +38,7 @@ from ragnb.io.run import Run, positions
 from ragnb.io.testset import Note
 from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ragnb.stats.unpaired import bootstrap_mean
+from ragnb.vocab import EXTRA, MISSING
 
 #: Metric key -> (label, task set it is computed over, which tasks it is defined on).
 METRICS = {
@@ -49,8 +50,6 @@ METRICS = {
 PER_TASK_COLUMNS = ["task_id", "metric", "value", "files", "found"]
 SUMMARY_COLUMNS = ["metric", "label", "k", "mean", "ci_low", "ci_high", "n", "files", "found",
                    "defined_on", "method"]
-MISSING = ("error", "empty")
-EXTRA = ("error", "drop")
 
 
 def file_of(item: str) -> str:
@@ -135,8 +134,9 @@ def task_recall(tasks: pd.DataFrame, run: Run | Mapping[str, Sequence[str]] | st
         :func:`ragnb.io.read_run`.
     k : int
         Rank cut-off.
-    missing : {"error", "empty"}
-        A task the run has no ranking for: an error, or scored as retrieving nothing.
+    missing : {"error", "empty", "drop"}
+        A task the run has no ranking for: an error, scored as retrieving nothing,
+        or left out of every figure (counted in a note).
     extra : {"error", "drop"}
         A run query that is no task: an error, or left out (counted in a note).
     dropped_ids : sequence of str
@@ -165,8 +165,15 @@ def task_recall(tasks: pd.DataFrame, run: Run | Mapping[str, Sequence[str]] | st
     if absent and missing == "error":
         raise InputError(f"{len(absent)} task(s) have no ranking in the run, e.g. "
                          f"{absent[0]!r} (use missing='empty' to score them as retrieving "
-                         "nothing)", key=absent[0])
-    if absent:
+                         "nothing, or missing='drop' to leave them out)", key=absent[0])
+    if absent and missing == "drop":
+        notes.append(Note("dropped_missing", len(absent), "tasks with no ranking in the run, "
+                                                          "left out"))
+        tasks = tasks[~tasks["task_id"].astype(str).isin(set(absent))]
+        if tasks.empty:
+            raise InputError("the run ranks none of the tasks (all dropped by missing='drop')",
+                             key="missing")
+    elif absent:
         notes.append(Note("missing", len(absent), "tasks with no ranking, scored as retrieving "
                                                   "nothing"))
     known, dropped = set(ids), set(map(str, dropped_ids))

@@ -31,9 +31,9 @@ from ragnb.errors import InputError
 from ragnb.io._columns import id_column, line_numbers
 from ragnb.io.keys import as_arrow, block_codes, duplicated_pairs, take_sorted
 from ragnb.io.testset import Note
+from ragnb.vocab import ORDERS
 
 Order = Literal["rank", "score"]
-ORDERS: tuple[Order, ...] = ("rank", "score")
 
 
 @dataclass(frozen=True)

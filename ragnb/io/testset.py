@@ -20,6 +20,7 @@ import pandas as pd
 from ragnb.errors import InputError
 from ragnb.io._columns import id_column, line_numbers, missing_strings, text_column
 from ragnb.io.keys import block_codes, duplicated_pairs
+from ragnb.vocab import MAX_GRADE
 
 JUDGMENT_COLUMNS = ("query_id", "passage_id", "grade", "doc_version")
 QUERY_COLUMNS = ("query_id", "query", "source", "intent", "answer", "unanswerable")
@@ -97,10 +98,6 @@ def _safe_integers(values: pd.Series) -> bool:
     return True
 
 
-#: The largest grade accepted. The exponential gain 2**grade - 1 of nDCG stays
-#: below 2**100 (about 1.3e30), so a DCG sum cannot overflow a float64 for any
-#: number of passages a ranking can hold, and no grade scale in use comes near it.
-MAX_GRADE = 100
 
 
 def _grades(raw: pd.Series, line: np.ndarray, query, passage, source) -> np.ndarray:

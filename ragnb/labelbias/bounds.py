@@ -52,7 +52,7 @@ from ragnb.errors import InputError
 from ragnb.io.run import Run
 from ragnb.io.testset import Note, TestSet
 from ragnb.labelbias import _arrays as A
-from ragnb.labelbias.pool import Pool, build_pool
+from ragnb.labelbias.pool import Pool, build_pool, ranked_by_every_run
 from ragnb.labelbias.ratio import max_ratio
 from ragnb.metrics import JudgmentIndex, Metric, parse_metric
 from ragnb.metrics.gains import discount
@@ -271,8 +271,9 @@ def label_bounds(
         Labels range over ``0..top_grade`` (default: the test set's top
         grade); also the grade of the ``upper`` policy.
     no_relevant, missing, extra
-        As in :func:`ragnb.metrics.score.score` (``missing="drop"`` is not offered:
-        bounds need a ranking, possibly empty, for every query).
+        As in :func:`ragnb.metrics.score.score`, except that ``missing="drop"`` leaves
+        out of every table the queries *some* config lacks (the verdicts are
+        paired; :func:`ragnb.labelbias.pool.ranked_by_every_run`), counted in the notes.
     pool : Pool, optional
         A pool built beforehand with :func:`build_pool` (same runs and k).
 
@@ -282,9 +283,9 @@ def label_bounds(
     """
     metric = parse_metric(metric)
     runs = [runs] if isinstance(runs, Run) else list(runs)
-    if missing not in ("error", "empty"):
-        raise InputError(f"missing must be 'error' or 'empty' for bounds, got {missing!r}",
-                         key="missing")
+    if missing == "drop" and top_grade is None and isinstance(test_set, TestSet):
+        top_grade = test_set.top_grade  # the full set's scale, before any drop
+    test_set, runs, missing, dropped = ranked_by_every_run(test_set, runs, missing)
     index = test_set if isinstance(test_set, JudgmentIndex) else \
         JudgmentIndex.from_test_set(test_set)
     if pool is None:
@@ -298,7 +299,7 @@ def label_bounds(
         raise no_bound(metric)
 
     policy_values: dict[Policy, Scores] = {}
-    notes: list[Note] = list(pool.notes)
+    notes: list[Note] = [*dropped, *(n for n in pool.notes if n not in dropped)]
     for policy in POLICIES:
         s = score(index, runs, metric, policy=policy, upper_grade=pool.top_grade,
                   no_relevant="keep", missing=missing, extra=extra)

@@ -16,7 +16,7 @@ the lower bound of nDCG). Depth-k pooling is how TREC builds its judgments
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -26,6 +26,7 @@ from ragnb.io.keys import codes_for
 from ragnb.io.run import Run, positions
 from ragnb.io.testset import Note, TestSet
 from ragnb.metrics import JudgmentIndex, judge_run
+from ragnb.vocab import MISSING
 
 ASSUMPTION = (
     "Pooling assumption: a passage that is unjudged for a query and in no compared config's "
@@ -115,6 +116,52 @@ class Pool:
                                  g=self.top_grade)
 
 
+def ranked_by_every_run(test_set: TestSet | JudgmentIndex, runs: list[Run], missing: str
+                        ) -> tuple[TestSet | JudgmentIndex, list[Run], str, tuple[Note, ...]]:
+    """Apply ``missing="drop"`` the way a paired label-bias analysis needs it.
+
+    Bounds, verdicts, judge-next orders and shard projections compare configs
+    query by query, so ``drop`` leaves out of every table the test-set queries
+    that *some* config has no ranking for (each run's count and the total are
+    returned as notes), keeping the grade scale of the full test set. Any other
+    rule passes through unchanged.
+
+    Returns
+    -------
+    test_set, runs, missing, notes
+        The restricted test set and runs, the rule left to apply (``"error"``
+        after a drop: every remaining query is ranked by every run) and the notes.
+    """
+    if missing not in MISSING:
+        raise InputError(f"missing must be one of {MISSING}, got {missing!r}", key="missing")
+    if missing != "drop":
+        return test_set, list(runs), missing, ()
+    if not isinstance(test_set, TestSet):
+        raise InputError("missing='drop' needs the test set itself, not a JudgmentIndex",
+                         key="missing")
+    qids = test_set.query_ids.astype("str")
+    ranked = [qids.isin(set(r.query_ids.astype("str"))) for r in runs]
+    keep = np.logical_and.reduce(ranked) if ranked else np.ones(len(qids), dtype=bool)
+    if keep.all():
+        return test_set, list(runs), "error", ()
+    if not keep.any():
+        raise InputError("no test-set query is ranked by every run: missing='drop' leaves "
+                         "nothing to compare", key="missing")
+    notes = [Note("dropped_missing", int((~r).sum()),
+                  f"test-set queries with no ranking in run {run.name!r}")
+             for run, r in zip(runs, ranked, strict=True) if not r.all()]
+    notes.append(Note("dropped_missing", int((~keep).sum()),
+                      "test-set queries some config has no ranking for, left out of every "
+                      "table (label-bias analyses compare configs query by query)"))
+    gone = set(qids[~keep])
+    q, j = test_set.queries, test_set.judgments
+    restricted = replace(test_set, queries=q[~q["query_id"].astype("str").isin(gone)],
+                         judgments=j[~j["query_id"].astype("str").isin(gone)])
+    kept_runs = [Run(r.name, r.table[~r.table["query_id"].astype("str").isin(gone)], r.order,
+                     r.source, r.notes) for r in runs]
+    return restricted, kept_runs, "error", tuple(notes)
+
+
 def top_k(run: Run, index: JudgmentIndex, k: int | None, *, extra: str = "error",
           missing: str = "error") -> TopK:
     """A run's top k with passage ids and grades (NaN = unjudged).
@@ -163,7 +210,13 @@ def build_pool(
     top_grade : int, optional
         Highest label an unjudged passage may get (default: the test set's
         top grade). Must be at least the highest judged grade.
+    extra, missing : str
+        As in :func:`ragnb.metrics.score.score`; ``missing="drop"`` leaves out the queries
+        some config lacks (:func:`ranked_by_every_run`).
     """
+    if missing == "drop" and top_grade is None and isinstance(test_set, TestSet):
+        top_grade = test_set.top_grade  # the full set's scale, before any drop
+    test_set, runs, missing, dropped = ranked_by_every_run(test_set, list(runs), missing)
     index = test_set if isinstance(test_set, JudgmentIndex) else \
         JudgmentIndex.from_test_set(test_set)
     names = [r.name for r in runs]
@@ -198,6 +251,6 @@ def build_pool(
             item[un] = found
             rank[c, found] = t.pos[un]
         out[t.config] = TopK(t.config, t.q, t.pos, t.passage_id, t.grade, item, t.notes)
-    notes = tuple(n for t in tops for n in t.notes)
+    notes = (*dropped, *(n for t in tops for n in t.notes))
     return Pool(index, k, g, out, items["q"].to_numpy(np.int64),
                 items["p"].to_numpy(dtype=object), rank, notes)

@@ -38,6 +38,7 @@ from ragnb.errors import InputError
 from ragnb.io.run import Run
 from ragnb.io.testset import TestSet
 from ragnb.labelbias.merge import merge_judgments
+from ragnb.labelbias.pool import ranked_by_every_run
 from ragnb.metrics import parse_metric
 from ragnb.metrics.score import score
 from ragnb.stats import paired_bootstrap
@@ -147,16 +148,23 @@ def shard_projection(
 
     Only the labels of the shard's queries are merged (the rest of ``labels``,
     if any, is ignored and counted out), so a full pooled-labels file and a
-    shard list reproduce "what shard 1 alone would have shown".
+    shard list reproduce "what shard 1 alone would have shown". With
+    ``missing="drop"`` the queries some config lacks leave the full set and the
+    shard (the gains are paired); ``result.attrs["notes"]`` counts them.
     """
     metric = str(parse_metric(metric))
-    shard = pd.Index(pd.unique(pd.Index([str(s) for s in shard], dtype="str")))
+    test_set, runs, missing, dropped = ranked_by_every_run(test_set, list(runs), missing)
+    ids = pd.Index(pd.unique(pd.Index([str(s) for s in shard], dtype="str")))
+    if dropped:
+        ids = ids[ids.isin(set(test_set.query_ids.astype("str")))]
     lab = labels.judgments if isinstance(labels, TestSet) else labels
-    lab = lab[lab["query_id"].astype("str").isin(shard)]
+    lab = lab[lab["query_id"].astype("str").isin(ids)]
     if lab.empty:
         raise InputError("the labels hold no judgment for the shard's queries", key="shard")
     merged, counts = merge_judgments(test_set, lab)
     before = score(test_set, runs, metric, policy="lower", missing=missing, extra=extra).table
     after = score(merged, runs, metric, policy="lower", missing=missing, extra=extra).table
-    return shard_effect(before, after, shard, baseline=baseline, new_judgments=counts.added,
-                        new_relevant=counts.new_relevant, resamples=resamples, seed=seed)
+    out = shard_effect(before, after, ids, baseline=baseline, new_judgments=counts.added,
+                       new_relevant=counts.new_relevant, resamples=resamples, seed=seed)
+    out.attrs["notes"] = [str(n) for n in dropped]
+    return out

@@ -24,11 +24,15 @@ infAP (Yilmaz & Aslam 2006), as trec_eval computes it
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from ragnb.metrics.judged import View
 from ragnb.metrics.kernels import _REL, _running_count
 from ragnb.metrics.registry import register
+
+if TYPE_CHECKING:  # annotations only: the kernels register without pandas
+    from ragnb.metrics.judged import View
 
 INFAP_EPSILON = 1e-5
 _POLICIES = ("lower", "condensed")

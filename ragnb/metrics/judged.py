@@ -33,9 +33,9 @@ from ragnb.errors import InputError
 from ragnb.io.keys import as_arrow, codes_for, matching_pairs, release_memory, take_sorted
 from ragnb.io.run import Run, positions
 from ragnb.io.testset import Note, TestSet
+from ragnb.vocab import POLICIES
 
 Policy = Literal["lower", "condensed", "upper"]
-POLICIES: tuple[Policy, ...] = ("lower", "condensed", "upper")
 
 
 @dataclass(frozen=True)

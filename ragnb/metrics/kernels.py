@@ -9,12 +9,16 @@ divides by k even when fewer passages were retrieved, binary relevance is
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ragnb.errors import InputError
 from ragnb.metrics.gains import discount, gain_map
-from ragnb.metrics.judged import View
 from ragnb.metrics.registry import Param, register
+
+if TYPE_CHECKING:  # annotations only: the kernels register without pandas
+    from ragnb.metrics.judged import View
 
 _REL = Param("rel", int, 1, "minimum grade that counts as relevant")
 

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ragnb.errors import InputError
+from ragnb.vocab import MAX_CUTOFF
 
 
 @dataclass(frozen=True)
@@ -140,7 +141,6 @@ TREC_EVAL_NAMES = {
 #: trec_eval's cut-off families, written ``name_K`` (``P_10``).
 _TREC_CUTOFF = re.compile(r"^(?P<family>p|recall|ndcg_cut|map_cut|success)_(?P<k>\d+)$")
 #: Largest cut-off @k accepted (rankings this deep are evaluated whole anyway).
-MAX_CUTOFF = 100_000
 
 _SYNTAX = re.compile(
     r"^\s*(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*(?:@\s*(?P<k>[^(\s]+))?\s*(?:\((?P<params>[^)]*)\))?\s*$"

@@ -23,11 +23,9 @@ from ragnb.io.run import Run
 from ragnb.io.testset import Note, TestSet
 from ragnb.metrics import JudgmentIndex, Metric, judge_run, parse_metric
 from ragnb.metrics.judged import POLICIES, JudgedRun, Policy
+from ragnb.vocab import EXTRA, MISSING, NO_RELEVANT
 
 SCORE_COLUMNS = ["config", "query_id", "metric", "value"]
-NO_RELEVANT = ("keep", "drop")
-MISSING = ("error", "empty", "drop")
-EXTRA = ("error", "drop")
 
 
 def per_query(table: pd.DataFrame, config: str, metric: str | None = None, *,

@@ -27,7 +27,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats as st
 
 from ragnb.errors import InputError
 from ragnb.stats._inputs import align, stratum_labels
@@ -75,12 +74,14 @@ def effect_size(d) -> float:
     return float(d.mean() / sd) if sd > tie_tolerance(d) else float("nan")
 
 
-def classic_tests(d) -> ClassicTests:
+def classic_tests(d, tests: Iterable[str] = tuple(TESTS)) -> ClassicTests:
     """Effect size, paired t-test and Wilcoxon signed-rank on paired differences ``d``.
 
     A test that is undefined (fewer than 2 differences, all differences equal
-    for t, no non-zero difference for Wilcoxon) gives NaN, never a made-up p.
+    for t, no non-zero difference for Wilcoxon) gives NaN, never a made-up p; so
+    does a test not named in ``tests`` (scipy.stats loads only when one is).
     """
+    tests = set(tests)
     d = np.asarray(d, dtype=float)
     n = int(d.size)
     if n and not np.isfinite(d).all():
@@ -89,12 +90,17 @@ def classic_tests(d) -> ClassicTests:
     mean = float(d.mean()) if n else nan
     sd = float(d.std(ddof=1)) if n > 1 else nan
     t_stat = p_t = nan
-    if n > 1 and sd > tie_tolerance(d):  # equal up to float noise: t is undefined
+    # equal up to float noise: t is undefined
+    if "ttest" in tests and n > 1 and sd > tie_tolerance(d):
+        from scipy import stats as st
+
         res = st.ttest_1samp(d, 0.0)
         t_stat, p_t = float(res.statistic), float(res.pvalue)
     nonzero = d[d != 0]
     w_stat = p_w = nan
-    if nonzero.size:
+    if "wilcoxon" in tests and nonzero.size:
+        from scipy import stats as st
+
         res = st.wilcoxon(nonzero, zero_method="wilcox", alternative="two-sided")
         w_stat, p_w = float(res.statistic), float(res.pvalue)
     return ClassicTests(n, mean, sd, effect_size(d), t_stat, p_t, w_stat, p_w,
@@ -127,7 +133,7 @@ def add_classic_columns(table: pd.DataFrame, scores: pd.DataFrame, *, strata=Non
         if strata is not None and str(row.stratum) != POOLED:
             labels, _ = stratum_labels(strata, pair.query_ids)
             d = d[labels.astype(str) == str(row.stratum)]
-        rows.append(classic_tests(d))
+        rows.append(classic_tests(d, tests))
     out["effect_size"] = [r.effect_size for r in rows]
     for name in tests:
         out[TESTS[name]] = [getattr(r, TESTS[name]) for r in rows]

@@ -66,7 +66,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from scipy import integrate, special
+from scipy import special
 
 from ragnb.errors import InputError
 
@@ -75,6 +75,7 @@ from ragnb.errors import InputError
 def _expected_max(n: int) -> float:
     if n == 1:
         return 0.0
+    from scipy import integrate  # here: it loads scipy.optimize and more (0.3-1 s)
 
     def integrand(x: float) -> float:
         # x * N phi(x) Phi(x)^(N-1), in logs so that large N neither under- nor overflows

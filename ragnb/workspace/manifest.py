@@ -78,13 +78,11 @@ from pathlib import Path
 from typing import Any, Literal, overload
 
 from ragnb.errors import InputError
+from ragnb.vocab import EXTRA, MISSING, ORDERS
 
 #: File name of a workspace manifest.
 MANIFEST_NAME = "ragnb.toml"
 ROLES = ("golden", "production", "confirmation", "other")
-ORDERS = ("score", "rank")
-EXTRA = ("error", "drop")
-MISSING = ("error", "empty", "drop")
 
 #: Keys of ``[report]`` (and ``[report.<slug>]``): name -> (type, help).
 REPORT_KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {

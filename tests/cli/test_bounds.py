@@ -55,7 +55,7 @@ def test_demo_json(capsys):
     (["--metric", "nope@10"], "unknown metric 'nope'"),
     (["--baseline", "zzz"], "unknown baseline 'zzz'"),
     (["--top-grade", "1"], "top_grade 1 is below the highest judged grade 2"),
-    (["--by", "missing_column"], "no column 'missing_column'"),
+    (["--by", "missing_column"], "[missing_column]: choose a stratum column with --by"),
 ])
 def test_bad_input_one_line_exit_2(capsys, extra, message):
     assert main([*demo_args(), *extra]) == 2

@@ -113,5 +113,5 @@ def test_one_option_definition_and_one_resolution_function():
 
     for module in (score, compare, bounds, pool):
         src = inspect.getsource(module)
-        assert "add_workspace_args(p" in src and "resolve_inputs(" in src
-        assert "open_workspace" not in src
+        assert '"workspace"' in src or "*INPUTS" in src  # the registry's --workspace
+        assert "resolve_inputs(" in src and "open_workspace" not in src

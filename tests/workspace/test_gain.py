@@ -125,7 +125,44 @@ def test_cli_score_and_compare_with_workspace_use_its_map(tmp_path):
 
 
 def test_init_help_documents_the_keys():
-    from ragnb.cli.init import DESCRIPTION
+    from ragnb.cli.init import description
+
+    DESCRIPTION = description()
 
     assert "[workspace] gain" in DESCRIPTION and "[gains]" in DESCRIPTION
     assert "  gain " in DESCRIPTION and "  GRADE " in DESCRIPTION  # the key listing
+
+
+def test_cli_pool_with_workspace_uses_its_map(tmp_path):
+    """The judge-next swings of ``pool list --workspace`` are those of the workspace's
+    linear map (as with the files and ``ndcg@10(gain=linear)``), not exp's."""
+    import io
+    from contextlib import redirect_stderr, redirect_stdout
+
+    import pandas as pd
+
+    from ragnb.cli import main
+
+    workspace(tmp_path, '[workspace]\ngain = "linear"\n' + BASE)
+    (tmp_path / "qrels.txt").write_text("q1 0 d1 1\nq1 0 d2 3\nq2 0 d3 2\n")
+    (tmp_path / "runs" / "a.trec").write_text(
+        "q1 Q0 d1 1 3.0 a\nq1 Q0 x1 2 2.0 a\nq1 Q0 d2 3 1.0 a\nq2 Q0 x2 1 2.0 a\n"
+        "q2 Q0 d3 2 1.0 a\n")
+    (tmp_path / "runs" / "b.trec").write_text(
+        "q1 Q0 d2 1 3.0 b\nq1 Q0 d1 2 2.0 b\nq1 Q0 x3 3 1.0 b\nq2 Q0 d3 1 2.0 b\n"
+        "q2 Q0 x2 2 1.0 b\n")
+
+    def csv_of(*argv):
+        out, err = io.StringIO(), io.StringIO()
+        with redirect_stdout(out), redirect_stderr(err):
+            code = main([str(a) for a in argv] + ["--format", "csv"])
+        assert code == 0, err.getvalue()
+        return pd.read_csv(io.StringIO(out.getvalue())).set_index("passage_id")["swing"]
+
+    files = ["--judgments", tmp_path / "qrels.txt", "--run", f"a={tmp_path / 'runs/a.trec'}",
+             "--run", f"b={tmp_path / 'runs/b.trec'}"]
+    ws = csv_of("pool", "list", "--workspace", tmp_path, "--baseline", "a", "--metric", "ndcg@10")
+    linear = csv_of("pool", "list", *files, "--baseline", "a", "--metric", "ndcg@10(gain=linear)")
+    exp = csv_of("pool", "list", *files, "--baseline", "a", "--metric", "ndcg@10")
+    pd.testing.assert_series_equal(ws.sort_index(), linear.sort_index())
+    assert not np.allclose(exp.sort_index(), linear.sort_index())

@@ -1,0 +1,112 @@
+"""Start-up and small-job wall times of the command line, each beside its goal.
+
+Each case runs in a fresh interpreter (a new process, as a user's shell runs it),
+``--repeats`` times after one warm-up run (the file cache warm, as on a second
+call); printed: the median and the spread (min-max) of the wall time, the
+median CPU time (user + system of the child: what the process itself spent,
+less sensitive to other load on the machine), the goal, and the ratio median /
+goal. The 1-minute load average is printed first: on a loaded machine wall
+times grow with it while CPU times grow much less.
+
+Goals (issue 14): ``import ragnb`` <= 0.3 s; ``ragnb --help`` and ``ragnb
+score --help`` <= 0.4 s; a ``score`` or ``compare`` of the README on the
+200-query demo split <= 1 s. Two floors are printed for reference: the bare
+interpreter, and ``import pandas`` (which any command reading data needs).
+
+Usage::
+
+    python benchmarks/bench_startup.py [--repeats 7]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DEMO = ROOT / "data" / "demo"
+
+
+def ragnb_command() -> list[str]:
+    """The installed ``ragnb`` console script beside this interpreter, else ``-m ragnb.cli``."""
+    script = Path(sys.executable).with_name("ragnb")
+    if script.exists():
+        return [str(script)]
+    found = shutil.which("ragnb")
+    return [found] if found else [sys.executable, "-m", "ragnb.cli"]
+
+
+def cases() -> list[tuple[str, list[str], float | None]]:
+    ragnb = ragnb_command()
+    py = sys.executable
+    prod = DEMO / "runs" / "production"
+    return [
+        ("python -c pass (floor)", [py, "-c", "pass"], None),
+        ("python -c 'import pandas' (floor for data)", [py, "-c", "import pandas"], None),
+        ("import ragnb", [py, "-c", "import ragnb"], 0.3),
+        ("ragnb --help", [*ragnb, "--help"], 0.4),
+        ("ragnb score --help", [*ragnb, "score", "--help"], 0.4),
+        ("ragnb score, 200-query demo, 2 runs x 2 metrics",
+         [*ragnb, "score", "--judgments", str(DEMO / "production.jsonl"),
+          "--run", f"jan={prod / 'round-00.jsonl'}", "--run", f"champ={prod / 'round-40.jsonl'}",
+          "--metric", "ndcg@10", "--metric", "rr@10"], 1.0),
+        ("ragnb compare, 200-query demo, by stratum (README)",
+         [*ragnb, "compare", "--judgments", str(DEMO / "production.jsonl"),
+          "--baseline", f"jan={prod / 'round-00.jsonl'}",
+          "--challenger", f"champ={prod / 'round-40.jsonl'}", "--metric", "ndcg@10",
+          "--strata", str(DEMO / "production_strata.csv"), "--by", "query_type"], 1.0),
+        ("ragnb compare --workspace, 200-query demo (README)",
+         [*ragnb, "compare", "--workspace", str(DEMO), "--split", "production",
+          "--baseline", "round-00", "--challenger", "round-40", "--metric", "ndcg@10",
+          "--by", "query_type"], 1.0),
+    ]
+
+
+def time_once(argv: list[str]) -> tuple[float, float]:
+    """Wall and CPU (user + system) seconds of one run of ``argv`` as a child process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(argv)} failed ({done.returncode}): "
+                         f"{done.stderr.decode(errors='replace')[-500:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeats", type=int, default=7, help="timed runs per case (7)")
+    args = parser.parse_args(argv)
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"# {os.cpu_count()} cores, 1-minute load average {load:.2f}; {args.repeats} runs "
+          "per case after one warm-up, fresh process each; wall median [min-max], CPU median")
+    print(f"{'case':<52} {'wall s':>7} {'[min - max]':>15} {'cpu s':>6} {'goal s':>6} "
+          f"{'ratio':>6}")
+    worst = 0.0
+    for name, command, goal in cases():
+        time_once(command)  # warm-up: file cache, .pyc files
+        runs = [time_once(command) for _ in range(args.repeats)]
+        walls = [w for w, _ in runs]
+        wall, cpu = statistics.median(walls), statistics.median(c for _, c in runs)
+        ratio = f"{wall / goal:6.2f}" if goal else f"{'':>6}"
+        shown = f"{goal:6.2f}" if goal else f"{'—':>6}"
+        print(f"{name:<52} {wall:7.3f} [{min(walls):6.3f} - {max(walls):6.3f}] {cpu:6.3f} "
+              f"{shown} {ratio}")
+        if goal:
+            worst = max(worst, wall / goal)
+    print(f"# worst ratio median / goal: {worst:.2f} ({'within' if worst <= 1 else 'over'} "
+          "every goal)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
