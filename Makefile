@@ -5,7 +5,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: reports test install bench demo clean
+.PHONY: reports test install bench bench-scale demo clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +28,10 @@ bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/bench_metrics.py
 	$(BIN)/python benchmarks/bench_stats.py
 	$(BIN)/python benchmarks/bench_whatif.py
+
+# opt-in: 1,000,000 queries x depth 100 (data cached under the temp dir, ~8 GB)
+bench-scale: $(BIN)/.installed
+	$(BIN)/python benchmarks/bench_scale.py
 
 clean:
 	rm -rf $(VENV) reports/*.html reports/*.ipynb

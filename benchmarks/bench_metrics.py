@@ -69,21 +69,15 @@ TARGET_FLOOR, TARGET_PYTREC, TARGET_RANX, TARGET_MEMORY = 2.5, 5.0, 10.0, 0.45
 
 # ---------------------------------------------------------------- data ----
 
-def generate(folder: Path, queries: int, depth: int, unjudged: float, extra: float,
-             seed: int) -> tuple[Path, Path]:
-    """Write ``bench.qrels`` and ``bench.run`` into ``folder`` (skipped when present)."""
-    import pyarrow as pa
-    import pyarrow.csv as pacsv
+def make_tables(queries: int, depth: int, unjudged: float, extra: float, seed: int,
+                qid_base: int = 0):
+    """The qrels and run of ``queries`` queries as two arrow tables (seeded).
 
-    folder.mkdir(parents=True, exist_ok=True)
-    qrels_path, run_path = folder / "bench.qrels", folder / "bench.run"
-    stamp = folder / "params.json"
-    params = {"queries": queries, "depth": depth, "unjudged": unjudged, "extra": extra,
-              "seed": seed, "version": 1}
-    if qrels_path.exists() and run_path.exists() and stamp.exists() \
-            and json.loads(stamp.read_text()) == params:
-        return qrels_path, run_path
-    t0 = time.perf_counter()
+    Query ids are ``qid_base`` plus a distinct number below 10,000,000, so chunks
+    made with different bases (the scale benchmark) never share a query.
+    """
+    import pyarrow as pa
+
     rng = np.random.default_rng(seed)
     corpus = 8_841_823  # MS MARCO passage collection size
     n_extra = rng.poisson(extra, size=queries)
@@ -96,7 +90,7 @@ def generate(folder: Path, queries: int, depth: int, unjudged: float, extra: flo
         if not len(bad):
             break
         pids[bad] = rng.integers(0, corpus, size=(len(bad), width))
-    qnum = rng.choice(10_000_000, size=queries, replace=False)
+    qnum = rng.choice(10_000_000, size=queries, replace=False) + qid_base
     qid = np.char.mod("%d", qnum).astype(object)
     rank = np.tile(np.arange(1, depth + 1), queries)
     gaps = rng.uniform(0.01, 0.2, size=(queries, depth))
@@ -130,11 +124,33 @@ def generate(folder: Path, queries: int, depth: int, unjudged: float, extra: flo
     run = pa.table({"q": pa.array(qid[run_q].astype(str)), "q0": pa.array(["Q0"] * len(run_q)),
                     "p": pid_str(run_p), "r": pa.array(rank), "s": pa.array(score),
                     "tag": pa.array(["bench"] * len(run_q))})
-    opts = pacsv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none")
+    return qrels, run
+
+
+#: TREC files: space-separated, no header, no quoting.
+WRITE_OPTIONS = {"include_header": False, "delimiter": " ", "quoting_style": "none"}
+
+
+def generate(folder: Path, queries: int, depth: int, unjudged: float, extra: float,
+             seed: int) -> tuple[Path, Path]:
+    """Write ``bench.qrels`` and ``bench.run`` into ``folder`` (skipped when present)."""
+    import pyarrow.csv as pacsv
+
+    folder.mkdir(parents=True, exist_ok=True)
+    qrels_path, run_path = folder / "bench.qrels", folder / "bench.run"
+    stamp = folder / "params.json"
+    params = {"queries": queries, "depth": depth, "unjudged": unjudged, "extra": extra,
+              "seed": seed, "version": 1}
+    if qrels_path.exists() and run_path.exists() and stamp.exists() \
+            and json.loads(stamp.read_text()) == params:
+        return qrels_path, run_path
+    t0 = time.perf_counter()
+    qrels, run = make_tables(queries, depth, unjudged, extra, seed)
+    opts = pacsv.WriteOptions(**WRITE_OPTIONS)
     pacsv.write_csv(qrels, str(qrels_path), write_options=opts)
     pacsv.write_csv(run, str(run_path), write_options=opts)
     stamp.write_text(json.dumps(params))
-    print(f"generated {len(qr_q):,} judgments and {len(run_q):,} run lines in "
+    print(f"generated {len(qrels):,} judgments and {len(run):,} run lines in "
           f"{time.perf_counter() - t0:.1f} s into {folder}", file=sys.stderr)
     return qrels_path, run_path
 
