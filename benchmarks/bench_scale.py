@@ -12,8 +12,10 @@ Data: the light workload of ``bench_metrics.py`` (20 judgments per query),
 generated once, in chunks of 100,000 queries, into a cache folder under the temp
 dir (never the repository): a qrels file (20M lines at 1M queries), run ``a``
 (100M lines) and run ``b``, which is ``a`` with the passages of a seeded half
-of the queries reshuffled (so the two runs differ). The 100,000-query files are
-the first chunk of the same data.
+of the queries reshuffled (so the two runs differ). One chunk is generated and
+written ten times with its query ids prefixed ``0_`` .. ``9_`` (distinct
+queries; every chunk scores alike, which a scale test does not mind), so the
+100,000-query files are the first chunk of the same data.
 
 Measured, each in its own fresh subprocess, for both sizes in one run:
 
@@ -51,38 +53,47 @@ TARGET_TIME, TARGET_MEMORY = 11.0, 10.0
 
 
 def generate(folder: Path, queries: int, depth: int, seed: int) -> dict[str, Path]:
-    """Qrels and runs ``a``/``b`` of ``queries`` queries (cached), written chunk by chunk."""
+    """Qrels and runs ``a``/``b`` of ``queries`` queries (cached), written chunk by chunk.
+
+    One chunk of :data:`CHUNK` queries is generated (as ``bench_metrics.py`` does);
+    chunk ``c`` is that chunk with every query id prefixed ``c_``, so the queries
+    are distinct and the chunks cost no further generation.
+    """
     import pyarrow as pa
+    import pyarrow.compute as pc
     import pyarrow.csv as pacsv
 
     folder.mkdir(parents=True, exist_ok=True)
     paths = {k: folder / f"{k}" for k in ("qrels", "a.run", "b.run")}
     stamp = folder / "params.json"
-    params = {"queries": queries, "depth": depth, "seed": seed, "chunk": CHUNK, "version": 1}
+    params = {"queries": queries, "depth": depth, "seed": seed, "chunk": CHUNK, "version": 2}
     if all(p.exists() for p in paths.values()) and stamp.exists() \
             and json.loads(stamp.read_text()) == params:
         return paths
     stamp.unlink(missing_ok=True)
     t0 = time.perf_counter()
+    n = min(CHUNK, queries)
+    qrels, run = make_tables(n, depth, WORKLOADS["light"], 5.0, seed)
+    # run b: a seeded half of the queries get their passages reshuffled
+    rng = np.random.default_rng(seed)
+    order = np.arange(n * depth).reshape(n, depth)
+    moved = rng.random(n) < 0.5
+    order[moved] = rng.permuted(order[moved], axis=1)
+    run_b = run.set_column(2, "p", run.column("p").take(pa.array(order.ravel())))
+    del order
+    base = {"qrels": qrels, "a.run": run, "b.run": run_b}
     opts = pacsv.WriteOptions(**WRITE_OPTIONS)
-    writers = {}
+    writers = {k: pacsv.CSVWriter(str(paths[k]), t.schema, write_options=opts)
+               for k, t in base.items()}
     try:
-        for c, start in enumerate(range(0, queries, CHUNK)):
-            n = min(CHUNK, queries - start)
-            qrels, run = make_tables(n, depth, WORKLOADS["light"], 5.0, seed + c,
-                                     qid_base=c * 10_000_000)
-            # run b: a seeded half of the queries get their passages reshuffled
-            rng = np.random.default_rng([seed, c])
-            order = np.arange(n * depth).reshape(n, depth)
-            moved = rng.random(n) < 0.5
-            order[moved] = rng.permuted(order[moved], axis=1)
-            run_b = run.set_column(2, "p", run.column("p").take(pa.array(order.ravel())))
-            for key, table in (("qrels", qrels), ("a.run", run), ("b.run", run_b)):
-                if key not in writers:
-                    writers[key] = pacsv.CSVWriter(str(paths[key]), table.schema,
-                                                   write_options=opts)
-                writers[key].write_table(table)
-            del qrels, run, run_b, order
+        for c in range(-(-queries // CHUNK)):
+            rows = min(CHUNK, queries - c * CHUNK)
+            for key, table in base.items():
+                if rows < n:
+                    table = table.filter(pc.less(pc.cast(table.column(0), pa.int64()),
+                                                 _threshold(table.column(0), rows)))
+                q = pc.binary_join_element_wise(f"{c}_", table.column(0), "")
+                writers[key].write_table(table.set_column(0, table.schema.names[0], q))
             print(f"  chunk {c + 1}/{-(-queries // CHUNK)} written "
                   f"({time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True)
     finally:
@@ -90,6 +101,14 @@ def generate(folder: Path, queries: int, depth: int, seed: int) -> dict[str, Pat
             w.close()
     stamp.write_text(json.dumps(params))
     return paths
+
+
+def _threshold(qids, rows: int) -> int:
+    """The query number below which ``rows`` distinct queries lie (a partial last chunk)."""
+    import pyarrow.compute as pc
+
+    numbers = np.sort(pc.unique(qids).cast("int64").to_numpy())
+    return int(numbers[rows - 1]) + 1
 
 
 # ---------------------------------------------------------------- children --
