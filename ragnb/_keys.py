@@ -68,11 +68,28 @@ def _map(fn: Callable, items: Iterable) -> list:
     return list(_POOL[1].map(fn, items))
 
 
+#: glibc's ``M_MMAP_THRESHOLD`` option of ``mallopt``.
+_M_MMAP_THRESHOLD = -3
+#: Blocks from this size up are mapped and unmapped on their own (see :func:`_malloc_trim`).
+MMAP_THRESHOLD = 16 << 20
+
+
 def _malloc_trim() -> Callable[[], None]:
+    """glibc's ``malloc_trim``, after fixing its mmap threshold at :data:`MMAP_THRESHOLD`.
+
+    By default glibc raises the threshold (up to 32 MiB) each time a mapped block
+    is freed, after which 16-32 MiB temporaries come from heaps that keep them
+    after ``free``; fixing it at 16 MiB returns those to the OS at once, and the
+    smaller blockwise temporaries are still reused from the heap (1 MiB, which
+    maps everything, costs a fifth more CPU in page faults). Measured on the
+    100k-query light benchmark: peak RSS 1000 -> 975 MB, CPU time unchanged.
+    """
     try:
         import ctypes
 
-        trim = ctypes.CDLL("libc.so.6").malloc_trim  # glibc only
+        libc = ctypes.CDLL("libc.so.6")  # glibc only
+        trim = libc.malloc_trim
+        libc.mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD)
     except (OSError, AttributeError):
         return lambda: None
     return lambda: trim(0)

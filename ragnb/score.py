@@ -222,14 +222,16 @@ def _score_run(run: Run, index: JudgmentIndex, parsed: list[Metric], policy: Pol
 def _score_one(judged: JudgedRun, metrics: list[Metric], policy: Policy,
                upper_grade: int | None, keep: np.ndarray, bar=None) -> list[pd.DataFrame]:
     qids = judged.index.query_ids[keep]
+    keys = [(policy if m.spec.uses_policy else "lower", m.k) for m in metrics]
+    last_use = {key: i for i, key in enumerate(keys)}
     views: dict[tuple, object] = {}
     out = []
-    for metric in metrics:
-        pol = policy if metric.spec.uses_policy else "lower"
-        key = (pol, metric.k)
+    for i, (metric, key) in enumerate(zip(metrics, keys)):
         if key not in views:
-            views[key] = judged.view(pol, metric.k, upper_grade)
+            views[key] = judged.view(key[0], metric.k, upper_grade)
         values = metric.spec.func(views[key], **metric.params)[keep]
+        if last_use[key] == i:  # no later metric reads this view: free it now
+            del views[key]
         out.append(pd.DataFrame({
             "config": judged.config,
             "query_id": qids,
