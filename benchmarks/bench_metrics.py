@@ -172,7 +172,7 @@ def sample_queries(qrels_path: Path, n: int, seed: int) -> list[str]:
 
 def run_ragnb(qrels: str, run: str) -> dict[str, dict[str, float]]:
     from ragnb.io import read_run, read_test_set
-    from ragnb.score import score
+    from ragnb.metrics.score import score
 
     names = {"ndcg_linear@10": "ndcg@10", "rr@10": "rr@10", "recall@100": "recall@100",
              "p@10": "p@10"}
@@ -236,7 +236,7 @@ class _Deferred:
 
 RUNNERS = {"ragnb": run_ragnb, "pytrec_eval": run_pytrec_eval, "ranx": run_ranx,
            FLOOR: run_pyarrow}
-IMPORTS = {"ragnb": "ragnb.score", "pytrec_eval": "pytrec_eval", "ranx": "ranx",
+IMPORTS = {"ragnb": "ragnb.metrics.score", "pytrec_eval": "pytrec_eval", "ranx": "ranx",
            FLOOR: "pyarrow.csv"}
 
 

@@ -127,7 +127,7 @@ def child(task: str, qrels: str, a: str, b: str, resamples: int, result: str) ->
     import ragnb.stats.family  # noqa: F401
     from ragnb.cli import main as cli
     from ragnb.io import read_run, read_test_set
-    from ragnb.score import score
+    from ragnb.metrics.score import score
 
     t0 = time.perf_counter()
     if task == "score":

@@ -49,7 +49,7 @@ def main(argv=None) -> int:
 
     from ragnb.io import read_run, read_test_set
     from ragnb.metrics import JudgmentIndex
-    from ragnb.score import score
+    from ragnb.metrics.score import score
 
     folder = args.out / f"q{args.queries}-d{args.depth}-u{args.unjudged}-x{args.extra}"
     qrels_path, run_path = generate(folder, args.queries, args.depth, args.unjudged,

@@ -27,9 +27,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ragnb.metrics.score import score
 from ragnb.paths import DEMO_DIR
-from ragnb.score import score
-from ragnb.whatif import WhatIf
+from ragnb.widgets.whatif import WhatIf
 from ragnb.workspace import open_workspace
 
 BUDGET = 0.5

@@ -43,26 +43,28 @@ _EXPORTS = {
     "selection_inflation": "ragnb.stats",
     "reconcile_pooled": "ragnb.stats",
     "four_cell": "ragnb.fit",
+    "score": "ragnb.metrics.score",
+    "Scores": "ragnb.metrics.score",
     "label_bounds": "ragnb.labelbias",
     "three_way": "ragnb.labelbias",
     "Ledger": "ragnb.ledger",
 }
 _RENAMED = {"compare_configs": "compare"}  # ranx also exports a `compare`
 
-#: Top-level functions that share their name with the submodule defining them.
-_SHADOWED = {"score": "ragnb.score", "trajectory": "ragnb.trajectory"}
-_EXPORTS.update({"Scores": "ragnb.score", **_SHADOWED})
+#: Top-level functions that share their name with the subpackage defining them.
+_SHADOWED = {"trajectory": "ragnb.trajectory"}
+_EXPORTS.update(_SHADOWED)
 
 __all__ = ["InputError", "PolicyError", "RagnbError", "__version__", *_EXPORTS]
 
 
 class _Package(types.ModuleType):
-    """Keeps ``ragnb.score`` and ``ragnb.trajectory`` the functions.
+    """Keeps ``ragnb.trajectory`` the function.
 
     Importing a submodule sets it as an attribute of its package; for the names
     in :data:`_SHADOWED` the function it defines is stored instead, so the lazy
-    binding cannot be replaced by the module (``from ragnb.score import Scores``
-    still imports the module as usual).
+    binding cannot be replaced by the package (``from ragnb.trajectory import Trajectory``
+    still imports from the package as usual).
     """
 
     def __setattr__(self, name: str, value) -> None:

@@ -18,8 +18,9 @@ any of them is the same five things, under the same names:
     How the numbers were made: method, resamples, n, seed.
 
 :func:`finding` turns any registered result object into a :class:`Finding`
-(adapters in :mod:`ragnb.findings`, one per analysis, registered with
-:func:`register`); notebooks, report pages, widgets and the CLI show every
+(one adapter per analysis, in the ``finding`` module of its package, e.g.
+:mod:`ragnb.fit.finding`, registered with :func:`register` when the package is
+imported, so before any of its results exists); notebooks, report pages, widgets and the CLI show every
 analysis through it (``ragnb.report.show_finding``).
 
 Units: metric values and their differences are shown in **points** (metric x
@@ -183,6 +184,15 @@ def checks_line(checks: pd.DataFrame) -> str:
     return line
 
 
+def chart_or(given: Any, make: Callable[..., Any], *args: Any) -> Any:
+    """The chart given (``False``: none), else the analysis' own chart ``make(*args)``."""
+    if given is False:
+        return None
+    if given is not None:
+        return given
+    return make(*args)
+
+
 #: Adapters: result type -> function(result, **context) -> Finding.
 ADAPTERS: dict[type, Callable[..., Finding]] = {}
 
@@ -206,7 +216,8 @@ def finding(result: Any, /, *, display_names: Mapping[str, str] | None = None,
     display_names : mapping, optional
         Config -> name shown (empty by default: configs show as their codes).
     **context
-        What the adapter needs beyond the result (see :mod:`ragnb.findings`).
+        What the adapter needs beyond the result (see the ``finding`` module of the
+        analysis' package, e.g. :mod:`ragnb.trajectory.finding`).
 
     Raises
     ------
@@ -215,8 +226,6 @@ def finding(result: Any, /, *, display_names: Mapping[str, str] | None = None,
     """
     if isinstance(result, Finding):
         return result
-    import ragnb.findings  # noqa: F401 - registers the adapters
-
     for kind in type(result).__mro__:
         if kind in ADAPTERS:
             return ADAPTERS[kind](result, display_names=dict(display_names or {}), **context)

@@ -43,10 +43,10 @@ def test_the_command_line_help_loads_no_heavy_module():
 
 def test_score_and_trajectory_stay_functions_when_their_modules_are_imported():
     import ragnb
-    import ragnb.score
+    import ragnb.metrics.score
     import ragnb.trajectory
-    from ragnb.score import score
+    from ragnb.metrics.score import score
     from ragnb.trajectory import trajectory
 
     assert ragnb.score is score and ragnb.trajectory is trajectory
-    assert ragnb.Scores.__module__ == "ragnb.score"
+    assert ragnb.Scores.__module__ == "ragnb.metrics.score"

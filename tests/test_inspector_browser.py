@@ -11,10 +11,10 @@ from __future__ import annotations
 import browser
 import pytest
 
+from ragnb.metrics.score import score
 from ragnb.perquery import query_deltas, side_by_side
-from ragnb.score import score
 from tests.strata._workspaces import demo_comparison
-from tests.test_whatif_browser import (  # noqa: F401
+from tests.widgets.test_whatif_browser import (  # noqa: F401
     POOLED_ROW,
     STARTUP_S,
     VOILA_TEMPLATE_CDN,

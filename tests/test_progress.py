@@ -85,7 +85,7 @@ def _qrels_and_run(folder: Path, queries: int = 300) -> tuple[Path, Path]:
 _SCRIPT = textwrap.dedent("""
     import sys
     from ragnb.io import read_run, read_test_set
-    from ragnb.score import score
+    from ragnb.metrics.score import score
     s = score(read_test_set(sys.argv[1]), read_run(sys.argv[2]), ["ndcg@10", "rr@10"])
     print(round(float(s.means()["mean"].sum()), 6))
 """)

@@ -7,8 +7,8 @@ import pytest
 
 from ragnb.codetasks.keep import evaluate_keep
 from ragnb.errors import InputError
-from ragnb.findings import HealthReview
 from ragnb.fit import four_cell
+from ragnb.health import HealthReview
 from ragnb.result import Finding, Result, checks_line, display_name, finding, interval, points
 
 
@@ -139,7 +139,7 @@ def test_breakdown_headline_names_the_stratum_that_moved_most_either_way():
     (10 points) is the largest move, not the largest signed delta."""
     from types import SimpleNamespace
 
-    from ragnb.findings import breakdown_finding
+    from ragnb.strata.finding import breakdown_finding
 
     strata = pd.DataFrame({"stratum": ["a", "b", "c"], "delta": [0.02, -0.10, 0.01],
                            "ci_low": [-0.05, -0.20, -0.04], "ci_high": [0.09, 0.01, 0.06]})

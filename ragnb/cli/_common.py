@@ -11,9 +11,9 @@ from pathlib import Path
 import pandas as pd
 
 from ragnb.errors import InputError
+from ragnb.io.run import ORDERS
+from ragnb.io.testset import MAX_GRADE
 from ragnb.metrics import POLICIES
-from ragnb.run import ORDERS
-from ragnb.testset import MAX_GRADE
 
 
 def name_file(text: str, option: str = "--run") -> tuple[str | None, Path]:

@@ -10,8 +10,8 @@ from ragnb.cli._common import (
     emit,
     resolve_inputs,
 )
-from ragnb.run import ORDERS
-from ragnb.testset import MAX_GRADE
+from ragnb.io.run import ORDERS
+from ragnb.io.testset import MAX_GRADE
 
 NAME = "bounds"
 HELP = "label-bias bounds (policies lower/condensed/upper and exact min/max) and verdicts"

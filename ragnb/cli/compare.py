@@ -71,7 +71,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from ragnb.errors import InputError
     from ragnb.metrics import parse_metric
-    from ragnb.score import score
+    from ragnb.metrics.score import score
     from ragnb.stats.family import compare_metrics
 
     metrics = list(dict.fromkeys(str(parse_metric(m)) for m in args.metric))

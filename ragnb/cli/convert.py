@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 
 from ragnb.errors import InputError
-from ragnb.run import ORDERS
+from ragnb.io.run import ORDERS
 
 NAME = "convert"
 HELP = "convert a test set or a run between TREC, JSONL, CSV/TSV and Parquet"

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 
 from ragnb.errors import InputError
-from ragnb.run import ORDERS
+from ragnb.io.run import ORDERS
 
 NAME = "init"
 HELP = "scaffold a workspace (ragnb.toml) from a qrels file, runs and annotations"

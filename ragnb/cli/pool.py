@@ -12,9 +12,9 @@ from ragnb.cli._common import (
     resolve_inputs,
     workspace_split,
 )
+from ragnb.io.run import ORDERS
+from ragnb.io.testset import MAX_GRADE
 from ragnb.metrics.registry import MAX_CUTOFF
-from ragnb.run import ORDERS
-from ragnb.testset import MAX_GRADE
 
 NAME = "pool"
 HELP = "pooled labelling list (with a judge-next order), merge new labels, project a shard"

@@ -53,7 +53,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ragnb.metrics import parse_metric
-    from ragnb.score import score
+    from ragnb.metrics.score import score
 
     for m in args.metric:  # fail fast on a typo, before reading big files
         parse_metric(m)

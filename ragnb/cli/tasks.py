@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 
 from ragnb.cli._common import emit
-from ragnb.run import ORDERS
+from ragnb.io.run import ORDERS
 
 NAME = "tasks"
 HELP = "mine code tasks from a git repository's merged changes; score a retriever's run on them"

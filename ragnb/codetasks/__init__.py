@@ -23,6 +23,7 @@ One concept per module, in the order data flows:
 :mod:`~.charts`               charts (return ``alt.Chart``)
 ============================  =====================================================
 """
+from ragnb.codetasks import finding as _finding  # noqa: F401  (registers the adapter)
 from ragnb.codetasks.keep import KeepVerdict, evaluate_keep, parse_keep
 from ragnb.codetasks.mine import FILTERS, Mined, filter_table, mine_tasks
 from ragnb.codetasks.recall import (

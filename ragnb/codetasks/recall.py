@@ -34,10 +34,10 @@ import numpy as np
 import pandas as pd
 
 from ragnb.errors import InputError
-from ragnb.run import Run, positions
+from ragnb.io.run import Run, positions
+from ragnb.io.testset import Note
 from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ragnb.stats.unpaired import bootstrap_mean
-from ragnb.testset import Note
 
 #: Metric key -> (label, task set it is computed over, which tasks it is defined on).
 METRICS = {

@@ -178,7 +178,7 @@ def _ndcg(split: _Split, top: np.ndarray) -> np.ndarray:
     """Per-query nDCG@10 (gain 2^g - 1) of a top-k index matrix, against the true grades.
 
     The generator's own fast copy of the metric; the tests check the written
-    files with :func:`ragnb.score.score`.
+    files with :func:`ragnb.metrics.score.score`.
     """
     gains = np.exp2(np.take_along_axis(split.grade, top, axis=1)) - 1.0
     ideal = _ideal(split)

@@ -27,11 +27,13 @@ from ragnb.health.buckets import bucket_scores, bucket_sizes, buckets_of
 from ragnb.health.coverage import Coverage, coverage, unanswerable_flags
 from ragnb.health.diff import VersionDiff, query_changes, version_diff
 from ragnb.health.duplicates import DuplicateGroups, near_duplicate_groups, normalise_query
+from ragnb.health.finding import HealthReview
 from ragnb.health.holdout import HoldoutCheck, HoldoutSplit, holdout_check, holdout_split
 from ragnb.health.shares import SHARE_METHOD, share_interval, source_mix, unanswerable_share
 from ragnb.health.staleness import Staleness, staleness
 
 __all__ = [
+    "HealthReview",
     "SHARE_METHOD",
     "Coverage",
     "DuplicateGroups",

@@ -32,13 +32,13 @@ import pandas as pd
 
 from ragnb.errors import InputError
 from ragnb.io.strata import assign_strata
-from ragnb.score import Scores
+from ragnb.io.testset import TestSet
+from ragnb.metrics.score import Scores
 from ragnb.stats import queries_needed
 from ragnb.stats._resample import child_seed
 from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ragnb.stats.interval import floored_sd, t_mde
 from ragnb.stats.unpaired import bootstrap_mean
-from ragnb.testset import TestSet
 
 ALL = "all queries"
 

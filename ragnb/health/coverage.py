@@ -29,10 +29,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ragnb.corpus import CorpusBuild, validate_corpus
 from ragnb.errors import InputError
 from ragnb.health.shares import SHARE_METHOD, share_interval
-from ragnb.testset import Note, TestSet
+from ragnb.io.corpus_build import CorpusBuild, validate_corpus
+from ragnb.io.testset import Note, TestSet
 
 STATUSES = ("covered", "answer not in corpus", "no answering passage judged", "unanswerable")
 
@@ -49,7 +49,7 @@ def unanswerable_flags(test_set: TestSet) -> tuple[pd.Series, tuple[Note, ...]]:
 
 
 def as_corpus(corpus: CorpusBuild | pd.DataFrame) -> CorpusBuild:
-    """A validated :class:`~ragnb.corpus.CorpusBuild` (tables go through the validator)."""
+    """A validated :class:`~ragnb.io.corpus_build.CorpusBuild` (tables go through the validator)."""
     if isinstance(corpus, CorpusBuild):
         return corpus
     if isinstance(corpus, pd.DataFrame):
@@ -131,7 +131,7 @@ def coverage(test_set: TestSet, corpus: CorpusBuild | pd.DataFrame, *,
         ``passage_id, doc_version`` of the current build (a table is validated).
     answer_grade : int, optional
         The grade that answers a query; default the test set's top grade
-        (:attr:`ragnb.testset.TestSet.top_grade`, 2 on seed 004's scale).
+        (:attr:`ragnb.io.testset.TestSet.top_grade`, 2 on seed 004's scale).
         Passages judged at this grade or above count.
 
     Returns

@@ -22,7 +22,7 @@ change of the ruler. :func:`version_diff` does it for every config:
 
 Runs are scored against each version with ``extra="drop"`` (a run may rank the
 queries of both versions); a version's query the run lacks is an error unless
-``missing`` says otherwise (:func:`ragnb.score.score`).
+``missing`` says otherwise (:func:`ragnb.metrics.score.score`).
 """
 from __future__ import annotations
 
@@ -34,14 +34,14 @@ import numpy as np
 import pandas as pd
 
 from ragnb.errors import InputError
-from ragnb.run import Run
-from ragnb.score import score
+from ragnb.io.run import Run
+from ragnb.io.testset import Note, TestSet
+from ragnb.metrics.score import score
 from ragnb.stats import paired_bootstrap
 from ragnb.stats._resample import child_seed, tie_tolerance
 from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ragnb.stats.classic import effect_size
 from ragnb.stats.unpaired import unpaired_bootstrap
-from ragnb.testset import Note, TestSet
 
 CHANGES = ("added", "removed", "rejudged", "unchanged")
 

@@ -38,7 +38,7 @@ from scipy import sparse
 from scipy.sparse.csgraph import connected_components
 
 from ragnb.errors import InputError
-from ragnb.testset import TestSet
+from ragnb.io.testset import TestSet
 
 _NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
 

@@ -27,7 +27,7 @@ import pandas as pd
 from scipy import stats
 
 from ragnb.errors import InputError
-from ragnb.testset import TestSet
+from ragnb.io.testset import TestSet
 
 #: How every share interval in :mod:`ragnb.health` is made.
 #: (computed as ``scipy.stats.binomtest(k, n).proportion_ci(method="exact")``)

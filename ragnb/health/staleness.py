@@ -2,7 +2,7 @@
 
 Each judgment carries the ``doc_version`` it was made against; the corpus
 build says at which version each passage's document now is
-(:mod:`ragnb.corpus`). Joining the two gives each judgment one status:
+(:mod:`ragnb.io.corpus_build`). Joining the two gives each judgment one status:
 
 ``current``
     judged at the build's version or later (the text has not changed since);
@@ -26,10 +26,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ragnb.corpus import CorpusBuild, version_key
 from ragnb.errors import InputError
 from ragnb.health.coverage import as_corpus
-from ragnb.testset import TestSet
+from ragnb.io.corpus_build import CorpusBuild, version_key
+from ragnb.io.testset import TestSet
 
 STATUSES = ("current", "stale", "removed", "unversioned")
 QUEUED = ("stale", "removed")

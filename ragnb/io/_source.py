@@ -46,8 +46,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from ragnb._keys import first_empty, id_series, release_memory
 from ragnb.errors import InputError
+from ragnb.io.keys import first_empty, id_series, release_memory
 
 GZIP_MAGIC = b"\x1f\x8b"
 BOM = b"\xef\xbb\xbf"
@@ -299,7 +299,7 @@ def read_whitespace_frame(
     """Fast path: single-space separated columns parsed by pyarrow, straight from the file.
 
     Only the columns in ``types`` are converted (the others are skipped); strings
-    become arrow-string columns (:func:`ragnb._keys.id_series`), numbers numpy
+    become arrow-string columns (:func:`ragnb.io.keys.id_series`), numbers numpy
     arrays, and each arrow column is released as soon as it is converted.
     Integers are read as text and must be ASCII digits (at most 18; a ``-``
     goes to the slow path); decimals are parsed by pyarrow, and ``nan`` or an

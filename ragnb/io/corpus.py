@@ -1,6 +1,6 @@
 """Reader for corpus builds: CSV/TSV/Parquet/JSONL tables of ``passage_id, doc_version``.
 
-Ends in :func:`ragnb.corpus.validate_corpus`, the one place a build is checked;
+Ends in :func:`ragnb.io.corpus_build.validate_corpus`, the one place a build is checked;
 line numbers count the CSV header as line 1 (Parquet rows from 1).
 """
 from __future__ import annotations
@@ -11,7 +11,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ragnb.corpus import CorpusBuild, validate_corpus
 from ragnb.errors import InputError
 from ragnb.io._source import (
     decode_utf8,
@@ -21,6 +20,7 @@ from ragnb.io._source import (
     source_of,
     table_ids,
 )
+from ragnb.io.corpus_build import CorpusBuild, validate_corpus
 from ragnb.io.strata import _json_lines, _no_line_column
 
 

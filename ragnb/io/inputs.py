@@ -12,7 +12,7 @@ The Python API accepts, wherever it takes a test set or a run:
   may also map a query to a ranked list of passage ids).
 
 Tables are validated by the same functions as files
-(:func:`ragnb.testset.validate_judgments`, :func:`ragnb.run.validate_run`);
+(:func:`ragnb.io.testset.validate_judgments`, :func:`ragnb.io.run.validate_run`);
 errors name the table (``DataFrame <name>``), the row and what is wrong.
 """
 from __future__ import annotations
@@ -25,10 +25,10 @@ import numpy as np
 import pandas as pd
 
 from ragnb.errors import InputError
+from ragnb.io.run import Run, validate_run
 from ragnb.io.runs import read_run
+from ragnb.io.testset import TestSet, validate_judgments
 from ragnb.io.testsets import _queries_of, read_test_set
-from ragnb.run import Run, validate_run
-from ragnb.testset import TestSet, validate_judgments
 
 
 def _describe(obj: Any) -> str:
@@ -48,7 +48,7 @@ def _require_columns(df: pd.DataFrame, needed: tuple[str, ...], source: str, wha
 
 
 def as_test_set(obj: Any, *, name: str | None = None, format: str = "auto") -> TestSet:
-    """A :class:`~ragnb.testset.TestSet` from a path, a long DataFrame or a qrels dict."""
+    """A :class:`~ragnb.io.testset.TestSet` from a path, a long DataFrame or a qrels dict."""
     if isinstance(obj, TestSet):
         return obj
     if isinstance(obj, (str, Path)):
@@ -83,7 +83,7 @@ def as_test_set(obj: Any, *, name: str | None = None, format: str = "auto") -> T
 
 def as_run(obj: Any, *, name: str | None = None, order: str | None = None,
            format: str = "auto") -> Run:
-    """A :class:`~ragnb.run.Run` from a path, a long DataFrame or a run dict."""
+    """A :class:`~ragnb.io.run.Run` from a path, a long DataFrame or a run dict."""
     if isinstance(obj, Run):
         return obj
     if isinstance(obj, (str, Path)):

@@ -5,7 +5,7 @@
   file); list position is the rank.
 - CSV/TSV/Parquet long table: ``query_id, passage_id`` and ``rank`` and/or ``score``.
 
-All of them end in :func:`ragnb.run.validate_run`, which fixes the ranking order.
+All of them end in :func:`ragnb.io.run.validate_run`, which fixes the ranking order.
 """
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ragnb._keys import release_memory
 from ragnb.errors import InputError
 from ragnb.io._source import (
     decode_utf8,
@@ -33,7 +32,8 @@ from ragnb.io._source import (
     table_ids,
     table_numbers,
 )
-from ragnb.run import Order, Run, validate_run
+from ragnb.io.keys import release_memory
+from ragnb.io.run import Order, Run, validate_run
 
 
 def read_run(path: str | Path, *, name: str | None = None, format: str = "auto",
@@ -48,7 +48,7 @@ def read_run(path: str | Path, *, name: str | None = None, format: str = "auto",
         Config name; defaults to the file name without extensions.
     format : {"auto", "trec", "jsonl", "csv", "tsv", "parquet"}
     order : {"rank", "score"}, optional
-        How to order each ranking (see :mod:`ragnb.run`); default: score
+        How to order each ranking (see :mod:`ragnb.io.run`); default: score
         descending, ties by passage id descending (trec_eval) where the format
         has scores, else the rank (list position).
     """

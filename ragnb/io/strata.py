@@ -26,7 +26,7 @@ from ragnb.io._source import (
     source_of,
     table_ids,
 )
-from ragnb.testset import Note
+from ragnb.io.testset import Note
 
 UNCLASSIFIED = "unclassified"
 

@@ -6,7 +6,7 @@
 - CSV/TSV/Parquet long table with columns ``query_id, passage_id, grade``
   (``doc_version`` optional); one row per judgment.
 
-All of them end in :func:`ragnb.testset.validate_judgments`.
+All of them end in :func:`ragnb.io.testset.validate_judgments`.
 """
 from __future__ import annotations
 
@@ -16,7 +16,6 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ragnb._keys import ID_DTYPE, block_codes, release_memory
 from ragnb.errors import InputError
 from ragnb.io._source import (
     decode_utf8,
@@ -32,7 +31,8 @@ from ragnb.io._source import (
     table_ids,
     table_numbers,
 )
-from ragnb.testset import (
+from ragnb.io.keys import ID_DTYPE, block_codes, release_memory
+from ragnb.io.testset import (
     TestSet,
     check_unanswerable,
     validate_judgments,

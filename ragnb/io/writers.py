@@ -28,8 +28,8 @@ import pandas as pd
 
 from ragnb._atomic import write_atomic_bytes
 from ragnb.errors import InputError
-from ragnb.run import Run, positions
-from ragnb.testset import TestSet
+from ragnb.io.run import Run, positions
+from ragnb.io.testset import TestSet
 
 _SUFFIXES = {".qrels": "trec", ".qrel": "trec", ".trec": "trec", ".run": "trec",
              ".txt": "trec", ".jsonl": "jsonl", ".json": "jsonl", ".csv": "csv",

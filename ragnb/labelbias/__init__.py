@@ -19,6 +19,7 @@ Every bound is conditional on the pooling assumption (:data:`ASSUMPTION`):
 unjudged passages in no compared config's top k are not relevant.
 Charts are in :mod:`ragnb.labelbias.charts` (imported on demand).
 """
+from ragnb.labelbias import finding as _finding  # noqa: F401  (registers the adapter)
 from ragnb.labelbias.bounds import (
     BOUND_FUNCS,
     COLUMN_KINDS,

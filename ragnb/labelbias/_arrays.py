@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ragnb.errors import InputError
-from ragnb.run import positions
+from ragnb.io.run import positions
 
 #: Gain per grade of each nDCG family (the same definitions as ragnb.metrics.kernels).
 GAINS = {

@@ -4,7 +4,7 @@ For each config and query this computes
 
 ``lower``, ``condensed``, ``upper`` — the seed's label *policies* (unjudged =
     not relevant; unjudged removed; unjudged = relevant at the top grade),
-    scored by :func:`ragnb.score.score`. They are conventions, not bounds:
+    scored by :func:`ragnb.metrics.score.score`. They are conventions, not bounds:
     ``upper`` is not an upper bound of nDCG, and ``condensed`` can lie outside
     the bounds (Sakai 2008: condensed lists overestimate new systems).
 ``bound_min``, ``bound_max`` — exact *bounds*: the minimum and maximum of the
@@ -49,14 +49,14 @@ import numpy as np
 import pandas as pd
 
 from ragnb.errors import InputError
+from ragnb.io.run import Run
+from ragnb.io.testset import Note, TestSet
 from ragnb.labelbias import _arrays as A
 from ragnb.labelbias.pool import Pool, build_pool
 from ragnb.labelbias.ratio import max_ratio
 from ragnb.metrics import JudgmentIndex, Metric, parse_metric
 from ragnb.metrics.judged import POLICIES
-from ragnb.run import Run
-from ragnb.score import score
-from ragnb.testset import Note, TestSet
+from ragnb.metrics.score import score
 
 #: Which output columns are the seed's policies and which are exact bounds.
 COLUMN_KINDS = {
@@ -252,7 +252,7 @@ def label_bounds(
         Labels range over ``0..top_grade`` (default: the test set's top
         grade); also the grade of the ``upper`` policy.
     no_relevant, missing, extra
-        As in :func:`ragnb.score.score` (``missing="drop"`` is not offered:
+        As in :func:`ragnb.metrics.score.score` (``missing="drop"`` is not offered:
         bounds need a ranking, possibly empty, for every query).
     pool : Pool, optional
         A pool built beforehand with :func:`build_pool` (same runs and k).

@@ -30,13 +30,13 @@ import numpy as np
 import pandas as pd
 
 from ragnb.errors import InputError
+from ragnb.io.testset import TestSet
 from ragnb.labelbias import _arrays as A
 from ragnb.labelbias.bounds import Bounds
 from ragnb.labelbias.merge import write_atomic
 from ragnb.labelbias.pool import Pool
 from ragnb.labelbias.ratio import ideal_from_counts
 from ragnb.metrics import parse_metric
-from ragnb.testset import TestSet
 
 ORDER_EXPLANATION = (
     "Judge next: passages are ordered by their swing, the largest change that labelling the "

@@ -28,7 +28,7 @@ import pandas as pd
 from ragnb._atomic import write_atomic
 from ragnb.errors import InputError
 from ragnb.io import read_test_set
-from ragnb.testset import Note, TestSet, validate_judgments
+from ragnb.io.testset import Note, TestSet, validate_judgments
 
 RECORD_SUFFIX = ".merge.json"
 

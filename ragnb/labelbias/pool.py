@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ragnb._keys import codes_for
 from ragnb.errors import InputError
+from ragnb.io.keys import codes_for
+from ragnb.io.run import Run, positions
+from ragnb.io.testset import Note, TestSet
 from ragnb.metrics import JudgmentIndex, judge_run
-from ragnb.run import Run, positions
-from ragnb.testset import Note, TestSet
 
 ASSUMPTION = (
     "Pooling assumption: a passage that is unjudged for a query and in no compared config's "
@@ -121,7 +121,7 @@ def top_k(run: Run, index: JudgmentIndex, k: int | None, *, extra: str = "error"
 
     Grades come from :func:`ragnb.metrics.judge_run` (which also validates the
     run against the test set, with the same ``extra``/``missing`` rules as
-    :func:`ragnb.score.score`); passage ids are read alongside in the same
+    :func:`ragnb.metrics.score.score`); passage ids are read alongside in the same
     row order.
     """
     judged = judge_run(run, index, extra=extra, missing=missing)

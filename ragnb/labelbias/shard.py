@@ -35,13 +35,13 @@ import numpy as np
 import pandas as pd
 
 from ragnb.errors import InputError
+from ragnb.io.run import Run
+from ragnb.io.testset import TestSet
 from ragnb.labelbias.merge import merge_judgments
 from ragnb.metrics import parse_metric
-from ragnb.run import Run
-from ragnb.score import score
+from ragnb.metrics.score import score
 from ragnb.stats import paired_bootstrap
 from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
-from ragnb.testset import TestSet
 
 LESSON = ("Judge by the effect on the metric, not by the share of new positives: a few new "
           "relevant passages at the top of a ranking move a rank-sensitive metric a lot "

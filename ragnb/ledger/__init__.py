@@ -20,6 +20,7 @@ Modules: :mod:`~ragnb.ledger.content` (split id), :mod:`~ragnb.ledger.manifest`
 from __future__ import annotations
 
 from ragnb.ledger.content import SplitContent, split_content
+from ragnb.ledger.finding import SplitUse
 from ragnb.ledger.guard import GuardAlert, alert, check_ranking, ranking_margin
 from ragnb.ledger.ledger import Ledger
 from ragnb.ledger.log import Event, TornRecordWarning, TornTail
@@ -36,6 +37,7 @@ from ragnb.paths import DATA_DIR
 DEFAULT_LEDGER_DIR = DATA_DIR / "ledger"
 
 __all__ = [
+    "SplitUse",
     "DEFAULT_LEDGER_DIR", "ROLES", "Event", "GuardAlert", "HoldoutAnswer", "Ledger", "Manifest",
     "SplitContent", "Thresholdout", "ThresholdoutParams", "TornRecordWarning", "TornTail",
     "UnsealPolicy", "alert", "check_ranking", "ranking_margin", "read_manifest",

@@ -1,7 +1,7 @@
 """What reports show of the ledger: selection counts over time and the inflation curve.
 
 Pure functions from the ledger's history (and a standard error) to tidy
-tables; charts for them are in :mod:`ragnb.charts`.
+tables; charts for them are in :mod:`ragnb.ledger.charts`.
 """
 from __future__ import annotations
 

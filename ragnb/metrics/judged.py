@@ -29,10 +29,10 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ragnb._keys import as_arrow, codes_for, matching_pairs, release_memory, take_sorted
 from ragnb.errors import InputError
-from ragnb.run import Run, positions
-from ragnb.testset import Note, TestSet
+from ragnb.io.keys import as_arrow, codes_for, matching_pairs, release_memory, take_sorted
+from ragnb.io.run import Run, positions
+from ragnb.io.testset import Note, TestSet
 
 Policy = Literal["lower", "condensed", "upper"]
 POLICIES = ("lower", "condensed", "upper")

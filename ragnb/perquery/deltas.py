@@ -11,10 +11,10 @@ import numpy as np
 import pandas as pd
 
 from ragnb.errors import InputError
+from ragnb.io.run import Run
+from ragnb.io.testset import TestSet
 from ragnb.metrics import parse_metric
-from ragnb.run import Run
-from ragnb.score import Scores
-from ragnb.testset import TestSet
+from ragnb.metrics.score import Scores
 
 #: Sort orders by name: (key column, ascending).
 SORTS = {

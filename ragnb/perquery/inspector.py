@@ -19,12 +19,12 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from ragnb.errors import InputError, RagnbError
+from ragnb.io.run import Run
+from ragnb.io.testset import TestSet
 from ragnb.metrics import parse_metric
+from ragnb.metrics.score import Scores
 from ragnb.perquery.deltas import SORTS, UNJUDGED, query_deltas, query_scores, side_by_side
 from ragnb.report.display import table_html
-from ragnb.run import Run
-from ragnb.score import Scores
-from ragnb.testset import TestSet
 
 ALL = "all strata"
 CUTOFFS = (5, 10, 20, 50)

@@ -298,7 +298,7 @@ def stratified_bootstrap(
         Strata with fewer queries are flagged ``small``.
     fixed : collection of query ids, optional
         Queries whose difference is 0 by construction (e.g.
-        :attr:`ragnb.score.Scores.no_relevant`: nothing to retrieve). A stratum
+        :attr:`ragnb.metrics.score.Scores.no_relevant`: nothing to retrieve). A stratum
         made only of them has an interval of exactly zero width, said in
         ``zero_width``; any other all-zero stratum gets a non-zero interval.
 

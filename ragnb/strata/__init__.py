@@ -14,9 +14,10 @@
 :func:`turn_depth`             files (a workspace's), conversational turn depth
 =============================  ==================================================
 
-The chart is :func:`ragnb.charts.strata_chart`; the what-if widget is
-:class:`ragnb.whatif.WhatIf`.
+The chart is :func:`ragnb.strata.charts.strata_chart`; the what-if widget is
+:class:`ragnb.widgets.whatif.WhatIf`.
 """
+from ragnb.strata import finding as _finding  # noqa: F401  (registers the adapter)
 from ragnb.strata.breakdown import Breakdown, breakdown
 from ragnb.strata.data import (
     Comparison,

@@ -12,7 +12,7 @@ completeness
 zero-width strata
     an interval of exactly zero width only for a stratum that cannot move by
     construction: every query has nothing to retrieve
-    (:attr:`ragnb.score.Scores.no_relevant`, scored 0 under both configs);
+    (:attr:`ragnb.metrics.score.Scores.no_relevant`, scored 0 under both configs);
     the row says so. A stratum whose differences merely happen to be all 0
     gets a non-zero interval and a statement of how many queries could differ.
 pooled = size-weighted
@@ -57,7 +57,7 @@ from scipy import special
 from ragnb.errors import InputError
 from ragnb.io.strata import UNCLASSIFIED
 from ragnb.metrics import parse_metric
-from ragnb.score import Scores
+from ragnb.metrics.score import Scores
 from ragnb.stats import holm, stratified_bootstrap
 from ragnb.stats._resample import comparison_seed
 from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, method_label
@@ -252,7 +252,7 @@ def breakdown(
     Parameters
     ----------
     scores : Scores or DataFrame
-        Per-query scores (:func:`ragnb.score.score`, or a tidy table with
+        Per-query scores (:func:`ragnb.metrics.score.score`, or a tidy table with
         ``config, query_id, value`` and optionally ``metric``).
     strata : DataFrame or Series
         Strata table (``query_id`` + columns) or ``query_id -> label``.

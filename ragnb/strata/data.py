@@ -21,9 +21,9 @@ import pandas as pd
 
 from ragnb.errors import InputError
 from ragnb.io import read_strata
+from ragnb.io.run import Run
 from ragnb.io.strata import outside_note
-from ragnb.run import Run
-from ragnb.testset import TestSet
+from ragnb.io.testset import TestSet
 
 #: Test-set columns that hold free text or bookkeeping, never strata.
 NOT_STRATA = ("query", "answer", "line", "judgments")

@@ -17,8 +17,8 @@ import pandas as pd
 
 from ragnb.errors import InputError
 from ragnb.io import as_run, as_test_set, read_strata
-from ragnb.run import Run
-from ragnb.testset import TestSet
+from ragnb.io.run import Run
+from ragnb.io.testset import TestSet
 from ragnb.workspace.manifest import MANIFEST_NAME, Manifest, StrataEntry, parse_manifest
 
 Source = Any  # a path, a DataFrame, a dict, a TestSet or a Run
@@ -52,11 +52,11 @@ class Workspace:
         test_sets : mapping
             split name -> test set: a long DataFrame ``query_id, passage_id,
             grade``, a dict ``{query_id: {passage_id: grade}}`` (pytrec_eval's
-            qrels), a path or a :class:`~ragnb.testset.TestSet`.
+            qrels), a path or a :class:`~ragnb.io.testset.TestSet`.
         runs : mapping
             split name -> {config -> run}: a long DataFrame ``query_id,
             passage_id, rank and/or score``, a dict ``{query_id: {passage_id:
-            score}}`` (pytrec_eval/ranx run), a path or a :class:`~ragnb.run.Run`.
+            score}}`` (pytrec_eval/ranx run), a path or a :class:`~ragnb.io.run.Run`.
         roles : mapping, optional
             split name -> golden, production, confirmation or other.
         strata : mapping, optional
@@ -149,13 +149,13 @@ class Workspace:
 
     def splits(self, names: Sequence[str], configs: Sequence[str]
                ) -> tuple[dict[str, TestSet], dict[str, list[Run]]]:
-        """Test sets and runs of ``configs`` on each split, for :func:`ragnb.splits.score_splits`."""
+        """Test sets and runs of ``configs`` on each split, for :func:`ragnb.workspace.splits.score_splits`."""
         return ({n: self.test_set(n) for n in names},
                 {n: self.runs(n, configs) for n in names})
 
     @property
     def score_options(self) -> dict[str, str]:
-        """``extra`` and ``missing`` for :func:`ragnb.score.score`."""
+        """``extra`` and ``missing`` for :func:`ragnb.metrics.score.score`."""
         return {"extra": self.manifest.extra, "missing": self.manifest.missing}
 
     def strata_entry(self, name: str) -> StrataEntry | None:

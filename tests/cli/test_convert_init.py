@@ -8,8 +8,8 @@ import pytest
 
 from ragnb.cli import main
 from ragnb.io import read_run, read_test_set
+from ragnb.metrics.score import score
 from ragnb.paths import DEMO_DIR
-from ragnb.score import score
 from ragnb.workspace import open_workspace
 
 LB = DEMO_DIR / "labelbias"

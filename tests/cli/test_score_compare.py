@@ -9,8 +9,8 @@ import pytest
 from ragnb.cli import main
 from ragnb.io import read_run, read_test_set
 from ragnb.metrics import REGISTRY
+from ragnb.metrics.score import score
 from ragnb.paths import DEMO_DIR
-from ragnb.score import score
 
 GOLDEN = DEMO_DIR / "golden.jsonl"
 RUN0 = DEMO_DIR / "runs" / "golden" / "round-00.jsonl"
@@ -112,8 +112,8 @@ def test_scores_on_a_split_show_its_selections_and_inflation(demo_ledger):
         expected_max_normal(40) * row["se"] / 2**0.5 * 100, rel=1e-6)
     # ... and the same figure, from the same comparison, as the four-cell page (01-fit)
     from ragnb.fit import four_cell
-    from ragnb.splits import score_splits
     from ragnb.workspace import open_workspace
+    from ragnb.workspace.splits import score_splits
 
     ts, runs = open_workspace(DEMO_DIR).splits(["golden"], ["round-00", "round-40"])
     scores, _ = score_splits(ts, runs, "ndcg@10")

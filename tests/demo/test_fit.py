@@ -7,8 +7,8 @@ import pytest
 
 from ragnb.demo import fit
 from ragnb.io import read_run, read_strata, read_test_set
+from ragnb.metrics.score import score
 from ragnb.paths import DEMO_DIR
-from ragnb.score import score
 
 
 @pytest.fixture(scope="module")

@@ -14,9 +14,9 @@ import pytest
 from ragnb.demo import health as demo
 from ragnb.health import coverage, holdout_check, holdout_split, staleness, version_diff
 from ragnb.io import read_corpus, read_run, read_test_set
+from ragnb.metrics.score import score
 from ragnb.paths import DEMO_DIR
-from ragnb.score import score
-from ragnb.splits import read_round_runs
+from ragnb.workspace.splits import read_round_runs
 
 FILES = ("corpus.csv", "health/production-v1.jsonl", "health/champion-with-holdout.jsonl")
 

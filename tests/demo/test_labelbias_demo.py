@@ -6,7 +6,7 @@ compared with seed 003's tables (close, not exact: the demo is calibrated).
 import pytest
 
 from ragnb.demo.labelbias import generate
-from ragnb.score import score
+from ragnb.metrics.score import score
 from tests.labelbias.demo_data import CONFIGS, demo_dir, loaded
 
 SEED_TABLE = {  # seed 003 §2: MRR@10 lower / condensed / upper

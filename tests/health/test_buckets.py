@@ -8,7 +8,7 @@ from scipy import stats
 
 from ragnb.errors import InputError
 from ragnb.health import bucket_scores, bucket_sizes
-from ragnb.score import Scores
+from ragnb.metrics.score import Scores
 
 Z = stats.norm.ppf(0.975) + stats.norm.ppf(0.8)   # 2.80: 80% power, two-sided alpha 0.05
 

@@ -20,8 +20,8 @@ from ragnb.health.charts import (
     version_chart,
 )
 from ragnb.health.holdout import HoldoutSplit
-from ragnb.run import validate_run
-from ragnb.score import Scores
+from ragnb.io.run import validate_run
+from ragnb.metrics.score import Scores
 
 from ._data import corpus, make_test_set, q
 

@@ -4,7 +4,7 @@ import pytest
 
 from ragnb.health import version_diff
 from ragnb.health.diff import query_changes
-from ragnb.run import validate_run
+from ragnb.io.run import validate_run
 
 from ._data import make_test_set, q
 

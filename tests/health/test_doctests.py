@@ -6,7 +6,7 @@ import importlib
 
 import pytest
 
-MODULES = ["ragnb.corpus", "ragnb.health.shares", "ragnb.health.duplicates",
+MODULES = ["ragnb.io.corpus_build", "ragnb.health.shares", "ragnb.health.duplicates",
            "ragnb.health.holdout"]
 
 

@@ -9,7 +9,7 @@ import pytest
 from ragnb.errors import InputError
 from ragnb.health import holdout_check, holdout_split
 from ragnb.health.holdout import HoldoutSplit
-from ragnb.score import Scores
+from ragnb.metrics.score import Scores
 
 IDS = [f"q{i:04d}" for i in range(200)]
 

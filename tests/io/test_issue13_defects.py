@@ -25,7 +25,7 @@ import pytest
 from ragnb.cli import main
 from ragnb.errors import InputError
 from ragnb.io import _source, read_run, read_test_set
-from ragnb.score import score
+from ragnb.metrics.score import score
 
 ROOT = Path(__file__).resolve().parents[2]
 

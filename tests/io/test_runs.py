@@ -158,7 +158,7 @@ def test_fast_and_slow_trec_paths_agree(tmp_path, order, monkeypatch):
 
 
 def test_run_column_types(tmp_path):
-    from ragnb._keys import ID_DTYPE
+    from ragnb.io.keys import ID_DTYPE
 
     t = read_run(write_run(tmp_path / "a.run", " ")).table
     assert list(t.columns) == ["query_id", "passage_id", "rank", "score", "line"]

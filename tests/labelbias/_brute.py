@@ -1,4 +1,4 @@
-"""Reference values by brute force: enumerate every labelling and score it with ragnb.score.
+"""Reference values by brute force: enumerate every labelling and score it with ragnb.metrics.score.
 
 Each labelling becomes its own query (``L0``, ``L1``, ...) of one test set, with
 the case's judgments plus the labelled passages, and every config's ranking
@@ -11,9 +11,9 @@ import itertools
 
 import pandas as pd
 
-from ragnb.run import validate_run
-from ragnb.score import score
-from ragnb.testset import TestSet, validate_judgments
+from ragnb.io.run import validate_run
+from ragnb.io.testset import TestSet, validate_judgments
+from ragnb.metrics.score import score
 
 
 def make_test_set(judgments: dict[str, dict[str, int]]) -> TestSet:

@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 
 from ragnb.io import read_test_set
+from ragnb.io.testset import TestSet, validate_judgments
 from ragnb.labelbias import (
     build_pool,
     export_labelling_list,
@@ -13,7 +14,6 @@ from ragnb.labelbias import (
     labelling_list,
     pool_counts,
 )
-from ragnb.testset import TestSet, validate_judgments
 
 from ._brute import make_run
 

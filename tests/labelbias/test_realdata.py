@@ -12,7 +12,7 @@ import pytest
 
 from ragnb.io import read_run, read_test_set
 from ragnb.labelbias import joint_bounds, label_bounds
-from ragnb.score import score
+from ragnb.metrics.score import score
 
 pytestmark = pytest.mark.realdata
 

@@ -6,7 +6,7 @@ import pytest
 
 from ragnb.io import read_strata, read_test_set
 from ragnb.labelbias import LESSON, merge_judgments, shard_effect, shard_projection
-from ragnb.score import score
+from ragnb.metrics.score import score
 
 from .demo_data import demo_dir, loaded
 

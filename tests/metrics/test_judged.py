@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from ragnb.io.run import validate_run
+from ragnb.io.testset import TestSet, validate_judgments
 from ragnb.metrics import JudgmentIndex, judge_run
-from ragnb.run import validate_run
-from ragnb.testset import TestSet, validate_judgments
 
 
 def make_test_set(rows, queries):

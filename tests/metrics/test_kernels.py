@@ -11,10 +11,10 @@ import pandas as pd
 import pytest
 
 from ragnb.errors import InputError
+from ragnb.io.run import validate_run
+from ragnb.io.testset import TestSet, validate_judgments
 from ragnb.metrics import parse_metric
-from ragnb.run import validate_run
-from ragnb.score import score
-from ragnb.testset import TestSet, validate_judgments
+from ragnb.metrics.score import score
 
 L3 = math.log2(3)
 

@@ -12,7 +12,7 @@ import pytest
 pytrec_eval = pytest.importorskip("pytrec_eval", reason="pytrec_eval is a test extra")
 
 from ragnb.io import read_run, read_test_set  # noqa: E402
-from ragnb.score import score  # noqa: E402
+from ragnb.metrics.score import score  # noqa: E402
 
 pytestmark = pytest.mark.realdata
 

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from ragnb.errors import InputError
+from ragnb.metrics.score import score
 from ragnb.perquery import QueryInspector, query_delta_chart, query_deltas, side_by_side
-from ragnb.score import score
 from tests.metrics.test_kernels import make_run, make_test_set
 from tests.strata._workspaces import codec_workspace, demo_comparison
 

@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 
 from ragnb.errors import InputError
-from ragnb.score import score
+from ragnb.metrics.score import score
 from ragnb.strata import StrataSpec, breakdown
 from tests.strata._workspaces import cast_workspace, codec_workspace, demo_comparison
 

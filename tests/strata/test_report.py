@@ -8,7 +8,7 @@ import pytest
 
 from ragnb.paths import DATA_DIR
 from ragnb.report.runner import build_reports
-from ragnb.whatif import WhatIf
+from ragnb.widgets.whatif import WhatIf
 from tests.strata._workspaces import demo_comparison
 
 pytestmark = pytest.mark.slow

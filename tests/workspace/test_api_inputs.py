@@ -6,8 +6,8 @@ import pytest
 
 from ragnb.errors import InputError
 from ragnb.io import as_run, as_test_set, read_run, read_test_set
+from ragnb.metrics.score import score
 from ragnb.paths import DEMO_DIR
-from ragnb.score import score
 from ragnb.workspace import Workspace, open_workspace
 
 LB = DEMO_DIR / "labelbias"

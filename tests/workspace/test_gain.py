@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from ragnb.errors import InputError
-from ragnb.score import score
+from ragnb.metrics.score import score
 from ragnb.workspace import open_workspace, parse_manifest
 
 # q1 judges d1 grade 1 and d2 grade 2; run a ranks d1 then d2 (the lower grade first).

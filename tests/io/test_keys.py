@@ -10,8 +10,8 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from ragnb import _keys
-from ragnb._keys import (
+from ragnb.io import keys
+from ragnb.io.keys import (
     block_codes,
     codes_for,
     duplicated_pairs,
@@ -21,7 +21,6 @@ from ragnb._keys import (
     id_series,
     matching_pairs,
 )
-
 
 ALPHABET = np.array(list("abcdefghijklmnopqrstuvwxyz0123456789_-#é"))
 
@@ -52,9 +51,9 @@ def collide(request, monkeypatch):
     buckets = request.param
     if buckets:
         def bucket(arr, out):  # by length: many groups of colliding strings
-            out[...] = (np.diff(_keys._offsets(arr)) % buckets).astype(np.uint64) << np.uint64(50)
-        monkeypatch.setattr(_keys, "_fingerprint_into", bucket)
-        monkeypatch.setattr(_keys, "_mix", lambda h, groups, table: None)
+            out[...] = (np.diff(keys._offsets(arr)) % buckets).astype(np.uint64) << np.uint64(50)
+        monkeypatch.setattr(keys, "_fingerprint_into", bucket)
+        monkeypatch.setattr(keys, "_mix", lambda h, groups, table: None)
     return buckets
 
 
@@ -140,7 +139,7 @@ def test_matching_pairs_with_an_empty_side():
 
 def test_matching_pairs_with_small_blocks(monkeypatch):
     """Pieces and blockwise loops meet at their boundaries without losing a pair."""
-    monkeypatch.setattr(_keys, "BLOCK", 7)
+    monkeypatch.setattr(keys, "BLOCK", 7)
     rng = np.random.default_rng(5)
     pool = words(rng, 80)
     left = unique_pairs(rng, 500, 5, pool)
@@ -162,12 +161,12 @@ def test_equal_strings_mixed_string_types():
 
 def test_id_series_is_arrow_string():
     s = id_series(pa.chunked_array([["a"], ["b", "c"]], type=pa.large_string()))
-    assert s.dtype == _keys.ID_DTYPE
+    assert s.dtype == keys.ID_DTYPE
     assert s.tolist() == ["a", "b", "c"]
 
 
 def test_take_sorted_across_chunks():
     values = pa.chunked_array([["a", "b"], [], ["c"], ["d", "e", "f"]])
     rows = np.array([0, 2, 3, 5])
-    assert _keys.take_sorted(values, rows).to_pylist() == ["a", "c", "d", "f"]
-    assert _keys.take_sorted(values, np.array([], dtype=int)).to_pylist() == []
+    assert keys.take_sorted(values, rows).to_pylist() == ["a", "c", "d", "f"]
+    assert keys.take_sorted(values, np.array([], dtype=int)).to_pylist() == []

@@ -20,10 +20,10 @@ import pandas as pd
 
 from ragnb import progress
 from ragnb.errors import InputError
+from ragnb.io.run import Run
+from ragnb.io.testset import Note, TestSet
 from ragnb.metrics import JudgmentIndex, Metric, judge_run, parse_metric
 from ragnb.metrics.judged import POLICIES, JudgedRun, Policy
-from ragnb.run import Run
-from ragnb.testset import Note, TestSet
 
 SCORE_COLUMNS = ["config", "query_id", "metric", "value"]
 NO_RELEVANT = ("keep", "drop")

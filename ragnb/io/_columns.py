@@ -2,8 +2,8 @@
 
 Ids become pandas ``str`` columns that share arrow's character data with the
 reader's output (no per-row Python objects); line numbers are int32 where they
-fit. Used by :func:`ragnb.testset.validate_judgments` and
-:func:`ragnb.run.validate_run`, which remain the one validation place of their input.
+fit. Used by :func:`ragnb.io.testset.validate_judgments` and
+:func:`ragnb.io.run.validate_run`, which remain the one validation place of their input.
 """
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ragnb._keys import ID_DTYPE, as_arrow, first_empty, id_series
 from ragnb.errors import InputError
+from ragnb.io.keys import ID_DTYPE, as_arrow, first_empty, id_series
 
 
 def line_numbers(raw: pd.DataFrame, n: int) -> np.ndarray:
@@ -27,7 +27,7 @@ def line_numbers(raw: pd.DataFrame, n: int) -> np.ndarray:
 
 
 def id_column(values: pd.Series, name: str, line: np.ndarray, source) -> pd.Series:
-    """A column of ids as an arrow-string Series (:data:`ragnb._keys.ID_DTYPE`).
+    """A column of ids as an arrow-string Series (:data:`ragnb.io.keys.ID_DTYPE`).
 
     Non-string values (numbers in a Parquet file) become their text; an empty
     or missing id is an error naming its line.

@@ -17,9 +17,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ragnb._columns import id_column, line_numbers, missing_strings, text_column
-from ragnb._keys import block_codes, duplicated_pairs
 from ragnb.errors import InputError
+from ragnb.io._columns import id_column, line_numbers, missing_strings, text_column
+from ragnb.io.keys import block_codes, duplicated_pairs
 
 JUDGMENT_COLUMNS = ("query_id", "passage_id", "grade", "doc_version")
 QUERY_COLUMNS = ("query_id", "query", "source", "intent", "answer", "unanswerable")
@@ -149,7 +149,7 @@ def validate_judgments(raw: pd.DataFrame, source: str | Path) -> pd.DataFrame:
 
     Returns a new table with columns ``query_id, passage_id, grade (int64),
     doc_version (may be missing), line (int32; int64 past 2**31)``; text columns
-    are arrow strings (``string[pyarrow]``, see :data:`ragnb._keys.ID_DTYPE`).
+    are arrow strings (``string[pyarrow]``, see :data:`ragnb.io.keys.ID_DTYPE`).
     The input is not modified.
     """
     missing = [c for c in ("query_id", "passage_id", "grade") if c not in raw]

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ragnb.charts import strata_chart
 from ragnb.strata import StrataSpec, breakdown
+from ragnb.strata.charts import strata_chart
 
 
 def small_breakdown(spec):

@@ -27,10 +27,10 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from ragnb._columns import id_column, line_numbers
-from ragnb._keys import as_arrow, block_codes, duplicated_pairs, take_sorted
 from ragnb.errors import InputError
-from ragnb.testset import Note
+from ragnb.io._columns import id_column, line_numbers
+from ragnb.io.keys import as_arrow, block_codes, duplicated_pairs, take_sorted
+from ragnb.io.testset import Note
 
 Order = Literal["rank", "score"]
 ORDERS = ("rank", "score")
@@ -88,7 +88,7 @@ def validate_run(raw: pd.DataFrame, source: str | Path, order: Order | None = No
 
     The returned table is new (the input is not modified): ``query_id`` and
     ``passage_id`` as arrow strings (``string[pyarrow]``, see
-    :data:`ragnb._keys.ID_DTYPE`), ``rank`` and ``score`` as float64 (NaN where
+    :data:`ragnb.io.keys.ID_DTYPE`), ``rank`` and ``score`` as float64 (NaN where
     the input has none), ``line`` as int32 (int64 past 2**31).
     """
     source = str(source)

@@ -31,7 +31,7 @@ harder           difficulty, gain    difficulty and fit      difficulty, gain
 ===============  ==================  ======================  ===================
 
 (an easier production set reads "easier, ..." the same way). Simulated at
-n = 200 per set (``tests/test_fit.py``, ``benchmarks/four_cell.py``): at least
+n = 200 per set (``tests/fit/test_fourcell.py``, ``benchmarks/four_cell.py``): at least
 90% correct in each of transfer, fit, harder-and-transfer and
 harder-and-collapse, and "carried over" at most 5% for a gain made only by
 picking the best of 40 noisy configs. The honest gain is the production

@@ -2,8 +2,8 @@
 import pandas as pd
 import pytest
 
-from ragnb.corpus import validate_corpus, version_key, version_scheme
 from ragnb.errors import InputError
+from ragnb.io.corpus_build import validate_corpus, version_key, version_scheme
 
 
 @pytest.mark.parametrize("version, scheme", [

@@ -1,7 +1,7 @@
 """Several splits scored together: one tidy table with a ``split`` column.
 
 The fit analyses compare the same configurations on two splits (golden and
-production); :func:`score_splits` runs :func:`ragnb.score.score` once per split
+production); :func:`score_splits` runs :func:`ragnb.metrics.score.score` once per split
 and stacks the results as ``split, config, query_id, metric, value``.
 :meth:`ragnb.workspace.Workspace.splits` reads a workspace's test sets and runs in that shape.
 """
@@ -14,9 +14,9 @@ import pandas as pd
 
 from ragnb.errors import InputError
 from ragnb.io import read_run
-from ragnb.run import Run
-from ragnb.score import Scores, score
-from ragnb.testset import Note, TestSet
+from ragnb.io.run import Run
+from ragnb.io.testset import Note, TestSet
+from ragnb.metrics.score import Scores, score
 
 
 def score_splits(test_sets: Mapping[str, TestSet], runs: Mapping[str, Iterable[Run]],

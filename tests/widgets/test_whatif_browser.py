@@ -21,9 +21,9 @@ import time
 import browser
 import pytest
 
+from ragnb.metrics.score import score
 from ragnb.paths import NOTEBOOKS_DIR, PROJ_ROOT
 from ragnb.report.kernel import REPORT_ENV
-from ragnb.score import score
 from tests.conftest import REQUIRE_BROWSER_ENV
 from tests.strata._workspaces import demo_comparison
 

@@ -3,10 +3,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ragnb.charts import trajectory_chart
 from ragnb.fit import four_cell
 from ragnb.stats import expected_max_normal
 from ragnb.trajectory import trajectory
+from ragnb.trajectory.charts import trajectory_chart
 
 
 def constructed(rounds=12, hinge=4, n=400, seed=3):

@@ -3,11 +3,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ragnb.charts import four_cell_chart
 from ragnb.fit import EFFECT_ROW, four_cell
+from ragnb.fit.charts import four_cell_chart
 from ragnb.paths import DEMO_DIR
-from ragnb.splits import score_splits
 from ragnb.workspace import open_workspace
+from ragnb.workspace.splits import score_splits
 from tests._four_cell_sim import SCENARIOS, simulate
 
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-import ragnb.whatif as whatif_module
+import ragnb.widgets.whatif as whatif_module
 from ragnb.errors import InputError
-from ragnb.score import score
+from ragnb.metrics.score import score
 from ragnb.strata import StrataSpec, breakdown, read_spec
-from ragnb.whatif import WARNING, WhatIf
+from ragnb.widgets.whatif import WARNING, WhatIf
 from tests.strata._workspaces import demo_comparison
 
 RESAMPLES = 400

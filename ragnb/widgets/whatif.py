@@ -38,17 +38,17 @@ from pathlib import Path
 import pandas as pd
 
 from ragnb.errors import InputError, RagnbError
+from ragnb.io.run import Run
 from ragnb.io.strata import UNCLASSIFIED
+from ragnb.io.testset import TestSet
 from ragnb.metrics import POLICIES, REGISTRY, JudgmentIndex, parse_metric
+from ragnb.metrics.score import Scores, score
 from ragnb.report.display import checks_html, headline_html, table_html
 from ragnb.result import finding
-from ragnb.run import Run
-from ragnb.score import Scores, score
 from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ragnb.strata.breakdown import Breakdown, breakdown
 from ragnb.strata.data import Comparison, stratum_columns
 from ragnb.strata.spec import StrataSpec, apply_spec, write_spec
-from ragnb.testset import TestSet
 
 WARNING = ("A filter chosen after seeing per-stratum scores is not a pre-registered analysis: "
            "excluding or merging strata, or switching the metric, until a result looks right "
@@ -409,7 +409,7 @@ class WhatIf:
             + "</div>")
         t3 = time.perf_counter()
         if self.draw_chart:
-            from ragnb.charts import strata_chart
+            from ragnb.strata.charts import strata_chart
 
             chart = strata_chart(bd)
             if self.draw_chart == "svg":

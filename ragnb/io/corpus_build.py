@@ -25,8 +25,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ragnb._columns import id_column, line_numbers
 from ragnb.errors import InputError
+from ragnb.io._columns import id_column, line_numbers
 
 CORPUS_COLUMNS = ("passage_id", "doc_version")
 

@@ -1,0 +1,83 @@
+"""The split ledger's views as a :class:`~ragnb.result.Finding`.
+
+The ledger views of 05 have no single result object of their own; they get
+the small record :class:`SplitUse` here, with its adapter.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from ragnb.result import (
+    POINTS,
+    Finding,
+    Headline,
+    checks_frame,
+    points,
+    register,
+)
+
+
+@dataclass(frozen=True)
+class SplitUse:
+    """The ledger's view of one split used to rank two close candidates (05).
+
+    Attributes
+    ----------
+    manifests : DataFrame
+        :meth:`ragnb.ledger.Ledger.manifests` with ``se`` given.
+    guard : DataFrame
+        :func:`ragnb.ledger.views.guard_report` for the split.
+    split : str
+        The split the guard ran on.
+    se : float
+        SE of the close comparison (metric units).
+    alert_is_illustration : bool
+        The alert row tests a hypothetical drop, not a measured one.
+    """
+
+    manifests: pd.DataFrame
+    guard: pd.DataFrame
+    split: str
+    se: float
+    alert_is_illustration: bool = True
+
+
+@register(SplitUse)
+def split_use_finding(su: SplitUse, *, display_names: Mapping[str, str],
+                      chart: Any = None) -> Finding:
+    """Headline: how often the split was used to choose and what the ledger allows on it."""
+    m = su.manifests
+    row = m[m["split"] == su.split].iloc[0] if (m["split"] == su.split).any() else m.iloc[0]
+    n, budget = row["selections_against"], row.get("budget")
+    ranking = su.guard.iloc[0]
+    demoted = not pd.isna(row.get("retired_for_selection_at")) and bool(
+        row.get("retired_for_selection_at"))
+    inflation = row.get("inflation")
+    answer = (f"{su.split} has been used to choose {int(n)} times (budget {budget}), which "
+              f"inflates its best score by about {points(inflation, digits=2)} points; ranking "
+              f"two close candidates on it is {ranking['outcome']}.")
+    sealed = m[m.get("sealed", pd.Series(False, index=m.index)).fillna(False).astype(bool)]
+    if demoted or ranking["outcome"] == "refused":
+        keep = f"; keep {', '.join(sealed['split'])} sealed for confirmation" if len(sealed) else ""
+        next_step = (f"Rank candidates on a fresh split{keep}; use {su.split} only as a "
+                     "regression guard.")
+    else:
+        next_step = f"{su.split} may still rank candidates."
+    table = m[[c for c in ("split", "role", "selections_against", "budget", "sealed")
+               if c in m]].copy()
+    if "inflation" in m:
+        table["implied inflation (points)"] = [points(v, digits=2) for v in m["inflation"]]
+    checks = [(f"{r['check']}: {r['outcome']}", True, "") for r in su.guard.to_dict("records")]
+    return Finding(
+        Headline("How often has each split been used to choose?", answer, next_step,
+                 ranking["outcome"]),
+        table, chart, checks_frame(checks),
+        "implied inflation as the split ledger computes it (expected maximum of N standard "
+        f"normals times the split's noise); paired SE given: {points(su.se, digits=2)} points",
+        caption=f"Each split's use for selection; inflation in {POINTS}",
+        source=su,
+    )

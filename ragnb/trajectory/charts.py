@@ -1,0 +1,55 @@
+"""Altair chart of the trajectory. The function returns a chart and displays nothing.
+
+Test them through ``chart.to_dict()``; notebooks display them, reports render
+them as static SVG (:mod:`ragnb.report`).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import altair as alt
+import pandas as pd
+
+from ragnb.result import display_name
+
+
+def trajectory_chart(tr, display_names: Mapping[str, str] | None = None) -> alt.LayerChart:
+    """Golden and production lines across rounds in points (x100): bands, inflation, divergence.
+
+    The inflation label sits in the lower right corner and the divergence label
+    at the top, beside its rule, so no line crosses either. ``display_names``
+    names each round's champion in the tooltips.
+    """
+    pts = tr.points.assign(**{c: tr.points[c] * 100 for c in ("mean", "ci_low", "ci_high")})
+    pts["config"] = [display_name(c, display_names) for c in pts["config"]]
+    x = alt.X("round:Q", title="round of selection", scale=alt.Scale(nice=False))
+    color = alt.Color("split:N", scale=alt.Scale(domain=[tr.golden, tr.production],
+                                                 range=["#c17d11", "#3465a4"]))
+    band = alt.Chart(pts).mark_area(opacity=0.18).encode(x=x, y="ci_low:Q", y2="ci_high:Q",
+                                                          color=color)
+    line = alt.Chart(pts).mark_line(point=True).encode(
+        x=x, y=alt.Y("mean:Q", title="mean score (points)", scale=alt.Scale(zero=False)),
+        color=color,
+        tooltip=["round:Q", "config:N", "split:N", alt.Tooltip("mean:Q", format=".1f"),
+                 alt.Tooltip("ci_low:Q", format=".1f"), alt.Tooltip("ci_high:Q", format=".1f")])
+    inf = tr.inflation
+    infl = pd.DataFrame([{"x0": pts["round"].min(), "x1": pts["round"].max(),
+                          "y0": inf["band_low"] * 100, "y1": inf["band_high"] * 100,
+                          "label": f"selection alone: +{inf['inflation'] * 100:.2f} points "
+                                   f"after {inf['rounds']} rounds"}])
+    inflation = alt.Chart(infl).mark_rect(color="#999999", opacity=0.25).encode(
+        x="x0:Q", x2="x1:Q", y="y0:Q", y2="y1:Q", tooltip=["label:N"])
+    inflation_text = alt.Chart(infl).mark_text(align="right", dx=-4, baseline="bottom",
+                                               fontSize=10, color="#555555").encode(
+        x="x1:Q", y=alt.value(296), text="label:N")
+    layers = [inflation, inflation_text, band, line]
+    if tr.divergence_round is not None:
+        rule_df = pd.DataFrame([{"round": tr.divergence_round,
+                                 "label": f"after round {tr.divergence_round}: only golden moves"}])
+        layers.append(alt.Chart(rule_df).mark_rule(strokeDash=[4, 3], color="#444444")
+                      .encode(x="round:Q", tooltip=["label:N"]))
+        layers.append(alt.Chart(rule_df).mark_text(align="left", dx=4, dy=8, fontSize=10,
+                                                   baseline="top").encode(
+            x="round:Q", y=alt.value(0), text="label:N"))
+    return alt.layer(*layers).properties(width=560, height=300,
+                                          title="Champions rescored on both splits")

@@ -1,0 +1,73 @@
+"""The trajectory as a :class:`~ragnb.result.Finding` (its adapter, registered by type)."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from ragnb.result import (
+    POINTS,
+    Finding,
+    Headline,
+    chart_or,
+    checks_frame,
+    points,
+    register,
+)
+from ragnb.trajectory.rounds import Trajectory
+
+if TYPE_CHECKING:
+    from ragnb.fit.fourcell import FourCell
+
+
+@register(Trajectory)
+def trajectory_finding(tr: Trajectory, *, display_names: Mapping[str, str],
+                       four_cell: FourCell | None = None, chart: Any = None) -> Finding:
+    """Headline: the divergence round and how far each line moved."""
+    mv = tr.movement.set_index("split")
+    g, p = mv.loc[tr.golden, "total"], mv.loc[tr.production, "total"]
+    inf = tr.inflation
+    when = (f"the lines part after round {tr.divergence_round}"
+            if tr.divergence_round is not None else "no divergence round is resolved")
+    answer = (f"Across {inf['rounds']} rounds {when}: {tr.golden} rose "
+              f"{points(g, signed=True)} points and {tr.production} {points(p, signed=True)}, "
+              f"while selection alone explains about {points(inf['inflation'])} points of the "
+              f"{tr.golden} rise.")
+    next_step = (f"Treat gains on {tr.golden} after round {tr.divergence_round} as fit; rank "
+                 f"candidates on a fresh sample." if tr.divergence_round is not None else
+                 f"Keep rescoring champions on {tr.production}; nothing dates a split yet.")
+    table = tr.movement.copy()
+    for c in ("first", "last", "total", "range_from_second"):
+        if c in table:
+            table[c] = [points(v, signed=c == "total") for v in table[c]]
+    if "effect_size" in table:
+        table["effect_size"] = ["—" if pd.isna(v) else f"{v:+.2f}" for v in table["effect_size"]]
+    table = table.rename(columns={"total": "total (points)",
+                                  "effect_size": "effect size (mean diff / SD of diffs)",
+                                  "range_from_second": "range from round 2 (points)"})
+    checks = []
+    if four_cell is not None:
+        ep = tr.endpoint_check(four_cell)
+        for row in ep.to_dict("records"):
+            what = f"{row['point']} {tr.production} point = four-cell cell ({row['config']})"
+            checks.append((what, bool(row["equal"]),
+                           f"|gap| {abs(row['trajectory'] - row['four_cell']):.1g}"))
+        checks.append(("production movement = four-cell production delta",
+                       bool(ep.attrs["movement_equals_delta"]), ""))
+    return Finding(
+        Headline("When did golden and production part?", answer, next_step,
+                 "diverged" if tr.divergence_round is not None else "no divergence"),
+        table, chart_or(chart, _own_chart, tr, display_names),
+        checks_frame(checks), tr.method,
+        caption=f"Total movement per line in {POINTS}: last − first, with its effect size "
+                "(last − first per query: mean / SD); range from round 2 on",
+        source=tr,
+    )
+
+
+def _own_chart(result: Any, display_names: Mapping[str, str]) -> Any:
+    """The analysis' own chart (altair loads with the first chart drawn)."""
+    from ragnb.trajectory.charts import trajectory_chart
+
+    return trajectory_chart(result, display_names=display_names)
