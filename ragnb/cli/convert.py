@@ -44,7 +44,7 @@ def input_kind(path) -> str:
     """``test-set`` or ``run``, from the file's first record."""
     import json
 
-    from ragnb.io._source import open_binary, read_table_file, sniff_format
+    from ragnb.io.source import open_binary, read_table_file, sniff_format
 
     fmt = sniff_format(path)
     if fmt in ("csv", "tsv", "parquet"):

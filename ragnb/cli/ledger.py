@@ -44,13 +44,13 @@ def _default_dir() -> Path:
 
 
 def _read_ids(path: Path) -> list[str]:
-    """One query id a line, read with every reader's line rules (:mod:`ragnb.io._source`).
+    """One query id a line, read with every reader's line rules (:mod:`ragnb.io.source`).
 
     UTF-8 (one leading BOM ignored); lines end at ``\\n`` only, so U+2028 or a
     form feed inside an id is part of it; surrounding ASCII whitespace (space,
     tab, CR, VT, FF) is dropped and blank lines are skipped.
     """
-    from ragnb.io._source import decode_utf8, source_of, text_lines
+    from ragnb.io.source import decode_utf8, source_of, text_lines
 
     src = source_of(path)
     text = decode_utf8(src.content(), src)

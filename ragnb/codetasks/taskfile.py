@@ -34,7 +34,7 @@ import pandas as pd
 from ragnb._atomic import write_atomic
 from ragnb.codetasks.mine import TASK_COLUMNS, Mined, MineOptions
 from ragnb.errors import InputError
-from ragnb.io._source import decode_utf8, json_objects, source_of
+from ragnb.io.source import decode_utf8, json_objects, source_of
 
 #: The tasks file format written by :func:`write_tasks`.
 VERSION = 2

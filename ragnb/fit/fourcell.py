@@ -51,9 +51,7 @@ import numpy as np
 import pandas as pd
 
 from ragnb.errors import InputError
-from ragnb.stats import paired_bootstrap, selection_inflation
-from ragnb.stats._inputs import align
-from ragnb.stats._resample import child_seed
+from ragnb.stats import align, child_seed, paired_bootstrap, selection_inflation
 from ragnb.stats.bootstrap import describe_method
 from ragnb.stats.classic import effect_size
 from ragnb.stats.interval import TOO_FEW

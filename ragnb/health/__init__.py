@@ -8,8 +8,9 @@ build, scores or a second version) to tidy tables:
                                              passage is in the corpus build; uncovered list
 :func:`staleness` (:mod:`.staleness`)        judgments older than the build's document
                                              version, or of removed passages: review queue
-:func:`unanswerable_share`,                  shares with Clopper-Pearson intervals against
-:func:`source_mix` (:mod:`.shares`)          seed 004's 15% and the declared source mix
+:func:`unanswerable_share`                   shares with Clopper-Pearson intervals against
+(:mod:`.coverage`), :func:`source_mix`       seed 004's 15% and the declared source mix
+(:mod:`.shares`)
 :func:`bucket_scores` (:mod:`.buckets`)      intent bucket sizes, means with intervals, and
                                              buckets too small to see a 5-point difference
 :func:`near_duplicate_groups`                near-duplicate query groups (character n-gram
@@ -24,12 +25,12 @@ Charts are in :mod:`ragnb.health.charts`; the corpus reader is
 :func:`ragnb.io.read_corpus`.
 """
 from ragnb.health.buckets import bucket_scores, bucket_sizes, buckets_of
-from ragnb.health.coverage import Coverage, coverage, unanswerable_flags
+from ragnb.health.coverage import Coverage, coverage, unanswerable_flags, unanswerable_share
 from ragnb.health.diff import VersionDiff, query_changes, version_diff
 from ragnb.health.duplicates import DuplicateGroups, near_duplicate_groups, normalise_query
 from ragnb.health.finding import HealthReview
 from ragnb.health.holdout import HoldoutCheck, HoldoutSplit, holdout_check, holdout_split
-from ragnb.health.shares import SHARE_METHOD, share_interval, source_mix, unanswerable_share
+from ragnb.health.shares import SHARE_METHOD, share_interval, source_mix
 from ragnb.health.staleness import Staleness, staleness
 
 __all__ = [

@@ -8,7 +8,7 @@ the ``unclassified`` bucket, :func:`ragnb.io.strata.assign_strata`):
 
 - the config's mean with a percentile bootstrap interval
   (:func:`ragnb.stats.unpaired.bootstrap_mean`, seed derived per bucket with
-  :func:`ragnb.stats._resample.child_seed`, so buckets do not share draws);
+  :func:`ragnb.stats.child_seed`, so buckets do not share draws);
 - the standard deviation that decides power, ``sd_diff``: with a
   ``baseline``, the SD of the per-query differences config - baseline in the
   bucket (what a paired comparison of the two would face); without one,
@@ -34,8 +34,7 @@ from ragnb.errors import InputError
 from ragnb.io.strata import assign_strata
 from ragnb.io.testset import TestSet
 from ragnb.metrics.score import Scores
-from ragnb.stats import queries_needed
-from ragnb.stats._resample import child_seed
+from ragnb.stats import child_seed, queries_needed
 from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ragnb.stats.interval import floored_sd, t_mde
 from ragnb.stats.unpaired import bootstrap_mean

@@ -24,13 +24,14 @@ interval (:func:`ragnb.health.shares.share_interval`).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from ragnb.errors import InputError
-from ragnb.health.shares import SHARE_METHOD, share_interval
+from ragnb.health.shares import SHARE_METHOD, UNANSWERABLE_TARGET, share_interval
 from ragnb.io.corpus_build import CorpusBuild, validate_corpus
 from ragnb.io.testset import Note, TestSet
 
@@ -161,3 +162,14 @@ def coverage(test_set: TestSet, corpus: CorpusBuild | pd.DataFrame, *,
     table["in_corpus"] = n_present.to_numpy()
     table["status"] = status
     return Coverage(table, grade, build.name, notes)
+
+
+def unanswerable_share(test_set: TestSet, *, target: float = UNANSWERABLE_TARGET,
+                       ci: float = 0.95) -> pd.DataFrame:
+    """One row: queries, unanswerable, share with interval, the target and whether it is inside."""
+    flags, _ = unanswerable_flags(test_set)
+    k, n = int(flags.sum()), len(flags)
+    low, high = share_interval(k, n, ci)
+    return pd.DataFrame([{"queries": n, "unanswerable": k, "share": k / n if n else math.nan,
+                          "ci_low": low, "ci_high": high, "target": float(target),
+                          "target_outside": bool(n) and not low <= target <= high}])

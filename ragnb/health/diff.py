@@ -37,8 +37,7 @@ from ragnb.errors import InputError
 from ragnb.io.run import Run
 from ragnb.io.testset import Note, TestSet
 from ragnb.metrics.score import score
-from ragnb.stats import paired_bootstrap
-from ragnb.stats._resample import child_seed, tie_tolerance
+from ragnb.stats import child_seed, paired_bootstrap, tie_tolerance
 from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ragnb.stats.classic import effect_size
 from ragnb.stats.unpaired import unpaired_bootstrap

@@ -36,7 +36,7 @@ import pandas as pd
 
 from ragnb.errors import InputError
 from ragnb.metrics.score import Scores
-from ragnb.stats._resample import child_seed, tie_tolerance
+from ragnb.stats import child_seed, tie_tolerance
 from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ragnb.stats.unpaired import MeanInterval, UnpairedBootstrap, bootstrap_mean, unpaired_bootstrap
 

@@ -1,4 +1,7 @@
-"""Shares of a test set's queries: unanswerable share and source mix against declared shares.
+"""Shares of a test set's queries: the share interval and the source mix against declared shares.
+
+The unanswerable share (:func:`ragnb.health.coverage.unanswerable_share`) uses
+the same interval.
 
 Each observed share ``k / n`` gets a Clopper–Pearson ("exact") binomial
 interval, ``scipy.stats.binomtest(k, n).proportion_ci(method="exact")``: the
@@ -51,19 +54,6 @@ def share_interval(k: int, n: int, ci: float = 0.95) -> tuple[float, float]:
         return float("nan"), float("nan")
     r = stats.binomtest(int(k), int(n)).proportion_ci(confidence_level=ci, method="exact")
     return float(r.low), float(r.high)
-
-
-def unanswerable_share(test_set: TestSet, *, target: float = UNANSWERABLE_TARGET,
-                       ci: float = 0.95) -> pd.DataFrame:
-    """One row: queries, unanswerable, share with interval, the target and whether it is inside."""
-    from ragnb.health.coverage import unanswerable_flags
-
-    flags, _ = unanswerable_flags(test_set)
-    k, n = int(flags.sum()), len(flags)
-    low, high = share_interval(k, n, ci)
-    return pd.DataFrame([{"queries": n, "unanswerable": k, "share": k / n if n else math.nan,
-                          "ci_low": low, "ci_high": high, "target": float(target),
-                          "target_outside": bool(n) and not low <= target <= high}])
 
 
 def check_declared(declared: Mapping[str, float], *, tol: float = 1e-6) -> dict[str, float]:

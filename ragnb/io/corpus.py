@@ -12,7 +12,8 @@ import numpy as np
 import pandas as pd
 
 from ragnb.errors import InputError
-from ragnb.io._source import (
+from ragnb.io.corpus_build import CorpusBuild, validate_corpus
+from ragnb.io.source import (
     decode_utf8,
     read_bytes,
     read_table_file,
@@ -20,7 +21,6 @@ from ragnb.io._source import (
     source_of,
     table_ids,
 )
-from ragnb.io.corpus_build import CorpusBuild, validate_corpus
 from ragnb.io.strata import _json_lines, _no_line_column
 
 

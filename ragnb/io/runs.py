@@ -16,7 +16,9 @@ import pandas as pd
 import pyarrow as pa
 
 from ragnb.errors import InputError
-from ragnb.io._source import (
+from ragnb.io.keys import release_memory
+from ragnb.io.run import Order, Run, validate_run
+from ragnb.io.source import (
     decode_utf8,
     json_id,
     json_objects,
@@ -32,8 +34,6 @@ from ragnb.io._source import (
     table_ids,
     table_numbers,
 )
-from ragnb.io.keys import release_memory
-from ragnb.io.run import Order, Run, validate_run
 
 
 def read_run(path: str | Path, *, name: str | None = None, format: str = "auto",

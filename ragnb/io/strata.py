@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ragnb.errors import InputError
-from ragnb.io._source import (
+from ragnb.io.source import (
     decode_utf8,
     json_id,
     json_objects,

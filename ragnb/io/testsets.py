@@ -17,7 +17,8 @@ import pandas as pd
 import pyarrow as pa
 
 from ragnb.errors import InputError
-from ragnb.io._source import (
+from ragnb.io.keys import ID_DTYPE, block_codes, release_memory
+from ragnb.io.source import (
     decode_utf8,
     json_id,
     json_objects,
@@ -31,7 +32,6 @@ from ragnb.io._source import (
     table_ids,
     table_numbers,
 )
-from ragnb.io.keys import ID_DTYPE, block_codes, release_memory
 from ragnb.io.testset import (
     TestSet,
     check_unanswerable,

@@ -21,6 +21,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -73,8 +74,6 @@ def judgments_table(test_set: TestSet) -> pd.DataFrame:
 
 def write_test_set(test_set: TestSet, path: str | Path) -> Path:
     """Write ``test_set`` in the format ``path``'s suffix names (see module docstring)."""
-    from ragnb.labelbias.merge import test_set_jsonl
-
     path = Path(path)
     fmt, gz = format_of(path)
     if fmt == "jsonl":
@@ -119,3 +118,41 @@ def write_run(run: Run, path: str | Path, tag: str | None = None) -> Path:
     else:
         data = _table_bytes(df, fmt)
     return _write(path, data, gz)
+
+
+def test_set_jsonl(test_set: TestSet) -> str:
+    """The test set as seed 004 JSONL: one query per line, its judgments in a list."""
+    q = test_set.queries.drop(columns=["line"], errors="ignore")
+    j = test_set.judgments
+    groups = {qid: g for qid, g in j.groupby("query_id", sort=False)}
+    lines = []
+    for row in q.to_dict(orient="records"):
+        obj = {k: _plain(v) for k, v in row.items()}
+        g = groups.get(row["query_id"])
+        judged = []
+        if g is not None:
+            for pid, grade, version in zip(g["passage_id"], g["grade"], g["doc_version"]):
+                item = {"passage_id": str(pid), "grade": int(grade)}
+                if not _missing(version):
+                    item["doc_version"] = str(version)
+                judged.append(item)
+        obj["judgments"] = judged
+        lines.append(json.dumps(obj, ensure_ascii=False))
+    return "\n".join(lines) + "\n"
+
+
+def _missing(v) -> bool:
+    return v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)) or str(v) in (
+        "", "nan", "None", "<NA>")
+
+
+def _plain(v):
+    if isinstance(v, (np.bool_,)):
+        return bool(v)
+    if isinstance(v, np.integer):
+        return int(v)
+    if isinstance(v, np.floating):
+        return None if math.isnan(v) else float(v)
+    if v is pd.NA:
+        return None
+    return v

@@ -19,6 +19,7 @@ Every bound is conditional on the pooling assumption (:data:`ASSUMPTION`):
 unjudged passages in no compared config's top k are not relevant.
 Charts are in :mod:`ragnb.labelbias.charts` (imported on demand).
 """
+from ragnb.io.writers import test_set_jsonl  # written by merge_labels' users
 from ragnb.labelbias import finding as _finding  # noqa: F401  (registers the adapter)
 from ragnb.labelbias.bounds import (
     BOUND_FUNCS,
@@ -42,7 +43,6 @@ from ragnb.labelbias.merge import (
     merge_files,
     merge_judgments,
     record_path,
-    test_set_jsonl,
     write_atomic,
 )
 from ragnb.labelbias.pool import ASSUMPTION, Pool, TopK, build_pool

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ragnb.errors import InputError
 from ragnb.io.run import positions
 
 #: Gain per grade of each nDCG family (the same definitions as ragnb.metrics.kernels).
@@ -73,11 +72,3 @@ def safe_div(num, den) -> np.ndarray:
     num = np.asarray(num, dtype=np.float64)
     den = np.asarray(den, dtype=np.float64)
     return np.divide(num, den, out=np.zeros(np.broadcast(num, den).shape), where=den > 0)
-
-
-def no_bound(metric) -> InputError:
-    from ragnb.labelbias.bounds import BOUND_FUNCS
-
-    return InputError(f"no exact bound for metric {metric.text!r}; bounds exist for "
-                      f"{sorted(BOUND_FUNCS)} (and metrics that do not read labels)",
-                      key=metric.text)

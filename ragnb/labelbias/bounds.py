@@ -276,7 +276,7 @@ def label_bounds(
                          f"for {metric.text} and {[r.name for r in runs]}", key="pool")
     func = BOUND_FUNCS.get(metric.spec.name)
     if func is None and metric.spec.uses_policy:
-        raise A.no_bound(metric)
+        raise no_bound(metric)
 
     policy_values = {}
     notes: list[Note] = list(pool.notes)
@@ -358,3 +358,9 @@ def bounds_table(bounds: Bounds, strata: pd.Series | None = None) -> pd.DataFram
     out["width"] = out["upper"] - out["lower"]
     out["bound_width"] = out["bound_max"] - out["bound_min"]
     return out[SUMMARY_COLUMNS]
+
+
+def no_bound(metric) -> InputError:
+    return InputError(f"no exact bound for metric {metric.text!r}; bounds exist for "
+                      f"{sorted(BOUND_FUNCS)} (and metrics that do not read labels)",
+                      key=metric.text)

@@ -32,7 +32,7 @@ import pandas as pd
 from ragnb.errors import InputError
 from ragnb.io.testset import TestSet
 from ragnb.labelbias import _arrays as A
-from ragnb.labelbias.bounds import Bounds
+from ragnb.labelbias.bounds import Bounds, no_bound
 from ragnb.labelbias.merge import write_atomic
 from ragnb.labelbias.pool import Pool
 from ragnb.labelbias.ratio import ideal_from_counts
@@ -171,7 +171,7 @@ def _single_item_values(pool: Pool, config: str, metric, grade: int) -> np.ndarr
         counts[:, grade] += 1
         gains = gain(np.arange(pool.top_grade + 1, dtype=np.float64))
         return A.safe_div(num, ideal_from_counts(counts, gains, pool.k))
-    raise A.no_bound(metric)
+    raise no_bound(metric)
 
 
 def judge_next(bounds: Bounds, baseline: str, challengers: list[str] | None = None,

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -96,44 +95,6 @@ def merge_judgments(test_set: TestSet, labels: TestSet | pd.DataFrame, *,
     note = Note("merged", counts.added, f"judgments added from {source} "
                 f"({counts.already_present} already present, {counts.new_relevant} relevant)")
     return test_set.with_judgments(merged, name=name or test_set.name, notes=(note,)), counts
-
-
-def test_set_jsonl(test_set: TestSet) -> str:
-    """The test set as seed 004 JSONL: one query per line, its judgments in a list."""
-    q = test_set.queries.drop(columns=["line"], errors="ignore")
-    j = test_set.judgments
-    groups = {qid: g for qid, g in j.groupby("query_id", sort=False)}
-    lines = []
-    for row in q.to_dict(orient="records"):
-        obj = {k: _plain(v) for k, v in row.items()}
-        g = groups.get(row["query_id"])
-        judged = []
-        if g is not None:
-            for pid, grade, version in zip(g["passage_id"], g["grade"], g["doc_version"]):
-                item = {"passage_id": str(pid), "grade": int(grade)}
-                if not _missing(version):
-                    item["doc_version"] = str(version)
-                judged.append(item)
-        obj["judgments"] = judged
-        lines.append(json.dumps(obj, ensure_ascii=False))
-    return "\n".join(lines) + "\n"
-
-
-def _missing(v) -> bool:
-    return v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)) or str(v) in (
-        "", "nan", "None", "<NA>")
-
-
-def _plain(v):
-    if isinstance(v, (np.bool_,)):
-        return bool(v)
-    if isinstance(v, np.integer):
-        return int(v)
-    if isinstance(v, np.floating):
-        return None if math.isnan(v) else float(v)
-    if v is pd.NA:
-        return None
-    return v
 
 
 def sha256(path: str | Path) -> str:

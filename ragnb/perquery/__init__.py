@@ -5,15 +5,13 @@
 :func:`side_by_side`           the two configs' top k with grades, unjudged marked
 :func:`query_scores`           every metric of one query, both configs
 :func:`query_delta_chart`      sorted per-query delta chart (altair)
-:class:`QueryInspector`        the widget (ipywidgets) over the above
 =============================  ==================================================
 
 Everything reads plain data objects (test set, runs, score table, strata), so
-any loader can feed it.
+any loader can feed it. The widget over them is
+:class:`ragnb.widgets.inspector.QueryInspector`.
 """
 from ragnb.perquery.charts import query_delta_chart
 from ragnb.perquery.deltas import SORTS, query_deltas, query_scores, side_by_side
-from ragnb.perquery.inspector import QueryInspector
 
-__all__ = ["SORTS", "QueryInspector", "query_delta_chart", "query_deltas", "query_scores",
-           "side_by_side"]
+__all__ = ["SORTS", "query_delta_chart", "query_deltas", "query_scores", "side_by_side"]

@@ -35,6 +35,7 @@ from ragnb.report.display import (
     show_splits,
     show_table,
     show_text,
+    show_workspace_files,
     table_html,
     text_html,
 )
@@ -52,6 +53,7 @@ __all__ = [
     "show_splits",
     "show_table",
     "show_text",
+    "show_workspace_files",
     "table_html",
     "text_html",
 ]

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragnb.errors import InputError, RagnbError
+from ragnb.filefacts import sha256_file
 from ragnb.paths import PACKAGE_DIR
 from ragnb.report.kernel import PACKAGE_DIR_ENV, REPORT_ENV
 from ragnb.report.provenance import PROVENANCE_MIMETYPE
@@ -397,6 +398,21 @@ def provenance(section: str = "Notes", /, **facts: Any) -> None:
     >>> provenance("Strata", spec="strata.toml", strata=4)  # doctest: +SKIP
     """
     _display_bundle(provenance_bundle(section, facts))
+
+
+def show_workspace_files(workspace: Any) -> None:
+    """Add the files a workspace has read to the report's provenance (one row per file, sha256).
+
+    ``workspace`` is a :class:`ragnb.workspace.Workspace`; folders get a row with
+    their file count.
+    """
+    for path in workspace.files_read():
+        if path.is_file():
+            provenance("Workspace files", file=str(path), bytes=path.stat().st_size,
+                       sha256=sha256_file(path))
+        elif path.is_dir():
+            provenance("Workspace files", folder=str(path),
+                       files=sum(1 for p in path.rglob("*") if p.is_file()))
 
 
 def note_split(

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from html import escape
 from typing import Any
 
+from ragnb.filefacts import span_text
 from ragnb.report.provenance import PathFact, Provenance, SpecFact
 
 #: Styles of the header (inlined in the page; the page allows no external CSS).
@@ -110,21 +111,6 @@ def _size(n: int) -> str:
             return f"{n} {unit}" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1024
     return f"{n} B"  # pragma: no cover
-
-
-def span_text(seconds: float) -> str:
-    """A duration in words: "2 d 3 h", "5 min", "42 s" (two largest units)."""
-    seconds = abs(seconds)
-    parts = []
-    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
-        if seconds >= size:
-            parts.append(f"{int(seconds // size)} {unit}")
-            seconds %= size
-        if len(parts) == 2:
-            break
-    if not parts:
-        parts.append(f"{seconds:.0f} s")
-    return " ".join(parts)
 
 
 def _table(headers: Sequence[str], rows: Iterable[Sequence[str]], cls: str = "") -> str:

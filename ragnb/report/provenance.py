@@ -48,15 +48,14 @@ import hashlib
 import json
 import platform
 import re
-import subprocess
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
-from os import PathLike
 from pathlib import Path
 from typing import Any
 
+from ragnb.filefacts import git_history, git_output, modified_at, sha256_file
 from ragnb.paths import PROJ_ROOT
 
 #: MIME type of the display outputs that carry facts contributed by a notebook.
@@ -175,22 +174,9 @@ class Provenance:
         return json.loads(json.dumps(convert(asdict(self)), default=str))
 
 
-def sha256_file(path: str | PathLike[str], chunk: int = 1 << 20) -> str:
-    """Hex sha256 of a file, read in chunks."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while block := fh.read(chunk):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def _mtime(path: Path) -> datetime:
-    return datetime.fromtimestamp(path.stat().st_mtime, tz=UTC)
-
-
 def file_fact(path: Path, shown: str) -> FileFact:
     """Size, sha256 and modification time of one file."""
-    return FileFact(shown, path.stat().st_size, sha256_file(path), _mtime(path))
+    return FileFact(shown, path.stat().st_size, sha256_file(path), modified_at(path))
 
 
 def tree_digest(files: Iterable[FileFact]) -> str:
@@ -265,30 +251,20 @@ def ledger_facts(parameters: Iterable[ParameterValue], base_dir: Path) -> list[d
     return rows
 
 
-def _git(args: list[str], cwd: Path) -> str | None:
-    try:
-        out = subprocess.run(
-            ["git", *args], cwd=cwd, capture_output=True, text=True, timeout=20, check=True
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout.strip()
-
-
 def git_state(root: Path = PROJ_ROOT) -> GitState | None:
     """Commit, dirty flag and branch of ``root``'s checkout; ``None`` outside git.
 
     ``root`` must be the top of the checkout: a package installed inside some
     other repository (a virtualenv in a clone) reports no commit.
     """
-    top = _git(["rev-parse", "--show-toplevel"], root)
+    top = git_output(["rev-parse", "--show-toplevel"], root)
     if not top or Path(top).resolve() != root.resolve():
         return None
-    commit = _git(["rev-parse", "HEAD"], root)
+    commit = git_output(["rev-parse", "HEAD"], root)
     if not commit:
         return None
-    status = _git(["status", "--porcelain"], root)
-    branch = _git(["rev-parse", "--abbrev-ref", "HEAD"], root)
+    status = git_output(["status", "--porcelain"], root)
+    branch = git_output(["rev-parse", "--abbrev-ref", "HEAD"], root)
     return GitState(commit, bool(status), None if branch in (None, "HEAD") else branch)
 
 
@@ -297,12 +273,8 @@ def spec_fact(parameter: str, value: str, base_dir: Path, run_start: datetime) -
     resolved = resolve_path(value, base_dir).resolve()
     if not resolved.is_file():
         return SpecFact(parameter, value, str(resolved), None, None, None)
-    mtime = _mtime(resolved)
-    first = modified = None
-    if _git(["ls-files", "--error-unmatch", resolved.name], resolved.parent) is not None:
-        added = _git(["log", "--diff-filter=A", "--format=%cI", "--", resolved.name], resolved.parent)
-        first = added.splitlines()[-1] if added else None
-        modified = bool(_git(["status", "--porcelain", "--", resolved.name], resolved.parent))
+    mtime = modified_at(resolved)
+    first, modified = git_history(resolved)
     return SpecFact(
         parameter,
         value,

@@ -9,12 +9,17 @@
 :func:`mde`, :func:`queries_needed`  power planning
 :func:`delta_interval`     the calibrated interval, SE and MDE (small n)
 :func:`selection_inflation`  selection bias: the one formula (and its report)
+:func:`align`              baseline and challenger scores paired by query id
+:func:`child_seed`, :func:`comparison_seed`  the seeding convention of every resampling
+:func:`tie_tolerance`      float slack for "at least as extreme" comparisons
 =========================  ==================================================
 
 Every function takes an integer ``seed`` and builds its own
 ``numpy.random.Generator``; nothing touches global random state.
 """
 
+from ragnb.stats._inputs import align
+from ragnb.stats._resample import child_seed, comparison_seed, tie_tolerance
 from ragnb.stats.bootstrap import PairedBootstrap, paired_bootstrap
 from ragnb.stats.inflation import (
     SelectionInflation,
@@ -43,7 +48,10 @@ __all__ = [
     "SelectionInflation",
     "SignFlipTest",
     "StratifiedBootstrap",
+    "align",
+    "child_seed",
     "compare",
+    "comparison_seed",
     "delta_interval",
     "expected_max_normal",
     "holm",
@@ -59,4 +67,5 @@ __all__ = [
     "sign_flip_test",
     "split_inflation",
     "stratified_bootstrap",
+    "tie_tolerance",
 ]

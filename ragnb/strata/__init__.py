@@ -12,20 +12,21 @@
 :func:`spec_timing`            was the spec written before the scores?
 :func:`strata_table`,          where strata come from: query metadata, strata
 :func:`turn_depth`             files (a workspace's), conversational turn depth
+                               (inputs, in :mod:`ragnb.io.strata_table`)
 =============================  ==================================================
 
 The chart is :func:`ragnb.strata.charts.strata_chart`; the what-if widget is
-:class:`ragnb.widgets.whatif.WhatIf`.
+:class:`ragnb.widgets.whatif.WhatIf` (its state: :class:`ragnb.strata.whatif.WhatIfState`).
 """
-from ragnb.strata import finding as _finding  # noqa: F401  (registers the adapter)
-from ragnb.strata.breakdown import Breakdown, breakdown
-from ragnb.strata.data import (
+from ragnb.io.strata_table import (
     Comparison,
     join_strata,
     strata_table,
     stratum_columns,
     turn_depth,
 )
+from ragnb.strata import finding as _finding  # noqa: F401  (registers the adapter)
+from ragnb.strata.breakdown import Breakdown, breakdown
 from ragnb.strata.spec import Applied, StrataSpec, apply_spec, read_spec, write_spec
 from ragnb.strata.timing import SpecTiming, spec_timing
 

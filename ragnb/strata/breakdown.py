@@ -39,7 +39,7 @@ tests), the minimum detectable effect ``(t_.975 + t_.8) x SE`` and the queries
 needed to resolve the observed delta at 80% power (Bloom 1995; Sakai 2016).
 Strata under :data:`ragnb.stats.interval.MIN_QUERIES` queries read "too few
 queries to say" instead of an interval and MDE. The seed is the comparison's
-own, derived from its score vectors (:func:`ragnb.stats._resample.comparison_seed`),
+own, derived from its score vectors (:func:`ragnb.stats.comparison_seed`),
 as in ``ragnb compare``, so the pooled row there and here print the same
 numbers whatever the configs are called.
 """
@@ -58,8 +58,7 @@ from ragnb.errors import InputError
 from ragnb.io.strata import UNCLASSIFIED
 from ragnb.metrics import parse_metric
 from ragnb.metrics.score import Scores
-from ragnb.stats import holm, stratified_bootstrap
-from ragnb.stats._resample import comparison_seed
+from ragnb.stats import comparison_seed, holm, stratified_bootstrap
 from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, method_label
 from ragnb.stats.classic import effect_size
 from ragnb.stats.interval import MIN_QUERIES, TOO_FEW
@@ -369,7 +368,7 @@ def breakdown(
 
 
 #: A mean difference within this share of max|d| of zero is rounding error (as the
-#: bootstrap's tie tolerance, :func:`ragnb.stats._resample.tie_tolerance`).
+#: bootstrap's tie tolerance, :func:`ragnb.stats.tie_tolerance`).
 def _completeness(applied: Applied, h_rows: pd.DataFrame, big_n: int) -> tuple[str, bool]:
     parts = [f"{s}: {n}" for s, n in zip(h_rows["stratum"], h_rows["n"])]
     compared = int(h_rows["n"].sum())

@@ -25,8 +25,7 @@ from os import PathLike
 from pathlib import Path
 
 from ragnb.errors import InputError
-from ragnb.report.header import span_text
-from ragnb.report.provenance import spec_fact
+from ragnb.filefacts import git_history, modified_at, span_text
 from ragnb.strata.spec import StrataSpec
 
 
@@ -51,11 +50,11 @@ def file_time(path: str | PathLike[str]) -> FileTime:
     path = Path(path).resolve()
     if not path.is_file():
         raise InputError("no such file", source=path)
-    fact = spec_fact("input", str(path), path.parent, datetime.now(UTC))
-    if fact.git_first_commit:
-        return FileTime(str(path), datetime.fromisoformat(fact.git_first_commit).astimezone(UTC),
+    first, _ = git_history(path)
+    if first:
+        return FileTime(str(path), datetime.fromisoformat(first).astimezone(UTC),
                         "first committed")
-    return FileTime(str(path), fact.mtime, "modified")
+    return FileTime(str(path), modified_at(path), "modified")
 
 
 @dataclass(frozen=True)

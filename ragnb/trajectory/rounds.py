@@ -41,8 +41,13 @@ import pandas as pd
 from scipy import stats as sps
 
 from ragnb.errors import InputError
-from ragnb.stats import expected_max_normal, paired_se, selection_optimism, split_inflation
-from ragnb.stats._resample import child_seed
+from ragnb.stats import (
+    child_seed,
+    expected_max_normal,
+    paired_se,
+    selection_optimism,
+    split_inflation,
+)
 from ragnb.stats.classic import effect_size
 from ragnb.stats.unpaired import bootstrap_mean
 

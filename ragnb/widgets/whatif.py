@@ -1,21 +1,17 @@
-"""What-if stratification: change the strata, the metric or the policy and watch the breakdown.
+"""What-if stratification widget: change the strata, the metric or the policy and watch.
 
-:class:`WhatIf` holds a test set, two runs and a strata table, and shows the
-stratified breakdown (:func:`ragnb.strata.breakdown`) as a table and a chart
-that are recomputed on every change: stratum column, strata included or
-excluded, strata merged, metric, cut-off ``k`` and label policy. Every change
-re-runs the bootstrap (per-query scores are cached per ``(metric, policy)``,
-so only the first use of a metric scores the runs).
+:class:`WhatIf` shows the stratified breakdown (:func:`ragnb.strata.breakdown`)
+of a :class:`ragnb.strata.whatif.WhatIfState` as a table and a chart that are
+recomputed on every change: stratum column, strata included or excluded,
+strata merged, metric, cut-off ``k`` and label policy. Every change re-runs
+the bootstrap (per-query scores are cached per ``(metric, policy)``, so only
+the first use of a metric scores the runs).
 
-Honesty rules, shown in the widget itself:
-
-- every exclusion, merge and switch is logged, visibly, under the warning
-  that a filter chosen after seeing per-stratum scores is not a pre-registered
-  analysis (it is the fitting procedure of seed 000 again);
-- the log exports as a stratification spec file (``origin = "what-if"``,
-  ``written_at`` = now, the log inside) that the report takes as
-  ``-p strata_spec=FILE``, so a what-if becomes a reproducible report whose
-  header says it was written after the scores.
+The honesty rules of the state (:mod:`ragnb.strata.whatif`) are shown in the
+widget itself: every exclusion, merge and switch is logged, visibly, under the
+warning that a filter chosen after seeing per-stratum scores is not a
+pre-registered analysis; the log exports as a ``what-if`` stratification spec
+file that the report takes as ``-p strata_spec=FILE``.
 
 The widget is built from ipywidgets (imported when a ``WhatIf`` is made) and
 draws the chart as inline SVG (vl-convert, in the kernel), so it works the
@@ -27,10 +23,8 @@ and the HTML widgets' ``value``.
 from __future__ import annotations
 
 import html
-import shlex
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from os import PathLike
 from pathlib import Path
@@ -40,34 +34,23 @@ import pandas as pd
 from ragnb.errors import InputError, RagnbError
 from ragnb.io.run import Run
 from ragnb.io.strata import UNCLASSIFIED
+from ragnb.io.strata_table import Comparison
 from ragnb.io.testset import TestSet
-from ragnb.metrics import POLICIES, REGISTRY, JudgmentIndex, parse_metric
-from ragnb.metrics.score import Scores, score
+from ragnb.metrics import POLICIES, REGISTRY, parse_metric
+from ragnb.metrics.score import Scores
 from ragnb.report.display import checks_html, headline_html, table_html
 from ragnb.result import finding
 from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
-from ragnb.strata.breakdown import Breakdown, breakdown
-from ragnb.strata.data import Comparison, stratum_columns
-from ragnb.strata.spec import StrataSpec, apply_spec, write_spec
+from ragnb.strata.breakdown import Breakdown
+from ragnb.strata.spec import StrataSpec
+from ragnb.strata.whatif import REPORT_NOTEBOOK, WARNING, LogEntry, WhatIfState
 
-WARNING = ("A filter chosen after seeing per-stratum scores is not a pre-registered analysis: "
-           "excluding or merging strata, or switching the metric, until a result looks right "
-           "is the fitting procedure again. Export the log as a spec to make the result "
-           "reproducible; its report will say it was written after the scores.")
+__all__ = ["CUTOFFS", "REPORT_NOTEBOOK", "WARNING", "LogEntry", "WhatIf"]
+
 CUTOFFS = (1, 3, 5, 10, 20, 50, 100)
 #: HTML widgets inherit the controls' line height (one row = one control); text and
 #: tables inside them read better with the normal one.
 _BLOCK_STYLE = "line-height: 1.4; white-space: normal"
-#: The report notebook an exported spec is meant for.
-REPORT_NOTEBOOK = "03-strata"
-
-
-@dataclass(frozen=True)
-class LogEntry:
-    """One step of a what-if session."""
-
-    at: datetime
-    text: str
 
 
 def _missing_ipywidgets():
@@ -77,6 +60,10 @@ def _missing_ipywidgets():
 
 class WhatIf:
     """Interactive stratified breakdown; display :attr:`widget`.
+
+    The session (stratification, metric, policy, log) is :attr:`state`, a
+    :class:`~ragnb.strata.whatif.WhatIfState` made from the same arguments;
+    the widget adds the controls and draws the result.
 
     Parameters
     ----------
@@ -126,44 +113,21 @@ class WhatIf:
             import ipywidgets as w
         except ImportError:  # pragma: no cover - a dependency of ragnb
             raise _missing_ipywidgets() from None
-        runs = list(runs.values()) if isinstance(runs, Mapping) else list(runs)
-        by_name = {r.name: r for r in runs}
-        for name in (baseline, challenger):
-            if name not in by_name:
-                raise InputError(f"no run named {name!r} (runs: {', '.join(by_name)})",
-                                 key=name)
-        self._index = JudgmentIndex.from_test_set(test_set)
-        self._runs = [by_name[baseline], by_name[challenger]]
-        self.table = table
-        self.baseline, self.challenger = baseline, challenger
-        self.reported_points = reported_points
-        self.resamples, self.seed, self.min_stratum = resamples, seed, min_stratum
-        self.extra = extra
-        self.report_parameters = dict(report_parameters or {})
         if chart not in ("vega", "svg", None):
             raise InputError(f"chart must be 'vega', 'svg' or None, got {chart!r}", key="chart")
+        self.state = WhatIfState(
+            test_set, runs, table, baseline=baseline, challenger=challenger, spec=spec,
+            metric=metric, policy=policy, reported_points=reported_points,
+            resamples=resamples, seed=seed, min_stratum=min_stratum, extra=extra,
+            columns=columns, report_parameters=report_parameters)
         self.draw_chart = chart
-        self.columns = list(columns) if columns is not None else stratum_columns(table)
-        if spec is None:
-            if not self.columns:
-                raise InputError("the strata table has no column with 2 to 30 values",
-                                 key="columns")
-            spec = self.columns[0]
-        self.initial_spec = StrataSpec.plain(spec) if isinstance(spec, str) else spec
-        if self.initial_spec.column not in self.columns:
-            self.columns.append(self.initial_spec.column)
-        apply_spec(table, self.initial_spec)  # a bad spec fails here, naming file and key
-        self._scores: dict[tuple[str, str], Scores] = {}
-        self.log: list[LogEntry] = []
+        self.columns = self.state.columns
         self.breakdown: Breakdown | None = None
         self.error: str | None = None
         self.timings: dict[str, float] = {}
         self._quiet = False
-        self._restore(self.initial_spec)
 
         parsed = parse_metric(metric)
-        if policy not in POLICIES:
-            raise InputError(f"policy must be one of {POLICIES}, got {policy!r}", key="policy")
         style = {"description_width": "initial"}
         self.column_w = w.Dropdown(options=self.columns, value=self.column,
                                    description="stratum column", style=style)
@@ -173,9 +137,6 @@ class WhatIf:
         self.k_w = w.Dropdown(options=cutoffs, value=parsed.k or 10, description="k",
                               disabled=not parsed.spec.cutoff,
                               layout=w.Layout(width="160px"), style={"description_width": "20px"})
-        self._metric_params = dict(parsed.params)
-        #: the reported figure is for the starting metric and policy only
-        self._reported_for = (str(parsed), policy)
         self.policy_w = w.ToggleButtons(options=list(POLICIES), value=policy,
                                         description="unjudged", style=style)
         self.strata_box = w.VBox()
@@ -218,6 +179,7 @@ class WhatIf:
         self.widget = w.VBox([controls, self.status_html, self.table_html, self.chart_box,
                               self.log_html, export])
         self.widget.add_class("ragnb-whatif")
+        self._sync_metric()
         self._rebuild_strata()
         self.update()
 
@@ -228,47 +190,73 @@ class WhatIf:
         return cls(comparison.test_set, comparison.runs, comparison.table, **options)
 
     # ----------------------------------------------------------------- state
-    def _restore(self, spec: StrataSpec) -> None:
-        self.column = spec.column
-        self.merges: dict[str, tuple[str, ...]] = {k: tuple(v) for k, v in spec.merge.items()}
-        self.excluded: set[str] = set(spec.exclude)
+    def _sync_metric(self) -> None:
+        """Set the state's metric and policy from the controls."""
+        family = REGISTRY[self.metric_w.value]
+        text = family.name + (f"@{self.k_w.value}" if family.cutoff else "")
+        self.state.metric, self.state.policy = str(parse_metric(text)), self.policy_w.value
 
     @property
     def metric(self) -> str:
         """The metric as text (``ndcg@10``), from the metric and k controls."""
-        family = REGISTRY[self.metric_w.value]
-        text = family.name + (f"@{self.k_w.value}" if family.cutoff else "")
-        return str(parse_metric(text))
+        return self.state.metric
 
     @property
     def policy(self) -> str:
-        return self.policy_w.value
+        return self.state.policy
 
     @property
     def spec(self) -> StrataSpec:
         """The stratification now shown (no claim of timing; see :meth:`export_spec`)."""
-        return StrataSpec(column=self.column, merge=dict(self.merges),
-                          exclude=tuple(sorted(self.excluded)))
+        return self.state.spec
 
-    def _reported(self):
-        """The reported figure, when it is for the metric and policy shown."""
-        return self.reported_points if (self.metric, self.policy) == self._reported_for else None
+    @property
+    def log(self) -> list[LogEntry]:
+        """The changes since the starting stratification (the state's log)."""
+        return self.state.log
+
+    @property
+    def column(self) -> str:
+        return self.state.column
+
+    @property
+    def merges(self) -> dict[str, tuple[str, ...]]:
+        return self.state.merges
+
+    @property
+    def excluded(self) -> set[str]:
+        return self.state.excluded
+
+    @property
+    def initial_spec(self) -> StrataSpec:
+        return self.state.initial_spec
+
+    @property
+    def table(self) -> pd.DataFrame:
+        return self.state.table
+
+    @property
+    def baseline(self) -> str:
+        return self.state.baseline
+
+    @property
+    def challenger(self) -> str:
+        return self.state.challenger
+
+    @property
+    def reported_points(self):
+        return self.state.reported_points
 
     def scores(self) -> Scores:
         """Per-query scores of the two runs for the current metric and policy (cached)."""
-        key = (self.metric, self.policy)
-        if key not in self._scores:
-            self._scores[key] = score(self._index, self._runs, key[0], policy=key[1],
-                                      extra=self.extra)
-        return self._scores[key]
+        return self.state.scores()
 
     def _note(self, text: str) -> None:
-        self.log.append(LogEntry(datetime.now(UTC), text))
+        self.state.note(text)
 
     def _labels(self) -> pd.Series:
         """Stratum of every query after merges, before exclusions."""
-        applied = apply_spec(self.table, StrataSpec(column=self.column, merge=dict(self.merges)))
-        return applied.labels
+        return self.state.labels()
 
     # -------------------------------------------------------------- controls
     def checkbox(self, label: str):
@@ -301,30 +289,23 @@ class WhatIf:
         self._checkboxes = boxes
         self.strata_box.children = tuple(boxes.values())
         self.merge_from_w.options = list(boxes)
-        self.excluded &= set(boxes)
+        self.state.excluded &= set(boxes)
 
     def _on_include(self, label: str, included: bool) -> None:
-        n = int((self._labels().astype(str) == label).sum())
-        if included:
-            self.excluded.discard(label)
-            self._note(f"included {label!r} again ({n} queries)")
-        else:
-            self.excluded.add(label)
-            self._note(f"excluded {label!r} ({n} queries)")
+        self.state.include(label, included)
         self.update()
 
     def _on_column(self, change) -> None:
         if self._quiet:
             return
-        self.column, self.merges, self.excluded = change["new"], {}, set()
-        self._note(f"stratum column {change['old']!r} -> {change['new']!r} "
-                   "(merges and exclusions cleared)")
+        self.state.switch_column(change["old"], change["new"])
         self._rebuild_strata()
         self.update()
 
     def _on_metric(self, change) -> None:
         family = REGISTRY[self.metric_w.value]
         self.k_w.disabled = not family.cutoff
+        self._sync_metric()
         self._note(f"{change['owner'].description} {change['old']!r} -> {change['new']!r}: "
                    f"now {self.metric}, {self.policy} policy")
         self.update()
@@ -333,30 +314,12 @@ class WhatIf:
         """Merge strata (current labels; merged ones are expanded) into ``name``."""
         labels = [str(x) for x in labels]
         name = name.strip()
-        current = set(self._checkboxes)
-        problem = None
-        if len(labels) < 2:
-            problem = "select two strata or more to merge"
-        elif not name:
-            problem = "name the merged stratum"
-        elif any(x not in current for x in labels):
-            problem = f"not strata now: {[x for x in labels if x not in current]}"
-        elif name in current and name not in labels:
-            problem = f"{name!r} is already a stratum; choose another name"
+        problem = self.state.merge_problem(labels, name, set(self._checkboxes))
         if problem:
             self.status_html.value = f'<p style="color:#b00020">{html.escape(problem)}</p>'
             self.error = problem
             return
-        originals: list[str] = []
-        for x in labels:
-            originals += list(self.merges.pop(x, (x,)))
-        self.merges[name] = tuple(originals)
-        was_excluded = self.excluded & set(labels)
-        self.excluded -= set(labels)
-        n = int(self._labels().astype(str).eq(name).sum())
-        self._note(f"merged {' + '.join(labels)} into {name!r} ({n} queries)"
-                   + (f"; {', '.join(sorted(was_excluded))} included again" if was_excluded
-                      else ""))
+        self.state.merge(labels, name)
         self._rebuild_strata()
         self.update()
 
@@ -369,11 +332,10 @@ class WhatIf:
         """Back to the starting spec (logged; the log itself is kept)."""
         self._quiet = True
         try:
-            self._restore(self.initial_spec)
+            self.state.reset()
             self.column_w.value = self.column
         finally:
             self._quiet = False
-        self._note(f"reset to the starting stratification ({self.initial_spec.describe()})")
         self._rebuild_strata()
         self.update()
 
@@ -384,12 +346,9 @@ class WhatIf:
             return
         t0 = time.perf_counter()
         try:
-            sc = self.scores()
+            self.scores()
             t1 = time.perf_counter()
-            bd = breakdown(sc, self.table, self.spec, baseline=self.baseline,
-                           challenger=self.challenger, metric=self.metric,
-                           reported_points=self._reported(), resamples=self.resamples,
-                           seed=self.seed, min_stratum=self.min_stratum)
+            bd = self.state.breakdown()
         except RagnbError as exc:
             self.error = str(exc)
             self.status_html.value = (f'<p style="color:#b00020"><b>Cannot compute:</b> '
@@ -427,17 +386,7 @@ class WhatIf:
         t4 = time.perf_counter()
         self.timings = {"scores": t1 - t0, "bootstrap": t2 - t1, "table": t3 - t2,
                         "chart": t4 - t3, "total": t4 - t0}
-        lines = [bd.completeness]
-        if bd.reconciliation_line:
-            lines.append(bd.reconciliation_line)
-        elif self.reported_points not in (None, ""):
-            metric, policy = self._reported_for
-            lines.append(f"The reported figure ({self.reported_points} points) is for {metric} "
-                         f"under the {policy} policy: not reconciled with {self.metric} "
-                         f"({self.policy}).")
-        bad = bd.checks[~bd.checks["ok"]]
-        lines += [f"⚠ {c}: {d}" for c, d in zip(bad["check"], bad["detail"])
-                  if c not in ("completeness", "reconciles with reported pooled")]
+        lines = self.state.status_lines(bd)
         lines.append(f"{bd.describe()}. Updated in {t4 - t0:.2f} s.")
         found = finding(bd, chart=False)  # the one result shape: the same headline as the report
         self.status_html.value = (f'<div style="{_BLOCK_STYLE}">' + headline_html(found.headline)
@@ -459,29 +408,11 @@ class WhatIf:
     # ---------------------------------------------------------------- export
     def export_spec(self, path: str | PathLike[str], written_by: str) -> Path:
         """Write the current stratification and the log as a ``what-if`` spec file."""
-        if not written_by or not written_by.strip():
-            raise InputError("say who writes the spec (written_by)", key="written_by")
-        spec = StrataSpec(
-            column=self.column, merge=dict(self.merges), exclude=tuple(sorted(self.excluded)),
-            written_at=datetime.now(UTC).replace(microsecond=0), written_by=written_by.strip(),
-            origin="what-if",
-            note=(f"exported from the what-if widget; started from "
-                  f"{self.initial_spec.describe()} ({self.initial_spec.origin}); shown with "
-                  f"{self.metric}, {self.policy} policy"),
-            log=tuple(f"{e.at:%Y-%m-%dT%H:%M:%SZ} {e.text}" for e in self.log),
-        )
-        return write_spec(spec, path).resolve()
+        return self.state.export_spec(path, written_by)
 
     def report_command(self, spec_path: str | PathLike[str]) -> str:
         """The ``ragnb report`` command that rebuilds the current view from a spec file."""
-        reported = self._reported()
-        params = {**self.report_parameters, "baseline": self.baseline,
-                  "challenger": self.challenger, "metric": self.metric,
-                  "policy": self.policy, "strata_spec": str(Path(spec_path).resolve()),
-                  # explicit, so the report never takes a figure from elsewhere
-                  "reported": "none" if reported in (None, "") else reported}
-        args = " ".join(f"-p {shlex.quote(f'{k}={v}')}" for k, v in params.items())
-        return f"ragnb report {REPORT_NOTEBOOK} {args}"
+        return self.state.report_command(spec_path)
 
     def _on_export(self) -> None:
         name = self.export_path_w.value.strip() or \

@@ -251,7 +251,7 @@ def _read_all(ws) -> tuple[list[str], int]:
 
 
 def _guess_stratum(ws, split: str) -> str:
-    from ragnb.strata.data import strata_table, stratum_columns
+    from ragnb.io.strata_table import strata_table, stratum_columns
 
     table = strata_table(ws.test_set(split), ws.strata(split))
     columns = [c for c in stratum_columns(table) if c not in ("line",)]

@@ -176,7 +176,7 @@ class Workspace:
         """What a stratified breakdown reads (:class:`ragnb.strata.Comparison`): the test
         set, the runs of ``configs`` and its query metadata joined with its strata file.
         Annotated queries the test set lacks are counted in ``table.attrs["notes"]``."""
-        from ragnb.strata.data import Comparison, strata_table
+        from ragnb.io.strata_table import Comparison, strata_table
 
         test_set = self.test_set(name)
         runs = self.runs(name, configs)
@@ -291,19 +291,6 @@ class Workspace:
         """Every file (or folder) this workspace has read so far, manifest first."""
         files = [self.manifest.path] if self.manifest.path.is_file() else []
         return files + [p for p in self._read.values() if p != self.manifest.path]
-
-    def show_provenance(self) -> None:
-        """Add the files read to a report's provenance (one row per file, with sha256)."""
-        from ragnb.report import provenance
-        from ragnb.report.provenance import sha256_file
-
-        for path in self.files_read():
-            if path.is_file():
-                provenance("Workspace files", file=str(path), bytes=path.stat().st_size,
-                           sha256=sha256_file(path))
-            elif path.is_dir():
-                provenance("Workspace files", folder=str(path),
-                           files=sum(1 for p in path.rglob("*") if p.is_file()))
 
     def __repr__(self) -> str:
         return (f"Workspace({self.name!r}, test sets {self.test_set_names}, "

@@ -3,7 +3,7 @@
 Each generated file (valid data, then byte flips, truncations, odd numbers,
 odd whitespace, BOM/CRLF/U+2028, wrong JSON types, repeated keys, gzip faults)
 goes through ragnb's reader and through the strict reader below, which
-implements the documented rules from scratch (see :mod:`ragnb.io._source`):
+implements the documented rules from scratch (see :mod:`ragnb.io.source`):
 
 * UTF-8, one leading BOM ignored; lines end at ``\\n``; fields split on ASCII
   space, tab, CR, VT, FF only;

@@ -24,7 +24,7 @@ import pytest
 
 from ragnb.cli import main
 from ragnb.errors import InputError
-from ragnb.io import _source, read_run, read_test_set
+from ragnb.io import read_run, read_test_set, source
 from ragnb.metrics.score import score
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -134,7 +134,7 @@ def test_5_zero_padded_gzip_reads(tmp_path):
 
 # -- 6: FIFO hang, /dev/zero, process substitution, stdin ---------------------------------------
 def test_6_fifo_without_a_writer_is_an_error_not_a_hang(tmp_path, monkeypatch):
-    monkeypatch.setattr(_source, "FIFO_TIMEOUT", 0.3)
+    monkeypatch.setattr(source, "FIFO_TIMEOUT", 0.3)
     fifo = tmp_path / "q.qrels"
     os.mkfifo(fifo)
     t0 = time.monotonic()
@@ -156,7 +156,7 @@ def test_6_fifo_with_a_writer_is_read_once(tmp_path):
 
 
 def test_6_endless_device_stops_at_the_stream_cap(monkeypatch):
-    monkeypatch.setattr(_source, "MAX_STREAM_BYTES", 1 << 20)
+    monkeypatch.setattr(source, "MAX_STREAM_BYTES", 1 << 20)
     with pytest.raises(InputError, match="larger than the 1,048,576-byte limit"):
         read_test_set("/dev/zero")
 

@@ -10,7 +10,8 @@ import pytest
 
 from ragnb.errors import InputError
 from ragnb.metrics.score import score
-from ragnb.perquery import QueryInspector, query_delta_chart, query_deltas, side_by_side
+from ragnb.perquery import query_delta_chart, query_deltas, side_by_side
+from ragnb.widgets.inspector import QueryInspector
 from tests.metrics.test_kernels import make_run, make_test_set
 from tests.strata._workspaces import codec_workspace, demo_comparison
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-import ragnb.widgets.whatif as whatif_module
+import ragnb.strata.whatif as whatif_state
 from ragnb.errors import InputError
 from ragnb.metrics.score import score
 from ragnb.strata import StrataSpec, breakdown, read_spec
@@ -166,13 +166,13 @@ def test_p_at_5_whose_strata_cancel_exactly_still_computes(comparison):
 
 def test_scores_are_cached_per_metric_and_policy(comparison, monkeypatch):
     calls = []
-    real = whatif_module.score
+    real = whatif_state.score
 
     def counting(*args, **kwargs):
         calls.append((args[2], kwargs["policy"]))
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(whatif_module, "score", counting)
+    monkeypatch.setattr(whatif_state, "score", counting)
     w = make(comparison)
     w.checkbox("malformed").value = False     # strata change: no scoring
     w.metric_w.value = "rr"

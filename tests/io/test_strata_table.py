@@ -8,8 +8,8 @@ import pytest
 
 from ragnb.errors import InputError
 from ragnb.io import read_strata
+from ragnb.io.strata_table import join_strata
 from ragnb.strata import stratum_columns, turn_depth
-from ragnb.strata.data import join_strata
 from tests.strata._workspaces import cast_workspace, codec_workspace, demo_comparison
 
 
