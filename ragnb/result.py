@@ -20,8 +20,8 @@ any of them is the same five things, under the same names:
 :func:`finding` turns any registered result object into a :class:`Finding`
 (one adapter per analysis, in the ``finding`` module of its package, e.g.
 :mod:`ragnb.fit.finding`, registered with :func:`register` when the package is
-imported, so before any of its results exists); notebooks, report pages, widgets and the CLI show every
-analysis through it (``ragnb.report.show_finding``).
+imported, so before any of its results exists); notebooks, report pages, widgets
+and the CLI show every analysis through it (``ragnb.report.show_finding``).
 
 Units: metric values and their differences are shown in **points** (metric x
 100, :data:`POINTS`) everywhere a finding is shown; shares of queries stay

@@ -41,7 +41,8 @@ BOUNDS_POINTS = ("lower", "condensed", "upper", "width", "bound_min", "bound_max
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--judgments", "--test-set", dest="judgments", metavar="FILE",
-                   help="test set JSONL (the ragnb test-set format), TREC qrels, or CSV/Parquet table")
+                   help="test set JSONL (the ragnb test-set format), TREC qrels, or "
+                        "CSV/Parquet table")
     p.add_argument("--run", action="append", default=[], metavar="NAME=FILE",
                    help="a run (repeatable); NAME defaults to the file name")
     add_workspace_args(p)
