@@ -117,7 +117,9 @@ def make_tables(queries: int, depth: int, unjudged: float, extra: float, seed: i
     # the run lists queries in generation order, ranks within a query ascending
     shuffle = rng.permutation(len(qr_q))
     order = shuffle[np.argsort(qid[qr_q[shuffle]].astype(str), kind="stable")]
-    pid_str = lambda a: pa.array(np.char.mod("%d", a))
+    def pid_str(a):
+        return pa.array(np.char.mod("%d", a))
+
     qrels = pa.table({"q": pa.array(qid[qr_q[order]].astype(str)),
                       "it": pa.array(np.zeros(len(order), dtype=np.int8)),
                       "p": pid_str(qr_p[order]), "g": pa.array(qr_g[order])})
@@ -336,7 +338,9 @@ def report(name: str, unjudged: float, args, qrels: Path, run: Path,
     """Print one workload's table and targets; return its rows for the summary."""
     tools = list(results)
     med = {t: medians(results[t]) for t in tools}
-    size = lambda f: f.stat().st_size / 2**20
+    def size(f):
+        return f.stat().st_size / 2**20
+
     with open(qrels, "rb") as fh:
         judged = sum(block.count(b"\n") for block in iter(lambda: fh.read(1 << 24), b""))
     judged /= args.queries

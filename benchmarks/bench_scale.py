@@ -228,7 +228,7 @@ def main(argv=None) -> int:
          big_s["peak_mb"] / base["peak_mb"] <= TARGET_MEMORY),
         (f"compare memory {big_c['peak_mb'] / base['peak_mb']:.1f}x", f"<= {TARGET_MEMORY:g}x",
          big_c["peak_mb"] / base["peak_mb"] <= TARGET_MEMORY),
-        (f"swapped {max(big_s['swap_mb'], big_c['swap_mb']):.0f} MB", "0", 
+        (f"swapped {max(big_s['swap_mb'], big_c['swap_mb']):.0f} MB", "0",
          max(big_s["swap_mb"], big_c["swap_mb"]) == 0),
     ]
     for what, target, ok in checks:

@@ -76,7 +76,7 @@ MMAP_THRESHOLD = 16 << 20
 
 
 def _malloc_trim() -> Callable[[], None]:
-    """glibc's ``malloc_trim``, after fixing its mmap threshold at :data:`MMAP_THRESHOLD`.
+    """Glibc's ``malloc_trim``, after fixing its mmap threshold at :data:`MMAP_THRESHOLD`.
 
     By default glibc raises the threshold (up to 32 MiB) each time a mapped block
     is freed, after which 16-32 MiB temporaries come from heaps that keep them

@@ -380,7 +380,8 @@ def read_whitespace_frame(
 
 def _read_csv_with_progress(src: Source, **options) -> pa.Table:
     """``pyarrow.csv.read_csv`` of a source, with a bytes bar when standard error is a
-    terminal (:mod:`ragnb.progress`); otherwise straight from the path or buffer."""
+    terminal (:mod:`ragnb.progress`); otherwise straight from the path or buffer.
+    """
     from ragnb import progress
 
     if src.path is None or src.is_gzip or not progress.wanted():
