@@ -7,7 +7,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: reports test lint install bench demo clean
+.PHONY: reports test lint install bench bench-scale demo clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,10 @@ bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/bench_stats.py
 	$(BIN)/python benchmarks/bench_whatif.py
 	$(BIN)/python benchmarks/bench_startup.py
+
+# opt-in: 1,000,000 queries x depth 100 (data cached under the temp dir, ~8 GB)
+bench-scale: $(BIN)/.installed
+	$(BIN)/python benchmarks/bench_scale.py
 
 clean:
 	rm -rf $(VENV) reports/*.html reports/*.ipynb

@@ -2,8 +2,14 @@
 
 Usage::
 
-    python benchmarks/bench_metrics.py [--queries 100000 --depth 100 --unjudged 0.3
-                                        --out DIR --repeat 3 --tools ragnb,pytrec_eval,ranx]
+    python benchmarks/bench_metrics.py [--queries 100000 --depth 100 --workloads light,heavy
+                                        --repeat 3 --tools ragnb,pytrec_eval,ranx]
+
+Two workloads are measured in one run, interleaved (every repeat runs every
+workload and tool in turn, so background load on a shared machine hits them
+alike; medians are reported): ``light`` qrels, 20 judged passages per query
+(85% of the retrieved passages unjudged plus 5 judged but not retrieved), and
+``heavy``, 75 per query (30% unjudged plus 5).
 
 What is timed, for each tool, in its own fresh subprocess (so that peak memory,
 the child's own ``VmHWM``, is measured fairly): read a TREC qrels file and a
@@ -29,6 +35,10 @@ strictly decreasing scores (so every tool ranks the same way), a share
 ``--unjudged`` of the retrieved passages without a judgment, grades 0-3 that
 fall with rank, and a few judged passages per query that the run did not retrieve.
 
+**The floor** is pyarrow alone parsing the same two files (``pyarrow.csv.read_csv``
+with the column names and the space delimiter, types inferred, multithreaded), in
+its own fresh subprocess too; ``/ floor`` is a tool's seconds over the floor's.
+
 After timing, every tool writes its per-query values for a seeded sample of
 queries and its means over all queries; the parent checks they agree (1e-9).
 """
@@ -48,26 +58,26 @@ import numpy as np
 
 METRICS = ("ndcg@10", "rr@10", "recall@100", "p@10")
 TOOLS = ("ragnb", "pytrec_eval", "ranx")
+FLOOR = "pyarrow"  # parsing only: the floor every tool is measured against
 TOLERANCE = 1e-9
+#: Share of the retrieved passages left unjudged: with depth 100 and 5 judged passages
+#: per query outside the run, 20 (light) or 75 (heavy) judgments per query.
+WORKLOADS = {"light": 0.85, "heavy": 0.3}
+#: The targets of issue 14, each checked on every workload.
+TARGET_FLOOR, TARGET_PYTREC, TARGET_RANX, TARGET_MEMORY = 2.5, 5.0, 10.0, 0.45
 
 
 # ---------------------------------------------------------------- data ----
 
-def generate(folder: Path, queries: int, depth: int, unjudged: float, extra: float,
-             seed: int) -> tuple[Path, Path]:
-    """Write ``bench.qrels`` and ``bench.run`` into ``folder`` (skipped when present)."""
-    import pyarrow as pa
-    import pyarrow.csv as pacsv
+def make_tables(queries: int, depth: int, unjudged: float, extra: float, seed: int,
+                qid_base: int = 0):
+    """The qrels and run of ``queries`` queries as two arrow tables (seeded).
 
-    folder.mkdir(parents=True, exist_ok=True)
-    qrels_path, run_path = folder / "bench.qrels", folder / "bench.run"
-    stamp = folder / "params.json"
-    params = {"queries": queries, "depth": depth, "unjudged": unjudged, "extra": extra,
-              "seed": seed, "version": 1}
-    if qrels_path.exists() and run_path.exists() and stamp.exists() \
-            and json.loads(stamp.read_text()) == params:
-        return qrels_path, run_path
-    t0 = time.perf_counter()
+    Query ids are ``qid_base`` plus a distinct number below 10,000,000, so chunks
+    made with different bases (the scale benchmark) never share a query.
+    """
+    import pyarrow as pa
+
     rng = np.random.default_rng(seed)
     corpus = 8_841_823  # MS MARCO passage collection size
     n_extra = rng.poisson(extra, size=queries)
@@ -80,7 +90,7 @@ def generate(folder: Path, queries: int, depth: int, unjudged: float, extra: flo
         if not len(bad):
             break
         pids[bad] = rng.integers(0, corpus, size=(len(bad), width))
-    qnum = rng.choice(10_000_000, size=queries, replace=False)
+    qnum = rng.choice(10_000_000, size=queries, replace=False) + qid_base
     qid = np.char.mod("%d", qnum).astype(object)
     rank = np.tile(np.arange(1, depth + 1), queries)
     gaps = rng.uniform(0.01, 0.2, size=(queries, depth))
@@ -107,18 +117,42 @@ def generate(folder: Path, queries: int, depth: int, unjudged: float, extra: flo
     # the run lists queries in generation order, ranks within a query ascending
     shuffle = rng.permutation(len(qr_q))
     order = shuffle[np.argsort(qid[qr_q[shuffle]].astype(str), kind="stable")]
-    pid_str = lambda a: pa.array(np.char.mod("%d", a))  # noqa: E731
+    def pid_str(a):
+        return pa.array(np.char.mod("%d", a))
+
     qrels = pa.table({"q": pa.array(qid[qr_q[order]].astype(str)),
                       "it": pa.array(np.zeros(len(order), dtype=np.int8)),
                       "p": pid_str(qr_p[order]), "g": pa.array(qr_g[order])})
     run = pa.table({"q": pa.array(qid[run_q].astype(str)), "q0": pa.array(["Q0"] * len(run_q)),
                     "p": pid_str(run_p), "r": pa.array(rank), "s": pa.array(score),
                     "tag": pa.array(["bench"] * len(run_q))})
-    opts = pacsv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none")
+    return qrels, run
+
+
+#: TREC files: space-separated, no header, no quoting.
+WRITE_OPTIONS = {"include_header": False, "delimiter": " ", "quoting_style": "none"}
+
+
+def generate(folder: Path, queries: int, depth: int, unjudged: float, extra: float,
+             seed: int) -> tuple[Path, Path]:
+    """Write ``bench.qrels`` and ``bench.run`` into ``folder`` (skipped when present)."""
+    import pyarrow.csv as pacsv
+
+    folder.mkdir(parents=True, exist_ok=True)
+    qrels_path, run_path = folder / "bench.qrels", folder / "bench.run"
+    stamp = folder / "params.json"
+    params = {"queries": queries, "depth": depth, "unjudged": unjudged, "extra": extra,
+              "seed": seed, "version": 1}
+    if qrels_path.exists() and run_path.exists() and stamp.exists() \
+            and json.loads(stamp.read_text()) == params:
+        return qrels_path, run_path
+    t0 = time.perf_counter()
+    qrels, run = make_tables(queries, depth, unjudged, extra, seed)
+    opts = pacsv.WriteOptions(**WRITE_OPTIONS)
     pacsv.write_csv(qrels, str(qrels_path), write_options=opts)
     pacsv.write_csv(run, str(run_path), write_options=opts)
     stamp.write_text(json.dumps(params))
-    print(f"generated {len(qr_q):,} judgments and {len(run_q):,} run lines in "
+    print(f"generated {len(qrels):,} judgments and {len(run):,} run lines in "
           f"{time.perf_counter() - t0:.1f} s into {folder}", file=sys.stderr)
     return qrels_path, run_path
 
@@ -184,6 +218,17 @@ def run_ranx(qrels: str, run: str):
         for m, v in out.items()})
 
 
+def run_pyarrow(qrels: str, run: str):
+    """The floor: pyarrow parses both files (types inferred), nothing else."""
+    import pyarrow.csv as pacsv
+
+    for path, n in ((qrels, 4), (run, 6)):
+        names = [f"c{i}" for i in range(n)]
+        pacsv.read_csv(path, read_options=pacsv.ReadOptions(column_names=names),
+                       parse_options=pacsv.ParseOptions(delimiter=" "))
+    return _Deferred(dict)
+
+
 class _Deferred:
     """Conversion to plain dicts, done after the clock stops."""
 
@@ -191,8 +236,10 @@ class _Deferred:
         self.fn = fn
 
 
-RUNNERS = {"ragnb": run_ragnb, "pytrec_eval": run_pytrec_eval, "ranx": run_ranx}
-IMPORTS = {"ragnb": "ragnb.metrics.score", "pytrec_eval": "pytrec_eval", "ranx": "ranx"}
+RUNNERS = {"ragnb": run_ragnb, "pytrec_eval": run_pytrec_eval, "ranx": run_ranx,
+           FLOOR: run_pyarrow}
+IMPORTS = {"ragnb": "ragnb.metrics.score", "pytrec_eval": "pytrec_eval", "ranx": "ranx",
+           FLOOR: "pyarrow.csv"}
 
 
 def peak_rss_kb() -> float:
@@ -221,6 +268,7 @@ def child(tool: str, qrels: str, run: str, sample_file: str, result_file: str) -
     importlib.import_module(IMPORTS[tool])
     if tool == "ragnb":
         importlib.import_module("ragnb.io")
+        importlib.import_module("ragnb.metrics.kernels")
     imported = time.perf_counter() - t0
     rss_before = peak_rss_kb()
     t1 = time.perf_counter()
@@ -250,7 +298,7 @@ def measure(tool: str, qrels: Path, run: Path, folder: Path, sample_file: Path) 
     env["PYTHONPATH"] = repo + os.pathsep + env.get("PYTHONPATH", "")
     cmd = [sys.executable, __file__, "--child", tool, "--child-args", str(qrels), str(run),
            str(sample_file), str(result)]
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    proc = subprocess.run(cmd, check=False, env=env, capture_output=True, text=True)
     if proc.returncode != 0:
         raise SystemExit(f"{tool} failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
     return json.loads(result.read_text())
@@ -258,7 +306,7 @@ def measure(tool: str, qrels: Path, run: Path, folder: Path, sample_file: Path) 
 
 def agreement(results: dict[str, list[dict]], sample: list[str]) -> list[str]:
     lines = []
-    tools = list(results)
+    tools = [t for t in results if t != FLOOR]
     ref = results[tools[0]][0]
     for tool in tools[1:]:
         other = results[tool][0]
@@ -280,21 +328,93 @@ def agreement(results: dict[str, list[dict]], sample: list[str]) -> list[str]:
     return lines
 
 
+def medians(runs: list[dict]) -> dict[str, float]:
+    return {k: statistics.median(r[k] for r in runs)
+            for k in ("seconds", "peak_mb", "import_seconds")}
+
+
+def report(name: str, unjudged: float, args, qrels: Path, run: Path,
+           results: dict[str, list[dict]], sample: list[str]) -> list[dict]:
+    """Print one workload's table and targets; return its rows for the summary."""
+    tools = list(results)
+    med = {t: medians(results[t]) for t in tools}
+    def size(f):
+        return f.stat().st_size / 2**20
+
+    with open(qrels, "rb") as fh:
+        judged = sum(block.count(b"\n") for block in iter(lambda: fh.read(1 << 24), b""))
+    judged /= args.queries
+    print(f"\n== {name}: {args.queries:,} queries x depth {args.depth}, {judged:.0f} judged per "
+          f"query ({unjudged:.0%} of retrieved passages unjudged); qrels {size(qrels):.0f} MB, "
+          f"run {size(run):.0f} MB ({os.cpu_count()} cores, median of {args.repeat})")
+    print("end-to-end: read TREC qrels + run, nDCG@10, RR@10, R@100, P@10 per query\n")
+    has_ragnb, has_floor = "ragnb" in tools, FLOOR in tools
+    head = f"{'tool':12s} {'seconds':>9s} {'peak MB':>9s} {'import s':>9s}"
+    if has_ragnb:
+        head += f" {'vs ragnb':>9s} {'ragnb mem':>10s}"
+    if has_floor:
+        head += f" {'/ floor':>8s}"
+    print(head)
+    rows = []
+    for t in tools:
+        m = med[t]
+        row = {"workload": name, "tool": t, **m}
+        line = f"{t:12s} {m['seconds']:9.2f} {m['peak_mb']:9.0f} {m['import_seconds']:9.2f}"
+        if has_ragnb:
+            row["vs_ragnb"] = m["seconds"] / med["ragnb"]["seconds"]
+            row["ragnb_memory"] = med["ragnb"]["peak_mb"] / m["peak_mb"]
+            line += f" {row['vs_ragnb']:8.1f}x {row['ragnb_memory']:9.2f}x"
+        if has_floor:
+            row["floor_ratio"] = m["seconds"] / med[FLOOR]["seconds"]
+            line += f" {row['floor_ratio']:7.2f}x"
+        print(line)
+        rows.append(row)
+    print("\n('vs ragnb' = tool seconds / ragnb seconds; 'ragnb mem' = ragnb peak / tool peak; "
+          f"'/ floor' = tool seconds / {FLOOR} parse seconds)")
+    if has_ragnb:
+        checks = []
+        if has_floor:
+            r = med["ragnb"]["seconds"] / med[FLOOR]["seconds"]
+            checks.append((f"ragnb / floor {r:.2f}x", f"<= {TARGET_FLOOR}x", r <= TARGET_FLOOR))
+        if "pytrec_eval" in tools:
+            s = med["pytrec_eval"]["seconds"] / med["ragnb"]["seconds"]
+            m = med["ragnb"]["peak_mb"] / med["pytrec_eval"]["peak_mb"]
+            checks.append((f"vs pytrec_eval {s:.1f}x faster", f">= {TARGET_PYTREC:g}x",
+                           s >= TARGET_PYTREC))
+            checks.append((f"memory vs pytrec_eval {m:.2f}x", f"<= {TARGET_MEMORY}x",
+                           m <= TARGET_MEMORY))
+        if "ranx" in tools:
+            s = med["ranx"]["seconds"] / med["ragnb"]["seconds"]
+            checks.append((f"vs ranx {s:.1f}x faster", f">= {TARGET_RANX:g}x", s >= TARGET_RANX))
+        for what, target, ok in checks:
+            print(f"  {what:34s} target {target:8s} {'met' if ok else 'NOT met'}")
+    if "pytrec_eval" in tools:
+        print("pytrec_eval's recip_rank has no cut-off: RR@10 is a second evaluator on the run "
+              "cut at its top 10 (included in its time).")
+    scorers = [t for t in tools if t != FLOOR]
+    if len(scorers) > 1:
+        print(f"\nper-query agreement ({len(sample)} sampled queries, tolerance {TOLERANCE:g}):")
+        for line in agreement({t: results[t] for t in scorers}, sample):
+            print(line)
+    return rows
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--queries", type=int, default=100_000)
     p.add_argument("--depth", type=int, default=100)
-    p.add_argument("--unjudged", type=float, default=0.3,
-                   help="share of retrieved passages without a judgment")
+    p.add_argument("--workloads", default=",".join(WORKLOADS),
+                   help=f"comma-separated, from {list(WORKLOADS)} (default: both)")
     p.add_argument("--extra", type=float, default=5.0,
                    help="mean number of judged passages per query that the run misses")
     p.add_argument("--seed", type=int, default=20240)
     p.add_argument("--out", type=Path, default=None,
-                   help="data and result folder (default: a cache folder in the temp dir)")
-    p.add_argument("--repeat", type=int, default=1, help="timings per tool (median reported)")
-    p.add_argument("--tools", default=",".join(TOOLS))
+                   help="data and result folder (default: cache folders in the temp dir)")
+    p.add_argument("--repeat", type=int, default=3, help="timings per tool (median reported)")
+    p.add_argument("--tools", default=",".join(TOOLS),
+                   help=f"from {list(TOOLS)}; the {FLOOR} floor is always measured")
     p.add_argument("--sample", type=int, default=2000, help="queries checked for agreement")
-    p.add_argument("--child", choices=TOOLS, help=argparse.SUPPRESS)
+    p.add_argument("--child", choices=(*TOOLS, FLOOR), help=argparse.SUPPRESS)
     p.add_argument("--child-args", nargs=4, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.child:
@@ -305,68 +425,47 @@ def main(argv=None) -> int:
     unknown = set(tools) - set(TOOLS)
     if unknown:
         p.error(f"unknown tools {sorted(unknown)}; choose from {TOOLS}")
-    folder = args.out or Path(tempfile.gettempdir()) / (
-        f"ragnb-bench-{args.queries}x{args.depth}-u{args.unjudged}-s{args.seed}")
-    qrels, run = generate(folder, args.queries, args.depth, args.unjudged, args.extra, args.seed)
-    sample = sample_queries(qrels, args.sample, args.seed)
-    sample_file = folder / "sample.json"
-    sample_file.write_text(json.dumps(sample))
+    tools.append(FLOOR)
+    workloads = [w.strip() for w in args.workloads.split(",") if w.strip()]
+    if set(workloads) - set(WORKLOADS):
+        p.error(f"unknown workloads {sorted(set(workloads) - set(WORKLOADS))}; "
+                f"choose from {list(WORKLOADS)}")
+    data = {}
+    for w in workloads:
+        unjudged = WORKLOADS[w]
+        folder = (args.out / w if args.out else Path(tempfile.gettempdir()) / (
+            f"ragnb-bench-{args.queries}x{args.depth}-u{unjudged}-s{args.seed}"))
+        qrels, run = generate(folder, args.queries, args.depth, unjudged, args.extra, args.seed)
+        sample = sample_queries(qrels, args.sample, args.seed)
+        sample_file = folder / "sample.json"
+        sample_file.write_text(json.dumps(sample))
+        data[w] = (folder, qrels, run, sample, sample_file)
+        if "ranx" in tools:  # fill numba's cache for these id widths (untimed)
+            warm = folder / "warm"
+            wq, wr = generate(warm, 200, args.depth, unjudged, args.extra, args.seed)
+            measure("ranx", wq, wr, warm, sample_file)
 
-    if "ranx" in tools:  # fill numba's cache for these id widths (untimed)
-        warm = folder / "warm"
-        wq, wr = generate(warm, 200, args.depth, args.unjudged, args.extra, args.seed)
-        measure("ranx", wq, wr, warm, sample_file)
-
-    results: dict[str, list[dict]] = {t: [] for t in tools}
+    results = {w: {t: [] for t in tools} for w in workloads}
     for i in range(args.repeat):  # interleaved, so background load hits every tool alike
-        for tool in tools:
-            r = measure(tool, qrels, run, folder, sample_file)
-            results[tool].append(r)
-            print(f"  [{i + 1}/{args.repeat}] {tool:12s} {r['seconds']:7.2f} s  "
-                  f"peak {r['peak_mb']:7.0f} MB", file=sys.stderr, flush=True)
+        for w in workloads:
+            folder, qrels, run, _, sample_file = data[w]
+            for tool in tools:
+                r = measure(tool, qrels, run, folder, sample_file)
+                results[w][tool].append(r)
+                print(f"  [{i + 1}/{args.repeat}] {w:6s} {tool:12s} {r['seconds']:7.2f} s  "
+                      f"peak {r['peak_mb']:7.0f} MB", file=sys.stderr, flush=True)
 
-    size = lambda f: f.stat().st_size / 2**20  # noqa: E731
-    print(f"\n{args.queries:,} queries x depth {args.depth}, {args.unjudged:.0%} of retrieved "
-          f"passages unjudged; qrels {size(qrels):.0f} MB, run {size(run):.0f} MB "
-          f"({os.cpu_count()} cores, median of {args.repeat})")
-    print("end-to-end: read TREC qrels + run, nDCG@10, RR@10, R@100, P@10 per query\n")
-    med = {t: {k: statistics.median(r[k] for r in results[t])
-               for k in ("seconds", "peak_mb", "import_seconds")} for t in tools}
-    head = f"{'tool':12s} {'seconds':>9s} {'peak MB':>9s} {'import s':>9s}"
-    if "ragnb" in tools:
-        head += f" {'ragnb faster':>13s} {'ragnb memory':>13s}"
-    print(head)
-    for t in tools:
-        line = (f"{t:12s} {med[t]['seconds']:9.2f} {med[t]['peak_mb']:9.0f} "
-                f"{med[t]['import_seconds']:9.2f}")
-        if "ragnb" in tools:
-            speed = med[t]["seconds"] / med["ragnb"]["seconds"]
-            mem = med["ragnb"]["peak_mb"] / med[t]["peak_mb"]
-            line += f" {speed:12.1f}x {mem:12.2f}x"
-        print(line)
-    if "ragnb" in tools:
-        print("\n('ragnb faster' = tool seconds / ragnb seconds; 'ragnb memory' = ragnb peak / "
-              "tool peak)")
-        targets = []
-        if "pytrec_eval" in tools:
-            s = med["pytrec_eval"]["seconds"] / med["ragnb"]["seconds"]
-            m = med["ragnb"]["peak_mb"] / med["pytrec_eval"]["peak_mb"]
-            targets.append(f"vs pytrec_eval: {s:.1f}x faster (target >= 5x: "
-                           f"{'met' if s >= 5 else 'NOT met'}), memory {m:.2f}x "
-                           f"(target <= 0.5x: {'met' if m <= 0.5 else 'NOT met'})")
-        if "ranx" in tools:
-            s = med["ranx"]["seconds"] / med["ragnb"]["seconds"]
-            targets.append(f"vs ranx: {s:.1f}x faster (target >= 10x: "
-                           f"{'met' if s >= 10 else 'NOT met'})")
-        for line in targets:
-            print(line)
-    if "pytrec_eval" in tools:
-        print("pytrec_eval's recip_rank has no cut-off: RR@10 is a second evaluator on the run "
-              "cut at its top 10 (included in its time).")
-    if len(tools) > 1:
-        print(f"\nper-query agreement ({len(sample)} sampled queries, tolerance {TOLERANCE:g}):")
-        for line in agreement(results, sample):
-            print(line)
+    summary = []
+    for w in workloads:
+        folder, qrels, run, sample, _ = data[w]
+        summary += report(w, WORKLOADS[w], args, qrels, run, results[w], sample)
+    print(f"\n== summary (median of {args.repeat}; seconds exclude imports)\n")
+    print(f"{'workload':9s} {'tool':12s} {'seconds':>8s} {'peak MB':>8s} {'vs ragnb':>9s} "
+          f"{'ragnb mem':>10s} {'/ floor':>8s}")
+    for r in summary:
+        print(f"{r['workload']:9s} {r['tool']:12s} {r['seconds']:8.2f} {r['peak_mb']:8.0f} "
+              f"{r.get('vs_ragnb', float('nan')):8.1f}x {r.get('ragnb_memory', float('nan')):9.2f}x"
+              f" {r.get('floor_ratio', float('nan')):7.2f}x")
     print(f"\ncommand: {' '.join([Path(sys.executable).name, *sys.argv])}")
     return 0
 

@@ -10,7 +10,8 @@ Layers, from the bottom (a module may import its own layer and the ones below):
 ==========================  ================================================
 foundation                  ``ragnb`` itself, ``errors``, ``paths``, ``filefacts``,
                             ``_atomic``, ``result`` (the result protocol), ``vocab``
-                            (the allowed option values)
+                            (the allowed option values), ``progress`` (bars on a
+                            terminal)
 inputs                      ``ragnb.io``
 scoring                     ``ragnb.metrics``
 statistics                  ``ragnb.stats``
@@ -36,7 +37,7 @@ ROOT = Path(ragnb.__file__).parent
 
 LAYERS: dict[str, list[str]] = {
     "foundation": ["ragnb", "ragnb.errors", "ragnb.paths", "ragnb._atomic", "ragnb.filefacts",
-                   "ragnb.result", "ragnb.vocab"],
+                   "ragnb.result", "ragnb.vocab", "ragnb.progress"],
     "inputs": ["ragnb.io"],
     "scoring": ["ragnb.metrics"],
     "statistics": ["ragnb.stats"],

@@ -70,6 +70,13 @@ def _map(fn: Callable, items: Iterable) -> list:
 
 
 def _malloc_trim() -> Callable[[], None]:
+    """Glibc's ``malloc_trim`` (a no-op elsewhere).
+
+    The process's allocator settings are left alone: fixing glibc's mmap threshold
+    (``mallopt(M_MMAP_THRESHOLD, 16 MiB)``) lowered the 100k-query light benchmark's
+    peak RSS by 2.5% (1000 -> 975 MB), too little to retune the allocator of
+    every process (a user's Jupyter kernel) that imports the readers.
+    """
     try:
         import ctypes
 

@@ -325,8 +325,8 @@ def read_whitespace_frame(
     others = [n for n in names if n not in types]
     read_types.update({n: pa.dictionary(pa.int32(), pa.string()) for n in others})
     try:
-        table = pacsv.read_csv(
-            src.arrow_input(),
+        table = _read_csv_with_progress(
+            src,
             read_options=pacsv.ReadOptions(column_names=names, block_size=1 << 24),
             parse_options=pacsv.ParseOptions(
                 delimiter=" ", quote_char=False, ignore_empty_lines=False
@@ -376,6 +376,19 @@ def read_whitespace_frame(
         del column
     release_memory()  # arrow's allocator keeps the parser's buffers otherwise
     return pd.DataFrame(columns, copy=False)
+
+
+def _read_csv_with_progress(src: Source, **options) -> pa.Table:
+    """``pyarrow.csv.read_csv`` of a source, with a bytes bar when standard error is a
+    terminal (:mod:`ragnb.progress`); otherwise straight from the path or buffer.
+    """
+    from ragnb import progress
+
+    if src.path is None or src.is_gzip or not progress.wanted():
+        return pacsv.read_csv(src.arrow_input(), **options)
+    with open(src.path, "rb") as fh, progress.bar(os.fstat(fh.fileno()).st_size,
+                                                  f"reading {src.name}") as bar:
+        return pacsv.read_csv(progress.CountingReader(fh, bar), **options)
 
 
 def _has_odd_space(src: Source) -> bool:

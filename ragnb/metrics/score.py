@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ragnb import progress
 from ragnb.errors import InputError
 from ragnb.io.run import Run
 from ragnb.io.testset import Note, TestSet
@@ -231,41 +232,55 @@ def score(
                           f"queries with no passage judged relevant (grade >= 1): {what}"))
 
     frames = []
-    for run in run_list:
-        judged = judge_run(run, index, extra=extra,
-                           missing="error" if missing == "error" else "empty")
-        notes.extend(run.notes + judged.notes)
-        run_keep = keep_q
-        if missing == "drop":
-            has = np.zeros(index.n_queries, dtype=bool)
-            has[judged.q] = True
-            if not has.all():
-                run_keep = keep_q & has
-                notes = [n for n in notes if not (n.kind == "empty_rankings"
-                                                  and run.name in n.detail)]
-                notes.append(Note("dropped_missing", int((~has).sum()),
-                                  f"test-set queries with no ranking in run {run.name!r} "
-                                  "were left out of its scores"))
-        frames.extend(_score_one(judged, parsed, policy, upper_grade, run_keep))
+    with progress.bar(len(run_list) * (1 + len(parsed)), "scoring", unit="step") as bar:
+        for run in run_list:
+            frames.extend(_score_run(run, index, parsed, policy, upper_grade, keep_q, missing,
+                                     extra, notes, bar))
     table = pd.concat(frames, ignore_index=True)
     return Scores(table, policy, tuple(notes), index.query_ids[no_rel])
 
 
+def _score_run(run: Run, index: JudgmentIndex, parsed: list[Metric], policy: Policy,
+               upper_grade: int | None, keep_q: np.ndarray, missing: str, extra: str,
+               notes: list[Note], bar) -> list[pd.DataFrame]:
+    """One run's frames (its notes appended to ``notes``); ``bar`` advances per step."""
+    judged = judge_run(run, index, extra=extra,
+                       missing="error" if missing == "error" else "empty")
+    bar.update(1)
+    notes.extend(run.notes + judged.notes)
+    run_keep = keep_q
+    if missing == "drop":
+        has = np.zeros(index.n_queries, dtype=bool)
+        has[judged.q] = True
+        if not has.all():
+            run_keep = keep_q & has
+            notes[:] = [n for n in notes if not (n.kind == "empty_rankings"
+                                                 and run.name in n.detail)]
+            notes.append(Note("dropped_missing", int((~has).sum()),
+                              f"test-set queries with no ranking in run {run.name!r} "
+                              "were left out of its scores"))
+    return _score_one(judged, parsed, policy, upper_grade, run_keep, bar)
+
+
 def _score_one(judged: JudgedRun, metrics: list[Metric], policy: Policy,
-               upper_grade: int | None, keep: np.ndarray) -> list[pd.DataFrame]:
+               upper_grade: int | None, keep: np.ndarray, bar=None) -> list[pd.DataFrame]:
     qids = judged.index.query_ids[keep]
+    keys = [(policy if m.spec.uses_policy else "lower", m.k) for m in metrics]
+    last_use = {key: i for i, key in enumerate(keys)}
     views: dict[tuple, object] = {}
     out = []
-    for metric in metrics:
-        pol = policy if metric.spec.uses_policy else "lower"
-        key = (pol, metric.k)
+    for i, (metric, key) in enumerate(zip(metrics, keys)):
         if key not in views:
-            views[key] = judged.view(pol, metric.k, upper_grade)
+            views[key] = judged.view(key[0], metric.k, upper_grade)
         values = metric.spec.func(views[key], **metric.params)[keep]
+        if last_use[key] == i:  # no later metric reads this view: free it now
+            del views[key]
         out.append(pd.DataFrame({
             "config": judged.config,
             "query_id": qids,
             "metric": metric.text,
             "value": values,
         }))
+        if bar is not None:
+            bar.update(1)
     return out

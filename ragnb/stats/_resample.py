@@ -11,6 +11,12 @@ Resampling ``n`` values with replacement and summing them can be done by
     ``c ~ Multinomial(n, m / n)`` where ``m`` are the multiplicities of the
     ``k`` distinct values ``v``, and returning ``c @ v``.
 
+Memory never depends on ``resamples``: 10,000 replicates of a million queries
+never hold a 10,000 x 1,000,000 matrix, only blocks within the budget. The
+blocks draw from one seeded Generator in order and each replicate is summed on
+its own, so the replicates are the same numbers whatever the block size (the
+same as one unchunked draw).
+
 Both give the same distribution of the replicate sum exactly (the sum depends
 on a resample only through those counts), so the choice is about cost: one
 multinomial category costs about as much as :data:`COUNTS_COST` gathered
@@ -77,7 +83,9 @@ def resample_sums(
         for start in range(0, resamples, rows):
             stop = min(start + rows, resamples)
             counts = rng.multinomial(n, p, size=stop - start)
-            out[start:stop] = counts @ values
+            # row by row (not a matrix product, whose BLAS blocking depends on the block's
+            # shape), so the sums do not depend on how the replicates are chunked
+            out[start:stop] = (counts * values).sum(axis=1)
     else:
         rows = max(1, ELEMENT_BUDGET // n)
         for start in range(0, resamples, rows):

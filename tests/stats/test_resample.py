@@ -118,3 +118,31 @@ def test_seeded_sums_are_memoised_and_equal_a_fresh_draw():
     assert np.array_equal(first, fresh)                            # same draw as uncached
     other, _, _ = seeded_sums(d, 2000, 12)
     assert not np.array_equal(first, other)
+
+
+@pytest.mark.parametrize("path", ["index", "counts"])
+def test_chunked_replicates_equal_one_unchunked_draw(monkeypatch, path):
+    """Blocks bound the memory, never the numbers: tiny blocks (including ones that do
+    not divide the replicate count) give bit-identical replicates to a single block."""
+    d = rr_deltas(301, seed=5)
+    monkeypatch.setattr(_resample, "ELEMENT_BUDGET", 10**9)  # one block: the whole matrix
+    whole, used, _ = resample_sums(d, 1_003, np.random.default_rng(17), path)
+    assert used == path
+    k = d.size if path == "index" else np.unique(d).size
+    for rows in (1, 3, 64):
+        monkeypatch.setattr(_resample, "ELEMENT_BUDGET", rows * k)
+        rec = _Recorder(17)
+        chunked, _, _ = resample_sums(d, 1_003, rec, path)
+        assert max(rec.sizes) <= rows * k and len(rec.sizes) == -(-1_003 // rows)
+        assert np.array_equal(chunked, whole)
+
+
+def test_a_million_queries_never_hold_the_full_replicate_matrix():
+    """10,000 x 1,000,000 would be 80 GB; the largest block drawn stays in the budget."""
+    d = np.random.default_rng(4).normal(size=1_000_000)
+    rec = _Recorder(2)
+    sums, used, _ = resample_sums(d, 3, rec, "index")
+    assert used == "index" and sums.shape == (3,)
+    # n exceeds the budget: one replicate (n indices, 8 MB) per block, each freed before
+    # the next, so 10,000 resamples draw 10,000 such blocks and never one (10,000, n) matrix
+    assert ELEMENT_BUDGET < 1_000_000 and rec.sizes == [1_000_000] * 3
