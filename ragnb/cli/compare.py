@@ -92,11 +92,13 @@ def run(args: argparse.Namespace) -> int:
         where = row["challenger"] + (f", {row['metric']}" if len(metrics) > 1 else "")
         header.append(f"# check [{where}] {row['check']}: "
                       f"{'ok' if row['ok'] else 'FLAGGED'} — {row['detail']}")
-    manifest = split_manifest(args.ledger, test_set)
+    # the ledger named by --ledger/$RAGNB_LEDGER, else the workspace's own: one policy
+    ledger_dir = args.ledger or inputs.ledger
+    manifest = split_manifest(ledger_dir, test_set)
     means = scores.means()
     first = means[means["metric"] == metrics[0]].set_index("config")["mean"].to_dict()
     # one scoring per config, whatever the number of metrics (each is scored once per run)
-    guard_sealed(args.ledger, manifest, first if len(metrics) == 1 else dict.fromkeys(first),
+    guard_sealed(ledger_dir, manifest, first if len(metrics) == 1 else dict.fromkeys(first),
                  ", ".join(metrics), inputs)
     refuse_close_ranking(manifest, scores, metrics)
     cols = [c for c in SHOW if c in result.columns]
@@ -122,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
                 header.append(f"# {infl.describe()}"
                               + (f" [{metric}]" if len(metrics) > 1 else ""))
         cols += ["selections_against", "inflation_points"]
-    header += ledger_line(manifest, args.ledger)
+    header += ledger_line(manifest, ledger_dir)
     header += [f"# note: {n}" for n in notes]
     if strata is None:
         cols.remove("stratum")

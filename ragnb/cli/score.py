@@ -54,15 +54,17 @@ def run(args: argparse.Namespace) -> int:
     header = [f"# test set {test_set.name} ({len(test_set.queries)} queries), "
               f"label policy {scores.policy}, ranking order "
               + ", ".join(sorted({r.order for r in runs}))]
-    manifest = split_manifest(args.ledger, test_set)
+    # the ledger named by --ledger/$RAGNB_LEDGER, else the workspace's own: one policy
+    ledger_dir = args.ledger or inputs.ledger
+    manifest = split_manifest(ledger_dir, test_set)
     means = scores.means()
     first = means[means["metric"] == means["metric"].iloc[0]]
     values = dict(zip(first["config"], first["mean"]))
     # one scoring per config, whatever the number of metrics (each is scored once per run)
     one = means["metric"].nunique() == 1
-    guard_sealed(args.ledger, manifest, values if one else dict.fromkeys(values),
+    guard_sealed(ledger_dir, manifest, values if one else dict.fromkeys(values),
                  ", ".join(dict.fromkeys(means["metric"])), inputs)
-    header += ledger_line(manifest, args.ledger)
+    header += ledger_line(manifest, ledger_dir)
     header += [f"# note: {n}" for n in (*test_set.notes, *scores.notes)]
     table = scores.table if args.per_query else means
     if args.by:

@@ -162,14 +162,17 @@ def check_ranking(split: str, scores: Mapping[str, float], winner: str, n_select
         from ragnb.stats.inflation import split_inflation
 
         emax = split_inflation(split, n_selections, se, "").expected_max
+        why = (f"after {n_selections} selections its scores carry a selection bias of about "
+               f"{inflation * 100:.2f} points (expected maximum of {n_selections} standard "
+               f"normals = {emax:.2f} x SE_d / √2, SE_d = {se * 100:.2f} points, configs' noise "
+               f"assumed exchangeable). A lead under {margin * 100:.2f} points (bias + {z:g} "
+               "SE_d) may be that bias rather than a better configuration: the bias is the "
+               "size of the signal" if n_selections else
+               f"no selection was made on it, but a lead under {margin * 100:.2f} points "
+               f"({z:g} SE_d, SE_d = {se * 100:.2f} points) is not told apart from noise")
         raise PolicyError(
             f"{split} is a regression guard and will not rank {winner!r} over {runner_up!r}: "
-            f"the lead is {lead * 100:+.2f} points, and after {n_selections} selections its "
-            f"scores carry a selection bias of about {inflation * 100:.2f} points (expected "
-            f"maximum of {n_selections} standard normals = {emax:.2f} x SE_d / √2, SE_d = "
-            f"{se * 100:.2f} points, configs' noise assumed exchangeable). A lead under "
-            f"{margin * 100:.2f} points (bias + {z:g} SE_d) may be that bias rather than a "
-            "better configuration: the bias is the size of the signal. "
+            f"the lead is {lead * 100:+.2f} points, and {why}. "
             "Choose on a working split or confirm on a sealed one; the guard still runs on "
             "every change and alerts on large drops, which the bias is far too small to flip")
     return margin

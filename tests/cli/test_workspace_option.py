@@ -29,14 +29,61 @@ def csv_of(*argv) -> pd.DataFrame:
     return pd.read_csv(io.StringIO(out))
 
 
-def test_compare_workspace_equals_files_and_reads_the_manifest_strata():
+def test_compare_workspace_applies_its_ledger_like_the_ledger_option():
+    """The workspace's own ledger is the split's policy, exactly as --ledger names it:
+    the demo's production is a regression guard, and a +1.1-point lead under its
+    2.04-point margin is refused with the same message either way."""
+    run = DEMO_DIR / "runs" / "production"
+    args = ["--baseline", "round-00", "--challenger", "round-40", "--metric", "ndcg@10",
+            "--resamples", 300]
+    code, _, ws_err = cli("compare", "--workspace", DEMO_DIR, "--split", "production", *args)
+    files = ["--judgments", PRODUCTION, "--baseline", f"round-00={run}/round-00.jsonl",
+             "--challenger", f"round-40={run}/round-40.jsonl", "--metric", "ndcg@10",
+             "--resamples", 300]
+    code_files, _, files_err = cli("compare", *files, "--ledger", DEMO_DIR / "ledger")
+    assert code == code_files == 2
+    assert ws_err == files_err
+    assert "production is a regression guard and will not rank 'round-40' over 'round-00'" \
+        in ws_err and "+1.11 points" in ws_err and "2.04 points" in ws_err
+    # golden's +9.0 clears its margin: the workspace and the files agree row by row
+    golden = DEMO_DIR / "runs" / "golden"
+    ws = csv_of("compare", "--workspace", DEMO_DIR, "--split", "golden", *args, "--by", "intent")
+    by_files = csv_of("compare", "--judgments", GOLDEN, "--baseline",
+                      f"round-00={golden}/round-00.jsonl", "--challenger",
+                      f"round-40={golden}/round-40.jsonl", "--metric", "ndcg@10",
+                      "--resamples", 300, "--by", "intent", "--ledger", DEMO_DIR / "ledger")
+    cols = ["stratum", "n", "delta", "ci_low", "ci_high", "p_value", "selections_against",
+            "inflation_points"]
+    pd.testing.assert_frame_equal(ws[cols], by_files[cols])
+    assert (ws["selections_against"] == 40).all()
+
+
+def _without_ledger(demo, tmp_path):
+    """The demo workspace with no ``ledger`` key (its files linked, not copied; the
+    manifest names ``../specs``, linked beside it)."""
+    (tmp_path / "specs").symlink_to(demo.parent / "specs")
+    tmp_path = tmp_path / "demo"
+    tmp_path.mkdir()
+    for entry in demo.iterdir():
+        if entry.name not in ("ragnb.toml", "ledger"):
+            (tmp_path / entry.name).symlink_to(entry)
+    text = (demo / "ragnb.toml").read_text(encoding="utf-8")
+    kept = [line for line in text.splitlines() if not line.startswith("ledger =")]
+    assert len(kept) == len(text.splitlines()) - 1
+    (tmp_path / "ragnb.toml").write_text("\n".join(kept) + "\n", encoding="utf-8")
+    return tmp_path
+
+
+def test_compare_workspace_equals_files_and_reads_the_manifest_strata(tmp_path):
     run = DEMO_DIR / "runs" / "production"
     files = csv_of("compare", "--judgments", PRODUCTION, "--baseline",
                    f"round-00={run}/round-00.jsonl",
                    "--challenger", f"round-40={run}/round-40.jsonl", "--metric", "ndcg@10",
                    "--resamples", 300, "--by", "query_type", "--strata",
                    DEMO_DIR / "production_strata.csv")
-    ws = csv_of("compare", "--workspace", DEMO_DIR, "--split", "production", "--baseline",
+    # a workspace without the demo's ledger (production is a regression guard there)
+    ws_dir = _without_ledger(DEMO_DIR, tmp_path)
+    ws = csv_of("compare", "--workspace", ws_dir, "--split", "production", "--baseline",
                 "round-00", "--challenger", "round-40", "--metric", "ndcg@10", "--resamples", 300,
                 "--by", "query_type")
     cols = ["stratum", "n", "delta", "ci_low", "ci_high", "p_value"]
