@@ -41,6 +41,7 @@ import pandas as pd
 from scipy import stats as sps
 
 from ragnb.errors import InputError
+from ragnb.result import Analysis
 from ragnb.stats import (
     child_seed,
     expected_max_normal,
@@ -53,7 +54,7 @@ from ragnb.stats.unpaired import bootstrap_mean
 
 
 @dataclass(frozen=True)
-class Trajectory:
+class Trajectory(Analysis):
     """Per-round means with intervals, movement, inflation band and divergence round."""
 
     points: pd.DataFrame
@@ -63,7 +64,7 @@ class Trajectory:
     inflation: dict
     golden: str
     production: str
-    method: str
+    description: str
 
     def endpoint_check(self, four_cell) -> pd.DataFrame:
         """First and last production points against the four-cell production column."""

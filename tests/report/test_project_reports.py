@@ -13,8 +13,8 @@ import html
 
 import nbformat
 import pytest
-
 from browser import static_loaders
+
 from ragnb.paths import NOTEBOOKS_DIR
 from ragnb.report.notebooks import discover
 from ragnb.report.parameters import read_parameters
