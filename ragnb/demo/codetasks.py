@@ -131,10 +131,16 @@ class Function:
     params: list[str]
     body: list[object] = field(default_factory=list)  # str (an expression step) or Call
     defaults: dict[str, str] = field(default_factory=dict)
+    #: parameters added without a default after one with a default: keyword-only,
+    #: so the signature stays valid Python (``def f(a, tenant=None, *, strict)``)
+    kwonly: list[str] = field(default_factory=list)
 
     def signature(self) -> str:
-        return ", ".join(f"{p}={self.defaults[p]}" if p in self.defaults else p
-                         for p in self.params)
+        params = [f"{p}={self.defaults[p]}" if p in self.defaults else p
+                  for p in self.params if p not in self.kwonly]
+        if self.kwonly:
+            params += ["*", *self.kwonly]
+        return ", ".join(params)
 
 
 class Model:
@@ -438,8 +444,12 @@ def _signature_change(model: Model, rng: np.random.Generator) -> tuple[str, str]
     new = str(rng.choice([p for p in NEW_PARAMS if p not in f.params]))
     with_default = rng.random() < 0.4
     f.params.append(new)
+    # pass it by keyword once any argument is: a positional one may not follow
+    keyword = bool(f.kwonly) or (not with_default and bool(f.defaults))
     if with_default:
         f.defaults[new] = "None"
+    elif keyword:
+        f.kwonly.append(new)
     f.body.append(f"result if {new} is None else result")
     callers = model.callers_of(f.name)
     if with_default:
@@ -451,12 +461,13 @@ def _signature_change(model: Model, rng: np.random.Generator) -> tuple[str, str]
         if g.module in update:
             for s in g.body:
                 if isinstance(s, Call) and s.callee == f.name:
-                    s.args.append(str(rng.choice(g.params)))
+                    value = str(rng.choice(g.params))
+                    s.args.append(f"{new}={value}" if keyword else value)
     for test, calls in model.tests.items():
         if test in update:
             for c in calls:
                 if c.callee == f.name:
-                    c.args.append("None")
+                    c.args.append(f"{new}=None" if keyword else "None")
     noun = _words(model.nouns[f.module][int(rng.integers(0, 3))])
     title = SIGNATURE_TITLES[int(rng.integers(0, len(SIGNATURE_TITLES)))].format(
         new=_words(new), noun=noun, name=f.name)

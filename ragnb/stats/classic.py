@@ -89,7 +89,7 @@ def classic_tests(d) -> ClassicTests:
     mean = float(d.mean()) if n else nan
     sd = float(d.std(ddof=1)) if n > 1 else nan
     t_stat = p_t = nan
-    if n > 1 and sd > 0:
+    if n > 1 and sd > tie_tolerance(d):  # equal up to float noise: t is undefined
         res = st.ttest_1samp(d, 0.0)
         t_stat, p_t = float(res.statistic), float(res.pvalue)
     nonzero = d[d != 0]

@@ -40,6 +40,33 @@ def test_bundle_clones_and_mines_to_the_stored_tasks(tmp_path):
     assert filecmp.cmp(tmp_path / "tasks.jsonl", DEMO / "tasks.jsonl", shallow=False)
 
 
+def test_every_python_file_of_every_commit_parses(tmp_path):
+    """Signature changes once wrote ``def f(a, tenant=None, strict)``: a SyntaxError that sent
+    the miner to its text fallback for that file. Every version of every file must parse."""
+    import ast
+    import subprocess
+
+    repo = codetasks.clone_repo(DEMO / "repo.bundle", tmp_path / "shop")
+    git = ["git", "-C", str(repo)]
+    blobs = subprocess.run(git + ["rev-list", "--objects", "--all"], check=True,
+                           capture_output=True, text=True).stdout.split("\n")
+    names = dict(line.split(" ", 1) for line in blobs if line.endswith(".py"))
+    assert len(names) > 100
+    batch = subprocess.run(git + ["cat-file", "--batch"],
+                           input="".join(f"{sha}\n" for sha in names).encode(),
+                           check=True, capture_output=True).stdout
+    bad = []
+    while batch:
+        header, batch = batch.split(b"\n", 1)
+        sha, _, size = header.decode().split()
+        source, batch = batch[:int(size)], batch[int(size) + 1:]
+        try:
+            ast.parse(source)
+        except SyntaxError as e:
+            bad.append(f"{names[sha]}: {e}")
+    assert not bad
+
+
 def test_filter_counts_follow_the_generator_plan():
     mined = read_tasks(DEMO / "tasks.jsonl")
     table = filter_table(mined.tasks).set_index("step")

@@ -46,6 +46,12 @@ def test_undefined_tests_are_nan_not_invented():
     assert math.isnan(classic_tests([0.3]).effect_size)
     # equal differences up to float noise (0.5 - 0.2 != 0.7 - 0.4 in binary): still sd = 0
     assert math.isnan(effect_size([0.5 - 0.2, 0.7 - 0.4]))
+    # ... and for the t-test: sd 5.6e-17 gave t = 9.4e15, p = 1e-32 before
+    noisy = np.array([0.5, 0.7, 0.9]) - np.array([0.2, 0.4, 0.6])
+    assert noisy.std(ddof=1) > 0
+    r = classic_tests(noisy)
+    assert math.isnan(r.t_stat) and math.isnan(r.p_ttest)
+    assert r.p_wilcoxon == pytest.approx(0.25)  # three equal positive ranks: 2 / 2^3
     with pytest.raises(InputError, match="finite"):
         classic_tests([0.1, float("nan")])
 
