@@ -1,16 +1,18 @@
 # Two entry points, both self-installing on a machine with only Python >= 3.11:
 #   make reports   execute every notebook on the demo data into reports/
 #   make test      run the test suite
+# and the checks CI runs before the tests:
+#   make lint      ruff (style, imports, bugs, numpy docstrings) and mypy (types of ragnb/)
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: reports test install bench demo clean
+.PHONY: reports test lint install bench demo clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,lint]'
 	touch $@
 
 install: $(BIN)/.installed
@@ -20,6 +22,10 @@ reports: $(BIN)/.installed
 
 test: $(BIN)/.installed
 	$(BIN)/python -m pytest
+
+lint: $(BIN)/.installed
+	$(BIN)/ruff check ragnb tests benchmarks
+	$(BIN)/mypy
 
 demo: $(BIN)/.installed
 	$(BIN)/ragnb demo --out data/demo

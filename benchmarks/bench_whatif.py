@@ -115,8 +115,8 @@ def main() -> None:
     parser.add_argument("--resamples", type=int, default=10_000)
     parser.add_argument("--big", type=int, default=10_000, help="queries of the large case")
     args = parser.parse_args()
-    bench(open_workspace(DEMO_DIR).comparison("production", ["round-00", "round-40"]), 200, args.resamples,
-          args.repeats)
+    comparison = open_workspace(DEMO_DIR).comparison("production", ["round-00", "round-40"])
+    bench(comparison, 200, args.resamples, args.repeats)
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
         synthetic(Path(tmp), args.big)

@@ -63,7 +63,9 @@ def cell(name: str, simulate, n: int, datasets: int, resamples: int) -> dict:
         rej_boot += shift_p_value(reps, float(d0.mean()), tie_tolerance(d0)) <= 0.05
         r0 = delta_interval(d0)
         rej_t += (r0.low > 0 or r0.high < 0) if n >= MIN_QUERIES else 0
-    frac = lambda x: x / datasets
+    def frac(x):
+        return x / datasets
+
     return {"scenario": name, "n": n, "truth": truth,
             "cover_t": frac(cov_t) if n >= MIN_QUERIES else float("nan"),
             "cover_pct": frac(cov_pct), "reject_signflip": frac(rej_sf),
@@ -88,7 +90,9 @@ def main(argv=None) -> int:
     for name, simulate in SCENARIOS.items():
         for n in SIZES:
             c = cell(name, simulate, n, datasets, args.resamples)
-            pct = lambda v: "—" if math.isnan(v) else f"{v:.1%}"
+            def pct(v):
+                return "—" if math.isnan(v) else f"{v:.1%}"
+
             print(f"| {name} | {n} | {pct(c['cover_t'])} | {pct(c['cover_pct'])} | "
                   f"{pct(c['reject_signflip'])} | {pct(c['reject_boot'])} | "
                   f"{pct(c['reject_t'])} |", flush=True)

@@ -6,8 +6,6 @@ and a notebook shows it as it is.
 """
 from __future__ import annotations
 
-from os import PathLike
-
 
 class RagnbError(Exception):
     """Base class of the errors ragnb raises on purpose."""
@@ -20,8 +18,8 @@ class InputError(RagnbError, ValueError):
     ----------
     problem : str
         What is wrong, in words a user can act on.
-    source : str or path, optional
-        The file (or argument name) the bad value came from.
+    source : str, path or :class:`ragnb.io.Source`, optional
+        The file (or argument name) the bad value came from; kept as ``str(source)``.
     line : int, optional
         1-based line number in ``source``.
     key : str, optional
@@ -32,7 +30,7 @@ class InputError(RagnbError, ValueError):
         self,
         problem: str,
         *,
-        source: str | PathLike[str] | None = None,
+        source: object = None,
         line: int | None = None,
         key: str | None = None,
     ) -> None:

@@ -189,7 +189,7 @@ class Analysis:
 
     def finding(self, *, display_names: Mapping[str, str] | None = None,
                 **context: Any) -> Finding:
-        """This result as a :class:`Finding` (see :func:`finding` for ``context``)."""
+        """The result as a :class:`Finding` (see :func:`finding` for ``context``)."""
         return finding(self, display_names=display_names, **context)
 
 

@@ -164,17 +164,20 @@ _LAYOUT = """() => {
   const r = h ? h.getBoundingClientRect() : null;
   const wide = [...document.querySelectorAll('main *')].filter(
       e => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
-    .slice(0, 5).map(e => e.tagName + '.' + e.className + ': ' + (e.textContent || '').slice(0, 60));
+    .slice(0, 5)
+    .map(e => e.tagName + '.' + e.className + ': ' + (e.textContent || '').slice(0, 60));
   return {
     headline_top: r ? r.top + window.scrollY : null,
     headline_bottom: r ? r.bottom + window.scrollY : null,
     scroll_width: document.documentElement.scrollWidth,
     client_width: document.documentElement.clientWidth,
     too_wide: wide,
-    csv: [...document.querySelectorAll('a.ragnb-csv')].map(a => [a.getAttribute('href'), a.textContent]),
+    csv: [...document.querySelectorAll('a.ragnb-csv')]
+      .map(a => [a.getAttribute('href'), a.textContent]),
     links: [...document.querySelectorAll('a[href]')].map(a => a.getAttribute('href')),
-    first_chart_top: (() => { const i = document.querySelector('.jp-RenderedSVG img');
-                              return i ? i.getBoundingClientRect().top + window.scrollY : null; })(),
+    first_chart_top: (() => {
+      const i = document.querySelector('.jp-RenderedSVG img');
+      return i ? i.getBoundingClientRect().top + window.scrollY : null; })(),
   };
 }"""
 

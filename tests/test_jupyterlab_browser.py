@@ -156,7 +156,8 @@ def test_notebook_runs_in_jupyterlab_and_draws_its_chart_offline(lab):
             except Exception:
                 browser.ARTIFACTS_DIR.mkdir(parents=True, exist_ok=True)
                 page.screenshot(path=str(browser.ARTIFACTS_DIR / "jupyterlab-01-fit-fail.png"))
-                raise AssertionError(f"cells did not all run: {page.evaluate(CELL_STATE)}")
+                raise AssertionError(
+                    f"cells did not all run: {page.evaluate(CELL_STATE)}") from None
             state = page.evaluate(CELL_STATE)
             # the four-cell chart draws (Vega's SVG or canvas inside the widget)
             page.wait_for_function(

@@ -115,7 +115,7 @@ def test_three_way_headline_counts_verdicts_and_shows_points():
                                              ("b", (0.0, -0.01, 0.02), "labelling decides"),
                                              ("c", (-0.05, -0.06, -0.04), "reject")):
         for test, d in zip(("current", "conservative", "optimistic"), (cur, cons, opt)):
-            tests.append({c: None for c in TEST_COLUMNS} | {
+            tests.append(dict.fromkeys(TEST_COLUMNS) | {
                 "baseline": "base", "challenger": chal, "test": test, "delta": d,
                 "ci_low": d - 0.005, "ci_high": d + 0.005, "effect_size": d * 10})
         verdicts.append({"baseline": "base", "challenger": chal, "verdict": verdict,

@@ -12,11 +12,12 @@ import importlib
 import pkgutil
 import sys
 from collections.abc import Sequence
+from types import ModuleType
 
 from ragnb.errors import RagnbError
 
 
-def _commands() -> dict[str, object]:
+def _commands() -> dict[str, ModuleType]:
     found = {}
     for info in pkgutil.iter_modules(__path__):
         if info.name.startswith("_"):

@@ -5,6 +5,7 @@ import argparse
 import os
 import re
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,11 +13,11 @@ import pandas as pd
 
 from ragnb.errors import InputError
 from ragnb.io.run import ORDERS
-from ragnb.io.testset import MAX_GRADE
+from ragnb.io.testset import MAX_GRADE, TestSet
 from ragnb.metrics import POLICIES
 
 
-def name_file(text: str, option: str = "--run") -> tuple[str | None, Path]:
+def name_file(text: str, option: str = "--run") -> tuple[str | None, Path | str]:
     """Parse ``NAME=FILE`` (or just ``FILE``: the name is the file name).
 
     A path that exists as given is a file even when it contains ``=``; ``-`` is
@@ -55,7 +56,7 @@ def bounded_int(lo: int, hi: int):
 
 
 def terminal_safe(text: object, *, newlines: bool = True) -> str:
-    """``text`` with control characters shown as escapes (``\\x1b``, ``\\u202e``).
+    r"""``text`` with control characters shown as escapes (``\x1b``, ``\u202e``).
 
     Ids, actors and reasons come from files and other users; printed raw, an
     escape sequence could rewrite the terminal (hide a line, fake a verdict).
@@ -70,12 +71,14 @@ def terminal_safe(text: object, *, newlines: bool = True) -> str:
 def add_judgment_args(p: argparse.ArgumentParser, required: bool = True) -> None:
     p.add_argument("--judgments", "--test-set", dest="judgments", required=required,
                    metavar="FILE",
-                   help="test set JSONL (the ragnb test-set format), TREC qrels, or CSV/Parquet table")
+                   help="test set JSONL (the ragnb test-set format), TREC qrels, or "
+                        "CSV/Parquet table")
     p.add_argument("--policy", choices=POLICIES, default="lower",
                    help="unjudged passages: lower = not relevant (default), condensed = removed "
                         "before the cut, upper = relevant at --upper-grade and added to the ideal")
     p.add_argument("--upper-grade", type=bounded_int(0, MAX_GRADE), default=None,
-                   help="grade given to unjudged passages under --policy upper (default: top grade)")
+                   help="grade given to unjudged passages under --policy upper "
+                        "(default: top grade)")
     p.add_argument("--order", choices=ORDERS, default=None,
                    help="ranking order: 'score' = score descending, ties by passage id descending "
                         "(trec_eval; default where the run has scores), 'rank' = the rank column "
@@ -101,7 +104,7 @@ POINTS_LINE = "# metric values and differences in points (metric x 100); csv and
 OUT_SUFFIXES = {".csv": "csv", ".json": "json", ".tsv": "tsv"}
 
 
-def emit(df: pd.DataFrame, fmt: str, out: str | None, header_lines: list[str] = (),
+def emit(df: pd.DataFrame, fmt: str, out: str | None, header_lines: Sequence[str] = (),
          points: tuple[str, ...] = ()) -> None:
     """Write a table as text, CSV, TSV or JSON records; header lines go to stderr unless text.
 
@@ -154,8 +157,8 @@ def load_runs(specs: list[str], order) -> list:
         runs.append(read_run(path, name=name, order=order))
     names = [r.name for r in runs]
     if len(set(names)) != len(names):
-        raise InputError(f"two runs share the name(s) {sorted({n for n in names if names.count(n) > 1})}; "
-                         "use NAME=FILE", key="--run")
+        shared = sorted({n for n in names if names.count(n) > 1})
+        raise InputError(f"two runs share the name(s) {shared}; use NAME=FILE", key="--run")
     return runs
 
 
@@ -207,7 +210,7 @@ def guard_sealed(ledger_dir: str | None, manifest, values: dict[str, float], met
     the split is sealed with no open unseal run for these configs; every allowed
     scoring is recorded in the ledger, as the policy requires.
     """
-    if manifest is None or manifest.role != "confirmation":
+    if manifest is None or ledger_dir is None or manifest.role != "confirmation":
         return
     from ragnb.ledger import Ledger
 
@@ -233,7 +236,8 @@ def add_strata_args(p: argparse.ArgumentParser, by_help: str) -> None:
 def strata_labels(args: argparse.Namespace, test_set, query_ids,
                   workspace_strata: pd.DataFrame | None = None):
     """Stratum label per query (``--by`` in ``--strata``, else in the workspace's strata
-    table when given, else in the query metadata) and notes."""
+    table when given, else in the query metadata) and notes.
+    """
     from ragnb.io import read_strata
     from ragnb.io.strata import assign_strata
 
@@ -254,7 +258,8 @@ def strata_labels(args: argparse.Namespace, test_set, query_ids,
 
 def add_workspace_args(p: argparse.ArgumentParser, configs: bool = True) -> None:
     """``--workspace``, ``--split`` and (unless the command names its configs otherwise)
-    ``--config``: the one definition every command reading a workspace shares."""
+    ``--config``: the one definition every command reading a workspace shares.
+    """
     p.add_argument("--workspace", "-w", metavar="PATH", default=None,
                    help="read a workspace's test set and runs (ragnb.toml or its folder) "
                         "instead of --judgments and run files; configs are named as in the "
@@ -271,9 +276,10 @@ def add_workspace_args(p: argparse.ArgumentParser, configs: bool = True) -> None
 @dataclass(frozen=True)
 class Inputs:
     """What a scoring command reads: test set, runs, score options and, from a workspace,
-    its strata table (query metadata joined with the strata file) and manifest path."""
+    its strata table (query metadata joined with the strata file) and manifest path.
+    """
 
-    test_set: object
+    test_set: TestSet
     runs: list
     options: dict
     strata: pd.DataFrame | None = None
@@ -283,7 +289,8 @@ class Inputs:
 
     def metric(self, text: str) -> str:
         """A metric with the workspace's gain map when it is an nDCG naming none
-        (:func:`ragnb.metrics.registry.with_gain`)."""
+        (:func:`ragnb.metrics.registry.with_gain`).
+        """
         from ragnb.metrics.registry import with_gain
 
         return with_gain(text, self.gain)
@@ -291,7 +298,8 @@ class Inputs:
 
 def workspace_split(args: argparse.Namespace):
     """The workspace of ``--workspace`` and the test set to read: ``--split``, else
-    ``[report.<command>] test_set`` / ``[report] test_set``, production, golden, the first."""
+    ``[report.<command>] test_set`` / ``[report] test_set``, production, golden, the first.
+    """
     from ragnb.workspace import open_workspace
 
     if args.judgments:

@@ -41,7 +41,8 @@ BOUNDS_POINTS = ("lower", "condensed", "upper", "width", "bound_min", "bound_max
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--judgments", "--test-set", dest="judgments", metavar="FILE",
-                   help="test set JSONL (the ragnb test-set format), TREC qrels, or CSV/Parquet table")
+                   help="test set JSONL (the ragnb test-set format), TREC qrels, or "
+                        "CSV/Parquet table")
     p.add_argument("--run", action="append", default=[], metavar="NAME=FILE",
                    help="a run (repeatable); NAME defaults to the file name")
     add_workspace_args(p)
@@ -128,8 +129,8 @@ def run(args: argparse.Namespace) -> int:
         lines = [f"# three-way verdict against {args.baseline}: {result.description}",
                  f"# rule: {RULE}; * = the interval excludes zero",
                  f"# challenger − {args.baseline}, {POINTS}: difference [95% interval]"]
-        emit(finding(result, chart=False).display_table, "table", args.out and args.out + ".verdict",
-             lines)
+        emit(finding(result, chart=False).display_table, "table",
+             args.out and args.out + ".verdict", lines)
     else:
         merged = result.tests.merge(result.verdicts, on=["baseline", "challenger"])
         emit(table, args.format, args.out, header)

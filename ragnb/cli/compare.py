@@ -1,5 +1,6 @@
 """``ragnb compare``: paired bootstrap of challengers against a baseline, Holm-adjusted,
-on one or several metrics (one Holm family: metrics x challengers)."""
+on one or several metrics (one Holm family: metrics x challengers).
+"""
 from __future__ import annotations
 
 import argparse

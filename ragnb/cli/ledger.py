@@ -44,9 +44,9 @@ def _default_dir() -> Path:
 
 
 def _read_ids(path: Path) -> list[str]:
-    """One query id a line, read with every reader's line rules (:mod:`ragnb.io.source`).
+    r"""One query id a line, read with every reader's line rules (:mod:`ragnb.io.source`).
 
-    UTF-8 (one leading BOM ignored); lines end at ``\\n`` only, so U+2028 or a
+    UTF-8 (one leading BOM ignored); lines end at ``\n`` only, so U+2028 or a
     form feed inside an id is part of it; surrounding ASCII whitespace (space,
     tab, CR, VT, FF) is dropped and blank lines are skipped.
     """

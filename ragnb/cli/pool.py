@@ -44,7 +44,8 @@ examples:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("action", choices=("list", "merge", "shard"), help="what to do")
     p.add_argument("--judgments", "--test-set", dest="judgments", metavar="FILE",
-                   help="test set JSONL (the ragnb test-set format), TREC qrels, or CSV/Parquet table")
+                   help="test set JSONL (the ragnb test-set format), TREC qrels, or "
+                        "CSV/Parquet table")
     p.add_argument("--run", action="append", default=[], metavar="NAME=FILE",
                    help="a run (repeatable; list and shard)")
     add_workspace_args(p)
@@ -115,7 +116,7 @@ def _list(args) -> int:
                          key="--metric")
     inputs = resolve_inputs(args, args.config if args.workspace else args.run)
     test_set, runs = inputs.test_set, inputs.runs
-    if args.baseline:
+    if args.baseline and metric is not None:  # a baseline without --metric is refused above
         bounds = label_bounds(test_set, runs, metric, top_grade=args.top_grade,
                               **inputs.options)
         pool = bounds.pool

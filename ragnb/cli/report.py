@@ -46,7 +46,8 @@ def _key_value(text: str) -> tuple[str, str]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("names", nargs="*", metavar="NAME", help="notebooks to run (01, fit, 01-fit)")
+    parser.add_argument("names", nargs="*", metavar="NAME",
+                        help="notebooks to run (01, fit, 01-fit)")
     parser.add_argument("--all", action="store_true", help="run every notebook, in number order")
     parser.add_argument("--workspace", "-w", metavar="PATH", default=None,
                         help="the workspace (ragnb.toml or its folder) every notebook reads")
@@ -57,9 +58,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "-p", "--parameter", action="append", type=_key_value, default=[], metavar="KEY=VALUE",
         help="set a parameter (repeatable); the value is read as the declared type",
     )
-    parser.add_argument("--out", metavar="DIR", default=None, help=f"output folder (default: {REPORTS_DIR})")
+    parser.add_argument("--out", metavar="DIR", default=None,
+                        help=f"output folder (default: {REPORTS_DIR})")
     parser.add_argument(
-        "--notebooks", metavar="DIR", default=None, help=f"notebooks folder (default: {NOTEBOOKS_DIR})"
+        "--notebooks", metavar="DIR", default=None,
+        help=f"notebooks folder (default: {NOTEBOOKS_DIR})",
     )
     parser.add_argument("--no-progress", action="store_true", help="no per-cell progress bar")
     parser.add_argument(
@@ -68,7 +71,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--check", action="store_true",
-        help="only check that the notebooks are stored without outputs and with a valid parameters cell",
+        help="only check that the notebooks are stored without outputs and with a valid "
+             "parameters cell",
     )
 
 

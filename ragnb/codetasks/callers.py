@@ -213,7 +213,9 @@ def _could_call(names: Iterable[str], method: str | None) -> Callable[[str | Non
                          re.MULTILINE)
 
     def could(text: str | None) -> bool:
-        return bool(text) and any(n in text for n in names) and bool(pattern.search(text))
+        if not text:
+            return False
+        return any(n in text for n in names) and bool(pattern.search(text))
 
     return could
 
@@ -279,7 +281,7 @@ def _method_sites(resolver: Resolver, files: Sequence[str], change: SignatureCha
     method = change.name
     constructor = method == "__init__"
     inherits = {s for s in subs
-                if method not in (resolver.load(s[0]) or _EMPTY).classes.get(s[1], ((), ()))[1]}
+                if method not in _class_info(resolver.load(s[0]) or _EMPTY, s[1])[1]}
 
     def is_class(path: str, name: str) -> bool:
         r = resolver.resolve(path, name)
@@ -303,15 +305,13 @@ def _method_sites(resolver: Resolver, files: Sequence[str], change: SignatureCha
             if constructor and call.callee and call.attr != method:
                 r = resolver.resolve(path, call.callee)
                 if r is not None and not r[1]:
-                    if r[0] == klass:
-                        how = r[2] if r[2] != "local" else "import"
+                    if r[0] == klass:  # a call inside the class's own module is no caller
+                        how = r[2] if r[2] != "local" else None
                     elif r[0] in inherits:
                         how = "subclass"
-                if how and r[0] == klass and r[2] == "local":
-                    how = None
             elif call.attr == method:
                 if call.receiver == "super":
-                    bases = m.classes.get(call.in_class or "", ((), ()))[0]
+                    bases = _class_info(m, call.in_class)[0]
                     if any(is_family(path, b) for b in bases):
                         how = "super"
                 elif call.receiver is not None:
@@ -333,3 +333,8 @@ def _method_sites(resolver: Resolver, files: Sequence[str], change: SignatureCha
 
 
 _EMPTY = Module("")
+
+
+def _class_info(m: Module, name: str | None) -> tuple[list[str], set[str]]:
+    """``(bases, methods)`` of class ``name`` in ``m`` (empty when it has no such class)."""
+    return m.classes.get(name or "", ([], set()))

@@ -12,7 +12,7 @@ from ragnb.result import POINTS_LABELS
 
 def recall_chart(summary: pd.DataFrame, verdict: KeepVerdict | None = None,
                  expected_all_files: float | None = None) -> alt.LayerChart:
-    """Each metric's mean with its interval; the keep thresholds as ticks; the independent-miss figure.
+    """Each metric's mean and interval; the keep thresholds as ticks; the independent-miss figure.
 
     Parameters
     ----------
@@ -55,7 +55,7 @@ def recall_chart(summary: pd.DataFrame, verdict: KeepVerdict | None = None,
     title = "Recall at k on merged-commit labels"
     if verdict is not None:
         title += f": {verdict.verdict} ({condition_in_points(verdict.condition)}, points)"
-    return alt.layer(*layers).properties(width=420, height=40 * len(data), title=title)
+    return alt.LayerChart(layer=layers).properties(width=420, height=40 * len(data), title=title)
 
 
 def all_files_by_size_chart(recall: TaskRecall) -> alt.LayerChart:
@@ -72,8 +72,8 @@ def all_files_by_size_chart(recall: TaskRecall) -> alt.LayerChart:
     x = alt.X("files:Q", title="edit-set files in the task", scale=alt.Scale(nice=False),
               axis=alt.Axis(tickMinStep=1))
     line = alt.Chart(curve).mark_line(color="#888888", strokeDash=[4, 3]).encode(
-        x=x, y=alt.Y("expected:Q", title=f"all-files recall@{recall.k} (points)", axis=alt.Axis(labelExpr=POINTS_LABELS),
-                     scale=alt.Scale(domain=[0, 1])),
+        x=x, y=alt.Y("expected:Q", title=f"all-files recall@{recall.k} (points)",
+                     axis=alt.Axis(labelExpr=POINTS_LABELS), scale=alt.Scale(domain=[0, 1])),
         tooltip=[alt.Tooltip("expected:Q", format=".3f")])
     dots = alt.Chart(grouped).mark_circle(color="#1f4e79").encode(
         x=x, y="observed:Q", size=alt.Size("tasks:Q", title="tasks"),

@@ -55,7 +55,7 @@ def parse_diff(text: str) -> dict[str, FileDiff]:
         elif not in_hunk and line.startswith("+++ "):
             new = None if line == "+++ /dev/null" else line[4:].removeprefix("b/")
             path = old if old is not None else new
-            current = files.setdefault(path, FileDiff(path))
+            current = None if path is None else files.setdefault(path, FileDiff(path))
         elif line.startswith("@@ ") and current is not None:
             m = _HUNK.match(line)
             in_hunk = True

@@ -91,7 +91,7 @@ def split_changes(changed: Iterable[tuple[str, str]],
 
 
 def attribute_excludes(text: str | None) -> tuple[str, ...]:
-    """Patterns a ``.gitattributes`` marks ``linguist-vendored`` or ``linguist-generated``.
+    r"""Patterns a ``.gitattributes`` marks ``linguist-vendored`` or ``linguist-generated``.
 
     Only set attributes count (``linguist-vendored``, ``linguist-generated=true``);
     a leading ``/`` (anchored to the root) is dropped, since patterns match the
@@ -99,8 +99,8 @@ def attribute_excludes(text: str | None) -> tuple[str, ...]:
 
     Examples
     --------
-    >>> attribute_excludes("static/lib/** linguist-vendored\\n*.gen.py linguist-generated=true\\n"
-    ...                    "docs/* -linguist-vendored\\n# comment linguist-vendored")
+    >>> attribute_excludes("static/lib/** linguist-vendored\n*.gen.py linguist-generated=true\n"
+    ...                    "docs/* -linguist-vendored\n# comment linguist-vendored")
     ('static/lib/**', '*.gen.py')
     """
     found = []

@@ -84,8 +84,8 @@ class Repo:
 
     def git(self, *args: str, what: str | None = None) -> str:
         """Run ``git args...`` in the repository and return its standard output."""
-        cmd = ["git", "-c", f"core.attributesFile={_attributes_file()}", "-c", "core.quotePath=false",
-               "-C", str(self.path), *args]
+        cmd = ["git", "-c", f"core.attributesFile={_attributes_file()}",
+               "-c", "core.quotePath=false", "-C", str(self.path), *args]
         proc = subprocess.run(cmd, capture_output=True, env=neutral_env(), check=False)
         if proc.returncode != 0:
             err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
@@ -125,7 +125,7 @@ class Repo:
         return [(parts[i][0], parts[i + 1]) for i in range(0, len(parts) - 1, 2)]
 
     def diff(self, parent: str, sha: str, paths: list[str]) -> str:
-        """Unified diff with no context lines (``-U0``) of ``paths``; hunk headers name functions."""
+        """Unified diff without context (``-U0``) of ``paths``; hunk headers name functions."""
         if not paths:
             return ""
         return self.git("diff", "--no-color", "--no-ext-diff", "--no-textconv", "--no-renames",
@@ -143,7 +143,7 @@ class Repo:
         return [p for p in self.git("ls-tree", "-r", "-z", "--name-only", sha).split("\0") if p]
 
     def grep(self, sha: str, pattern: str, globs: list[str]) -> list[tuple[str, int, str]]:
-        """``(path, line number, text)`` of the lines of ``sha``'s tree matching ``pattern`` (ERE)."""
+        """``(path, line number, text)`` of lines in ``sha``'s tree matching ``pattern`` (ERE)."""
         cmd = ["git", "-c", "core.quotePath=false", "-C", str(self.path), "grep", "-n", "-I",
                "-z", "-E", "--no-color", "-e", pattern, sha, "--", *globs]
         proc = subprocess.run(cmd, capture_output=True, env=neutral_env(), check=False)
@@ -260,7 +260,7 @@ class ObjectReader:
         return obj[1].decode("utf-8", "replace")
 
     def _tree(self, sha: str, cache: bool = True) -> dict[str, str]:
-        """``relative path -> blob sha`` of every file under tree ``sha`` (cached below the root)."""
+        """``relative path -> blob sha`` of each file under tree ``sha`` (cached below the root)."""
         cached = self._trees.get(sha)
         if cached is not None:
             return cached

@@ -183,7 +183,7 @@ class _Visitor(ast.NodeVisitor):
         self._assign([node.target], node.value, node.annotation)
         self.generic_visit(node)
 
-    def visit_With(self, node: ast.With) -> None:
+    def visit_With(self, node: ast.With | ast.AsyncWith) -> None:
         for item in node.items:
             if item.optional_vars is not None:
                 self._assign([item.optional_vars], item.context_expr)

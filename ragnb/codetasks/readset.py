@@ -81,12 +81,12 @@ def _usable(name: str) -> bool:
 
 
 def text_identifiers(text: str) -> list[str]:
-    """Identifiers in the code context of a description (see the module docstring).
+    r"""Identifiers in the code context of a description (see the module docstring).
 
     Examples
     --------
-    >>> text_identifiers("Calling `Context.invoke` fails:\\n\\n```\\n"
-    ...                  "ctx = make_context(cli, args)\\nthe command crashes\\n```")
+    >>> text_identifiers("Calling `Context.invoke` fails:\n\n```\n"
+    ...                  "ctx = make_context(cli, args)\nthe command crashes\n```")
     ['Context', 'invoke', 'make_context']
     """
     found: set[str] = set()
@@ -141,15 +141,16 @@ def trace_files(text: str, files: Iterable[str]) -> dict[str, str]:
 
 
 def import_bindings(text: str) -> dict[str, tuple[int, str, str | None]]:
-    """Names a Python file's import lines bind: name -> ``(level, module, attribute)``.
+    r"""Names a Python file's import lines bind: name -> ``(level, module, attribute)``.
 
     A regular expression over the text (no parse): ``from .x import (a, b as c)``
     (or continued with backslashes) and ``import a.b as c`` at any indentation.
 
     Examples
     --------
-    >>> import_bindings("from pkg.limits import rate_limited as rl\\nimport pkg.billing")
-    {'rl': (0, 'pkg.limits', 'rate_limited'), 'pkg': (0, 'pkg', None), 'pkg.billing': (0, 'pkg.billing', None)}
+    >>> import_bindings("from pkg.limits import rate_limited as rl\nimport pkg.billing")
+    {'rl': (0, 'pkg.limits', 'rate_limited'), 'pkg': (0, 'pkg', None),
+     'pkg.billing': (0, 'pkg.billing', None)}
     """
     found: dict[str, tuple[int, str, str | None]] = {}
     for m in _FROM.finditer(text):
@@ -210,7 +211,7 @@ def read_set(*, edit_set: Iterable[str], tree: Iterable[str],
         for path, (after, lines) in added_code.items():
             binds = import_bindings(after)
             code = " ".join(_strip_strings(ln) for ln in lines)
-            used = {n: [] for n in identifiers(lines)}
+            used: dict[str, list[str]] = {n: [] for n in identifiers(lines)}
             for dotted in re.findall(r"\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+", code):
                 head, *attrs = dotted.split(".")
                 used.setdefault(head, [])

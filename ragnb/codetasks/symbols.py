@@ -44,7 +44,8 @@ def defined_names(line: str) -> list[str]:
 
     Examples
     --------
-    >>> defined_names("    async def fetch_page(url):"), defined_names("func (s *Srv) Serve(l net.Listener) {")
+    >>> (defined_names("    async def fetch_page(url):"),
+    ...  defined_names("func (s *Srv) Serve(l net.Listener) {"))
     (['fetch_page'], ['Serve'])
     """
     return [m["py"] or m["go"] or m["js"] for m in DEFINITION.finditer(line)]
@@ -143,15 +144,15 @@ def _arguments(header: str) -> ast.arguments | None:
 
 
 def signature_changes(path: str, before: str | None, after: str | None) -> list[SignatureChange]:
-    """Functions of one Python file whose parameters differ between two versions.
+    r"""Functions of one Python file whose parameters differ between two versions.
 
     Only the ``def`` headers whose text changed are parsed (:func:`def_headers`).
 
     Examples
     --------
     >>> [(c.name, c.before, c.after) for c in signature_changes(
-    ...     "bill.py", "def prorate(amount, days=30):\\n    pass\\n",
-    ...     "def prorate(amount, cycle, days=31):\\n    pass\\n")]
+    ...     "bill.py", "def prorate(amount, days=30):\n    pass\n",
+    ...     "def prorate(amount, cycle, days=31):\n    pass\n")]
     [('prorate', 'amount, days=30', 'amount, cycle, days=31')]
     """
     if before is None or after is None or not path.endswith(".py"):

@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, fields
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -71,7 +72,9 @@ def read_tasks(path: str | Path) -> Mined:
     """
     src = source_of(path)
     text = decode_utf8(src.content(), src)
-    options, rows, seen, mining_line = MineOptions(), [], {}, None
+    options, mining_line = MineOptions(), None
+    rows: list[dict[str, Any]] = []
+    seen: dict[str, int] = {}
     for number, obj in json_objects(text, src, "a JSON object (one task a line)"):
         if "mining" in obj and "task_id" not in obj:
             if mining_line is not None:
@@ -124,7 +127,7 @@ def _task(obj: dict, path, number) -> dict:
                   f"{json.dumps(task_id)[:60]}")
     if "edit_set" not in obj:
         raise bad("edit_set", f"task {task_id!r} has no `edit_set`")
-    row = {c: None for c in TASK_COLUMNS}
+    row: dict[str, Any] = dict.fromkeys(TASK_COLUMNS)
     row.update({k: v for k, v in obj.items() if k in row})
     row["task_id"] = task_id
     for key in _PATH_LISTS:

@@ -39,7 +39,8 @@ _MERGE_LINE = re.compile(r"^Merge (pull request #\d+ from \S+|(remote-tracking )
                          r"'[^']*'.*|tag '[^']*'.*|[0-9a-f]{7,40}.*|commit .*)$")
 _TRAILER = re.compile(r"^(Signed-off-by|Co-authored-by|Reviewed-by|Acked-by|Change-Id|"
                       r"Reviewed-on|Tested-by): ", re.IGNORECASE)
-_FENCE = re.compile(r"^(?P<fence>```|~~~)[^\n]*\n(?P<code>.*?)^(?P=fence)", re.DOTALL | re.MULTILINE)
+_FENCE = re.compile(r"^(?P<fence>```|~~~)[^\n]*\n(?P<code>.*?)^(?P=fence)",
+                    re.DOTALL | re.MULTILINE)
 _FILE = re.compile(r"`?(?<![\w./-])(?:[\w.-]+/)*[\w-][\w.-]*\.(?:" + "|".join(EXTENSIONS)
                    + r")(?![\w/])(?::\d+)?`?")
 _SLASH_PATH = re.compile(r"`?(?<![\w./:-])\.?/?(?:[\w.-]+/)+[\w.-]*`?")
@@ -47,11 +48,12 @@ _DOTTED = re.compile(r"`?(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?`?")
 
 
 def description(message: str) -> str:
-    """A commit message without git's merge line and trailers (the PR's title and body).
+    r"""A commit message without git's merge line and trailers (the PR's title and body).
 
     Examples
     --------
-    >>> description("Merge pull request #7 from dev/fix\\n\\nStop double billing\\n\\nSigned-off-by: A <a@b>")
+    >>> description("Merge pull request #7 from dev/fix\n\nStop double billing"
+    ...             "\n\nSigned-off-by: A <a@b>")
     'Stop double billing'
     >>> description("Merge branch 'fix-cache'")
     ''
@@ -80,7 +82,7 @@ def has_change_code(body: str, changed_lines: Iterable[str]) -> bool:
 
 def _module_paths(files: Iterable[str]) -> set[str]:
     """Every dotted suffix (two parts or more) of the Python module paths of ``files``."""
-    found = set()
+    found: set[str] = set()
     for f in files:
         if f.endswith(".py"):
             parts = f[:-3].split("/")

@@ -13,8 +13,9 @@ is byte-identical):
     without a description), 28 signature changes (a function gains a parameter,
     with or without a default, and all or some of its callers in other modules
     follow), 4 reverts (each of the ordinary change merged just before it), 5
-    lockfile-only bumps and one rename of the 40 locale tables. Titles name paths and functions now and then,
-    and some bodies quote the change in a code block, so the stripping has work.
+    lockfile-only bumps and one rename of the 40 locale tables. Titles name paths and
+    functions now and then, and some bodies quote the change in a code block, so the
+    stripping has work.
     Commits carry fixed names, e-mails and dates (``GIT_*`` variables and ``-c
     user.name``), so the shas — and the bundle — are the same on every run.
 ``tasks.jsonl``
@@ -44,6 +45,7 @@ import json
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -95,11 +97,12 @@ PARAMS = ["amount", "user", "order", "items", "when", "options", "key", "value",
           "region", "currency", "account"]
 NEW_PARAMS = ["cycle_days", "region", "strict", "now", "locale", "retries", "tenant",
               "precision", "dry_run", "batch_size", "timeout", "source"]
-LOCALES = [f"{a}_{b}" for a, b in zip(
-    "en en en de de fr fr es es it it nl pt pt sv da fi no pl cs sk hu ro bg el tr ru uk "
-    "ja ko zh zh he ar hi th vi id ms fil".split(),
-    "US GB AU DE AT FR CA ES MX IT CH NL PT BR SE DK FI NO PL CZ SK HU RO BG GR TR RU UA "
-    "JP KR CN TW IL SA IN TH VN ID MY PH".split())]
+LOCALES = [
+    "en_US", "en_GB", "en_AU", "de_DE", "de_AT", "fr_FR", "fr_CA", "es_ES", "es_MX", "it_IT",
+    "it_CH", "nl_NL", "pt_PT", "pt_BR", "sv_SE", "da_DK", "fi_FI", "no_NO", "pl_PL", "cs_CZ",
+    "sk_SK", "hu_HU", "ro_RO", "bg_BG", "el_GR", "tr_TR", "ru_RU", "uk_UA", "ja_JP", "ko_KR",
+    "zh_CN", "zh_TW", "he_IL", "ar_SA", "hi_IN", "th_TH", "vi_VN", "id_ID", "ms_MY", "fil_PH"
+]
 SYMPTOMS = [
     "Customers on partner plans were charged for the full period.",
     "Support saw this in three tickets last week.",
@@ -256,7 +259,7 @@ class Writer:
             raise RuntimeError(f"git {' '.join(args)}: {proc.stderr}")
         return proc.stdout.strip()
 
-    def write(self, files: dict[str, str | None]) -> None:
+    def write(self, files: Mapping[str, str | None]) -> None:
         for name, text in files.items():
             p = self.path / name
             if text is None:
@@ -266,7 +269,7 @@ class Writer:
                 p.write_text(text, encoding="utf-8")
         self("add", "-A")
 
-    def merge(self, branch: str, files: dict[str, str | None], message: str) -> str:
+    def merge(self, branch: str, files: Mapping[str, str | None], message: str) -> str:
         self("checkout", "-q", "-b", branch)
         self.write(files)
         self("commit", "-q", "-m", branch.replace("-", " ").capitalize())
@@ -285,7 +288,7 @@ def build_repo(path: str | Path, seed: int = SEED) -> Path:
     rng = np.random.default_rng(seed)
     model = Model(rng)
     w = Writer(Path(path))
-    versions = {n: 0 for n in ("requests", "pydantic", "sqlalchemy", "redis", "stripe")}
+    versions = dict.fromkeys(("requests", "pydantic", "sqlalchemy", "redis", "stripe"), 0)
     locales = {f"shop/locales/{code}.py": f'"""Locale {code}."""\nNAME = "{code}"\n'
                                           f"DECIMAL = {'.' if i % 2 else ','!r}\n"
                for i, code in enumerate(LOCALES)}
@@ -314,7 +317,7 @@ def build_repo(path: str | Path, seed: int = SEED) -> Path:
                     f"Bump {name} to 1.{versions[name]}.0")
             continue
         if kind == "rename":
-            moved = {p: None for p in locales}
+            moved: dict[str, str | None] = dict.fromkeys(locales)
             moved.update({p.replace("/locales/", "/i18n/"): t for p, t in locales.items()})
             w.merge(branch, moved, f"Merge pull request #{number} from dev/{branch}\n\n"
                                    "Move the locale tables into the i18n package\n\n"

@@ -118,7 +118,8 @@ _ASKS = {
     "requirements": ("Which standard must {t} comply with?", "ISO/IEC 2700{d} and clause {n}."),
     "staffing": ("How many dedicated staff does {t} require?", "{n} full-time engineers on site."),
     "security": ("What security review applies to {t}?", "A level-{d} review before go-live."),
-    "warranty": ("How long is the free maintenance period for {t}?", "{n} months after acceptance."),
+    "warranty": ("How long is the free maintenance period for {t}?",
+                 "{n} months after acceptance."),
 }
 
 
@@ -139,7 +140,7 @@ class _Query:
 
 
 def _split_total(rng, total: int, n: int, low: int, high: int) -> np.ndarray:
-    """n integers in [low, high] summing to ``total`` (random, near-even)."""
+    """``n`` integers in [low, high] summing to ``total`` (random, near-even)."""
     out = np.full(n, total // n)
     out[: total - out.sum()] += 1
     for _ in range(4 * n):

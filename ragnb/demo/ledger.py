@@ -9,7 +9,7 @@ champion, and both scorings are recorded.
 """
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pandas as pd
@@ -27,7 +27,7 @@ class _Clock:
         self.now = start
 
     def set(self, day: str) -> None:
-        self.now = datetime.fromisoformat(day).replace(hour=9, tzinfo=timezone.utc)
+        self.now = datetime.fromisoformat(day).replace(hour=9, tzinfo=UTC)
 
     def __call__(self) -> datetime:
         now = self.now
@@ -43,7 +43,7 @@ def generate(demo_dir: str | Path) -> list[Path]:
         for f in sorted(path.rglob("*"), reverse=True):
             f.unlink() if f.is_file() else f.rmdir()
     rounds = pd.read_csv(demo_dir / "rounds.csv", dtype={"date": str})
-    clock = _Clock(datetime(2026, 1, 8, tzinfo=timezone.utc))
+    clock = _Clock(datetime(2026, 1, 8, tzinfo=UTC))
     clock.set(rounds["date"].iloc[0])
     ledger = Ledger(path, clock=clock)
     golden = read_test_set(demo_dir / "golden.jsonl")

@@ -44,7 +44,8 @@ def four_cell_finding(fc: FourCell, *, display_names: Mapping[str, str],
         "carried over": f"Ship {champ}: the gain holds on queries nobody selected against.",
     }.get(fc.reading, "Collect more queries or label more before deciding: the sample does "
                       "not resolve the question.")
-    table = fc.display_table().rename(index=lambda c: c if "−" in c else display_name(c, display_names))
+    table = fc.display_table().rename(
+        index=lambda c: c if "−" in c else display_name(c, display_names))
     table = table.reset_index().rename(columns={"index": "configuration"})
     checks = []
     for s in (fc.golden, fc.production):

@@ -1,4 +1,4 @@
-"""Is the gain real or fit? The four-cell fit/difficulty table (seed 000).
+r"""Is the gain real or fit? The four-cell fit/difficulty table (seed 000).
 
 Rows baseline and champion, columns golden and production; each cell a mean
 with its interval, the bottom row the champion-minus-baseline delta per column
@@ -23,7 +23,7 @@ is below 0; otherwise the gain is unresolved. Both gaps' intervals are at
 needs both right. So:
 
 ===============  ==================  ======================  ===================
-level \\ gain    carried over        collapsed               unresolved
+level \ gain    carried over        collapsed               unresolved
 ===============  ==================  ======================  ===================
 alike            carried over        fit                     inconclusive
 harder           difficulty, gain    difficulty and fit      difficulty, gain
@@ -102,8 +102,10 @@ class FourCell(Analysis):
 
     def display_table(self, scale: float = 100.0, digits: int = 1) -> pd.DataFrame:
         """The 4 x 2 display table: ``mean [low, high]`` per cell, deltas in points, and
-        the deltas' standardized effect size (mean difference / SD of differences)."""
-        def fmt(v, lo, hi, signed=False, cell_digits=digits):
+        the deltas' standardized effect size (mean difference / SD of differences).
+        """
+        def fmt(row, signed=False, cell_digits=digits):
+            v, lo, hi = row
             sign = "+" if signed else ""
             if np.isnan(lo):  # below the minimum n of the calibrated interval
                 return f"{v * scale:{sign}.{cell_digits}f} ({TOO_FEW})"
@@ -112,12 +114,12 @@ class FourCell(Analysis):
 
         rows = {}
         for config in (self.baseline, self.champion):
-            rows[config] = [fmt(*self.cells.loc[(self.cells["config"] == config)
-                                                & (self.cells["split"] == s),
-                                                ["mean", "ci_low", "ci_high"]].iloc[0])
+            rows[config] = [fmt(self.cells.loc[(self.cells["config"] == config)
+                                               & (self.cells["split"] == s),
+                                               ["mean", "ci_low", "ci_high"]].iloc[0])
                             for s in (self.golden, self.production)]
         rows[f"{self.champion} − {self.baseline}"] = [
-            fmt(*self.deltas.loc[self.deltas["split"] == s, ["delta", "ci_low", "ci_high"]].iloc[0],
+            fmt(self.deltas.loc[self.deltas["split"] == s, ["delta", "ci_low", "ci_high"]].iloc[0],
                 signed=True) for s in (self.golden, self.production)]
         es = self.deltas.set_index("split")["effect_size"]
         rows[EFFECT_ROW] = ["— (SD of differences is 0)" if np.isnan(es[s]) else f"{es[s]:+.2f}"
@@ -220,7 +222,7 @@ def joint_level(ci: float) -> float:
 
 
 def level_reading(difficulty) -> str:
-    """``"harder"``, ``"easier"`` or ``"alike"`` from the level gap's interval (production - golden)."""
+    """``"harder"``, ``"easier"`` or ``"alike"`` from the level gap's interval (prod. - golden)."""
     if difficulty.ci_high < 0:
         return "harder"
     if difficulty.ci_low > 0:
@@ -229,7 +231,7 @@ def level_reading(difficulty) -> str:
 
 
 def gain_reading(carry, rp) -> str:
-    """``"carried over"``, ``"collapsed"`` or ``"unresolved"`` from the gain gap and production gain."""
+    """``"carried over"``, ``"collapsed"`` or ``"unresolved"`` from the gain gap and prod. gain."""
     if carry.ci_high < 0:
         return "collapsed"
     if rp.ci_low > 0:  # not collapsed (a larger production gain also carried over)

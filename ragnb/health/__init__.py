@@ -1,4 +1,4 @@
-"""Test-set health (seed 004): is the answer key still a fair, current ruler?
+"""Test-set health (seed 004): whether the answer key is still a fair, current ruler.
 
 One module per question, each a pure function from a test set (plus a corpus
 build, scores or a second version) to tidy tables:

@@ -106,8 +106,8 @@ def bucket_chart(table: pd.DataFrame, *, metric: str, config: str,
         domain=[f"can see {target * 100:g} points", f"too small for {target * 100:g} points"],
         range=["#3465a4", "#cc0000"]))
     bars = alt.Chart(t).mark_rule(strokeWidth=2).encode(
-        y=y, x=alt.X("ci_low:Q", title=f"mean {metric} of {config} (points)", axis=alt.Axis(labelExpr=POINTS_LABELS),
-                           scale=alt.Scale(zero=False)),
+        y=y, x=alt.X("ci_low:Q", title=f"mean {metric} of {config} (points)",
+                     axis=alt.Axis(labelExpr=POINTS_LABELS), scale=alt.Scale(zero=False)),
         x2="ci_high:Q", color=color)
     dots = alt.Chart(t).mark_point(filled=True, size=70).encode(
         y=y, x="mean:Q", color=color,
@@ -125,7 +125,8 @@ def holdout_chart(check) -> alt.LayerChart:
     color = alt.Color("side:N", legend=None, scale=alt.Scale(
         domain=["tuning", "held back"], range=["#c17d11", "#3465a4"]))
     bars = alt.Chart(t).mark_rule(strokeWidth=3).encode(
-        y=y, x=alt.X("ci_low:Q", title=f"mean {check.quantity} ({check.metric}, points)", axis=alt.Axis(labelExpr=POINTS_LABELS)),
+        y=y, x=alt.X("ci_low:Q", title=f"mean {check.quantity} ({check.metric}, points)",
+                     axis=alt.Axis(labelExpr=POINTS_LABELS)),
         x2="ci_high:Q", color=color)
     dots = alt.Chart(t).mark_point(filled=True, size=90).encode(
         y=y, x="mean:Q", color=color,
@@ -151,8 +152,8 @@ def version_chart(diff, display_names: Mapping[str, str] | None = None) -> alt.L
     x = alt.X("version:N", sort=[diff.old_name, diff.new_name], title=None,
               axis=alt.Axis(labelAngle=0))
     base = alt.Chart(long).encode(
-        x=x, y=alt.Y("mean:Q", title=f"mean {diff.metric} (points)", axis=alt.Axis(labelExpr=POINTS_LABELS),
-                     scale=alt.Scale(zero=False)),
+        x=x, y=alt.Y("mean:Q", title=f"mean {diff.metric} (points)",
+                     axis=alt.Axis(labelExpr=POINTS_LABELS), scale=alt.Scale(zero=False)),
         color=alt.Color("config:N", title="config"),
         tooltip=["config:N", "version:N", alt.Tooltip("mean:Q", format=".4f"), "n:Q"])
     return (base.mark_line() + base.mark_point(filled=True, size=70)).properties(

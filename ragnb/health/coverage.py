@@ -1,4 +1,4 @@
-"""Coverage: does each query's answer still exist in the current corpus build?
+"""Coverage: whether each query's answer still exists in the current corpus build.
 
 A query is *covered* when at least one passage judged at the answering grade
 (the top grade, 2 = "answers it", unless given) is in the build. A query

@@ -36,6 +36,7 @@ import pandas as pd
 from ragnb.errors import InputError
 from ragnb.io.run import Run
 from ragnb.io.testset import Note, TestSet
+from ragnb.metrics.judged import Policy
 from ragnb.metrics.score import score
 from ragnb.stats import child_seed, paired_bootstrap, tie_tolerance
 from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
@@ -152,7 +153,7 @@ class VersionDiff:
 
 
 def version_diff(old: TestSet, new: TestSet, runs: Run | Iterable[Run], metric: str, *,
-                 policy: str = "lower", missing: str = "error", ci: float = 0.95,
+                 policy: Policy = "lower", missing: str = "error", ci: float = 0.95,
                  resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> VersionDiff:
     """Score every run on both versions and say what moved (see the module docstring).
 
@@ -162,11 +163,11 @@ def version_diff(old: TestSet, new: TestSet, runs: Run | Iterable[Run], metric: 
         ``table`` columns: ``config, old, n_old, new, n_new, difference`` (new -
         old), ``n_common, rejudging, rejudging_low, rejudging_high,
         rejudging_effect_size`` (paired, on common queries; the effect size is
-        mean / SD of the per-query differences, NaN when they are all equal), ``n_added, added_no_relevant`` (added queries with no
-        relevant passage), ``added, common_new, harder_by, harder_low,
-        harder_high`` (added minus common on the new version; NaN when fewer than
-        two queries were added), ``harder`` (the interval lies below zero; None
-        when not computed).
+        mean / SD of the per-query differences, NaN when they are all equal),
+        ``n_added, added_no_relevant`` (added queries with no relevant passage),
+        ``added, common_new, harder_by, harder_low, harder_high`` (added minus
+        common on the new version; NaN when fewer than two queries were added),
+        ``harder`` (the interval lies below zero; None when not computed).
     """
     runs = [runs] if isinstance(runs, Run) else list(runs)
     if not runs:

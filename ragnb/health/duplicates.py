@@ -177,9 +177,10 @@ def near_duplicate_groups(test_set: TestSet | pd.DataFrame, *, threshold: float 
 
 
 def _similar_pairs(normal: np.ndarray, threshold: float, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Index pairs ``(i, j)``, ``i < j``, with similarity >= threshold (identical texts included)."""
+    """Index pairs ``(i, j)``, ``i < j``, with similarity >= threshold (identical texts too)."""
     vocab: dict[str, int] = {}
-    indptr, indices = [0], []
+    indptr = [0]
+    indices: list[int] = []
     for text in normal:
         grams = sorted(ngrams(text, n))
         indices.extend(vocab.setdefault(g, len(vocab)) for g in grams)
@@ -193,8 +194,9 @@ def _similar_pairs(normal: np.ndarray, threshold: float, n: int) -> tuple[np.nda
     rows, cols = [inter.row[keep]], [inter.col[keep]]
     # identical normalised texts (also those too short for any n-gram) are always linked
     codes, _ = pd.factorize(pd.Series(normal, dtype=object))
-    first = {}
-    same_r, same_c = [], []
+    first: dict[int, int] = {}
+    same_r: list[int] = []
+    same_c: list[int] = []
     for i, code in enumerate(codes):
         if code in first:
             same_r.append(first[code])

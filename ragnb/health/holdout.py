@@ -1,4 +1,4 @@
-"""The held-back 20%: a deterministic split of query ids that tuning never sees.
+r"""The held-back 20%: a deterministic split of query ids that tuning never sees.
 
 Tuning a pipeline against the same queries for weeks fits it to them; seed 004
 holds back 20% of the queries, keeps their scores out of tuning, and checks
@@ -7,7 +7,7 @@ the choices stopped generalising.
 
 The split (:func:`holdout_split`) depends on each query id alone::
 
-    u(q) = int(sha256(salt + "\\x00" + q)[:8], big-endian) / 2**64   in [0, 1)
+    u(q) = int(sha256(salt + "\x00" + q)[:8], big-endian) / 2**64   in [0, 1)
     held back  <=>  u(q) < share
 
 No random state, no dependence on the order or number of queries: adding

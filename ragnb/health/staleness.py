@@ -22,6 +22,7 @@ first; per query, the counts say which queries to send back to labellers.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -116,7 +117,7 @@ def staleness(test_set: TestSet, corpus: CorpusBuild | pd.DataFrame) -> Stalenes
     judged = judged.map(lambda v: None if v is None or str(v).strip() in ("", "None", "nan")
                         else str(v).strip())
     corpus_version = passage.map(current)
-    keys: dict[str, object] = {}
+    keys: dict[str, Any] = {}  # one scheme per build: dates or number tuples, comparable
     for v in pd.unique(pd.concat([judged.dropna(), corpus_version.dropna()])):
         key = version_key(v, build.scheme)
         if key is None:

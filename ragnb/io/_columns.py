@@ -32,7 +32,7 @@ def id_column(values: pd.Series, name: str, line: np.ndarray, source) -> pd.Seri
     Non-string values (numbers in a Parquet file) become their text; an empty
     or missing id is an error naming its line.
     """
-    if not (isinstance(values.dtype, pd.StringDtype) or isinstance(values.dtype, pd.ArrowDtype)):
+    if not isinstance(values.dtype, (pd.StringDtype, pd.ArrowDtype)):
         values = values.astype("str")
     arr = as_arrow(values)
     empty = first_empty(arr)
@@ -43,7 +43,7 @@ def id_column(values: pd.Series, name: str, line: np.ndarray, source) -> pd.Seri
 
 def text_column(values: pd.Series) -> pd.Series:
     """Free text that may be missing (doc versions) as an arrow-string Series."""
-    if not (isinstance(values.dtype, pd.StringDtype) or isinstance(values.dtype, pd.ArrowDtype)):
+    if not isinstance(values.dtype, (pd.StringDtype, pd.ArrowDtype)):
         values = values.astype("str")
     return id_series(as_arrow(values))
 

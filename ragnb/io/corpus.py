@@ -6,7 +6,6 @@ line numbers count the CSV header as line 1 (Parquet rows from 1).
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -14,6 +13,7 @@ import pandas as pd
 from ragnb.errors import InputError
 from ragnb.io.corpus_build import CorpusBuild, validate_corpus
 from ragnb.io.source import (
+    InputPath,
     decode_utf8,
     read_bytes,
     read_table_file,
@@ -24,7 +24,7 @@ from ragnb.io.source import (
 from ragnb.io.strata import _json_lines, _no_line_column
 
 
-def read_corpus(path: str | Path, *, format: str = "auto", name: str | None = None
+def read_corpus(path: InputPath, *, format: str = "auto", name: str | None = None
                 ) -> CorpusBuild:
     """Read a corpus build (one row per passage of the index, with its document version).
 

@@ -100,7 +100,7 @@ def version_key(version: str, scheme: str):
     return tuple(int(p) for p in match.group(1).split(".")) if match else None
 
 
-def validate_corpus(raw: pd.DataFrame, source: str | Path, *, name: str | None = None
+def validate_corpus(raw: pd.DataFrame, source: object, *, name: str | None = None
                     ) -> CorpusBuild:
     """Check a corpus build table; the one place corpus builds are validated.
 
@@ -112,9 +112,9 @@ def validate_corpus(raw: pd.DataFrame, source: str | Path, *, name: str | None =
     """
     missing = [c for c in CORPUS_COLUMNS if c not in raw]
     if missing:
+        found = [c for c in raw.columns if c != "line"]
         raise InputError(f"a corpus build lacks column(s) {missing}; expected "
-                         f"{list(CORPUS_COLUMNS)} (found {[c for c in raw.columns if c != 'line']})",
-                         source=source)
+                         f"{list(CORPUS_COLUMNS)} (found {found})", source=source)
     if not len(raw):
         raise InputError("the corpus build has no passages", source=source)
     line = line_numbers(raw, len(raw))
@@ -126,7 +126,7 @@ def validate_corpus(raw: pd.DataFrame, source: str | Path, *, name: str | None =
         raise InputError(f"passage {first!r} appears more than once (lines {lines})",
                          source=source, line=lines[-1])
     versions = raw["doc_version"].astype("object")
-    text = [None if v is None or (isinstance(v, float) and np.isnan(v)) else str(v).strip()
+    text = ["" if v is None or (isinstance(v, float) and np.isnan(v)) else str(v).strip()
             for v in versions]
     empty = [i for i, v in enumerate(text) if not v]
     if empty:

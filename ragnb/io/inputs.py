@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ragnb.errors import InputError
-from ragnb.io.run import Run, validate_run
+from ragnb.io.run import Order, Run, validate_run
 from ragnb.io.runs import read_run
 from ragnb.io.testset import TestSet, validate_judgments
 from ragnb.io.testsets import _queries_of, read_test_set
@@ -81,7 +81,7 @@ def as_test_set(obj: Any, *, name: str | None = None, format: str = "auto") -> T
                    source=source)
 
 
-def as_run(obj: Any, *, name: str | None = None, order: str | None = None,
+def as_run(obj: Any, *, name: str | None = None, order: Order | None = None,
            format: str = "auto") -> Run:
     """A :class:`~ragnb.io.run.Run` from a path, a long DataFrame or a run dict."""
     if isinstance(obj, Run):

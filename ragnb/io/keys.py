@@ -19,6 +19,7 @@ arrow release the GIL on this work).
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import weakref
 from collections.abc import Callable, Iterable, Iterator
@@ -122,10 +123,8 @@ def id_series(values, index=None) -> pd.Series:
     """
     values = as_arrow(values)
     if pa.types.is_large_string(values.type):
-        try:
+        with contextlib.suppress(pa.ArrowInvalid, pa.ArrowNotImplementedError):  # beyond 2 GiB
             values = values.cast(pa.string())
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):  # beyond 2 GiB
-            pass
     dtype = ID_DTYPE if pa.types.is_string(values.type) else _LARGE_ID_DTYPE
     return pd.Series(pd.arrays.ArrowExtensionArray(values), index=index, dtype=dtype,
                      copy=False)
@@ -223,7 +222,8 @@ def _fingerprint_into(arr: pa.Array, out: np.ndarray) -> None:
         arr = arr.fill_null("")
     offsets = _offsets(arr)
     data_buf = arr.buffers()[2]
-    data = np.frombuffer(data_buf, dtype=np.uint8) if data_buf is not None else np.empty(0, np.uint8)
+    data = (np.frombuffer(data_buf, dtype=np.uint8) if data_buf is not None
+            else np.empty(0, np.uint8))
     lo, hi = int(offsets[0]), int(offsets[-1])
     padded = np.zeros(hi - lo + 16, dtype=np.uint8)  # 8 spare bytes each side
     padded[8: 8 + hi - lo] = data[lo:hi]
@@ -432,6 +432,25 @@ def matching_pairs(lgroups: np.ndarray, lvalues, rgroups: np.ndarray, rvalues
     rb = max(nl, nr).bit_length()  # row bits; one more bit tells the sides apart
     if rb + 1 > 40:  # too few key bits left for the prefix: slower exact path
         return _matching_pairs_argsort(lgroups, lvalues, rgroups, rvalues)
+    # The packed keys live only in the helper's frame: freed before the confirmation.
+    li, ri, extra_l, extra_r = _prefix_candidates(lgroups, lvalues, rgroups, rvalues, rb, dtype)
+    li, ri = _confirm(lgroups, lvalues, rgroups, rvalues, *_by_left(li, ri, nl))
+    if len(extra_l):
+        xl, xr = _confirm(lgroups, lvalues, rgroups, rvalues, extra_l, extra_r)
+        if len(xl):  # each left row is in one prefix group only: no duplicates
+            at = np.searchsorted(li, xl)
+            li, ri = np.insert(li, at, xl), np.insert(ri, at, xr)
+    return li, ri
+
+
+def _prefix_candidates(lgroups: np.ndarray, lvalues, rgroups: np.ndarray, rvalues, rb: int,
+                       dtype) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Candidate pairs of :func:`matching_pairs`: left and right rows sharing a key prefix.
+
+    Returns the pairs of two-entry prefix groups (left rows, right rows) and the
+    left-right combinations inside larger groups, all still to be confirmed.
+    """
+    nl, nr = len(lgroups), len(rgroups)
     shift = np.uint64(rb + 1)
     tag = np.uint64(1 << rb)
     row_mask = np.uint64((1 << rb) - 1)
@@ -484,19 +503,13 @@ def matching_pairs(lgroups: np.ndarray, lvalues, rgroups: np.ndarray, rvalues
     ri = np.concatenate([f[1] for f in found])
     del found
     extra_l, extra_r = _group_candidates(packed, same, tag, row_mask, dtype)
-    del packed, same
-    li, ri = _confirm(lgroups, lvalues, rgroups, rvalues, *_by_left(li, ri, nl))
-    if len(extra_l):
-        xl, xr = _confirm(lgroups, lvalues, rgroups, rvalues, extra_l, extra_r)
-        if len(xl):  # each left row is in one prefix group only: no duplicates
-            at = np.searchsorted(li, xl)
-            li, ri = np.insert(li, at, xl), np.insert(ri, at, xr)
-    return li, ri
+    return li, ri, extra_l, extra_r
 
 
 def _group_candidates(packed, same, tag, row_mask, dtype) -> tuple[np.ndarray, np.ndarray]:
     """Left-right combinations inside groups of three or more equal prefixes (rare)."""
-    extra_l, extra_r = [], []
+    extra_l: list[int] = []
+    extra_r: list[int] = []
     big = np.flatnonzero(same[1:] & same[:-1])  # entries i, i+1, i+2 share a prefix
     for s in big:
         if s > 0 and same[s - 1]:

@@ -33,7 +33,7 @@ from ragnb.io.keys import as_arrow, block_codes, duplicated_pairs, take_sorted
 from ragnb.io.testset import Note
 
 Order = Literal["rank", "score"]
-ORDERS = ("rank", "score")
+ORDERS: tuple[Order, ...] = ("rank", "score")
 
 
 @dataclass(frozen=True)
@@ -63,13 +63,11 @@ def _block_starts(codes: np.ndarray) -> np.ndarray:
 
 
 def positions(codes: np.ndarray) -> np.ndarray:
-    """0-based position of each row inside its block of equal consecutive codes (int32 if it fits)."""
+    """0-based position of each row in its block of equal consecutive codes (int32 if it fits)."""
     n = len(codes)
     dtype = np.int32 if n < 2**31 else np.int64
     heads = np.flatnonzero(_block_starts(codes)).astype(dtype)
-    out = np.arange(n, dtype=dtype)
-    out -= np.repeat(heads, np.diff(np.r_[heads, n]))
-    return out
+    return np.arange(n, dtype=dtype) - np.repeat(heads, np.diff(np.r_[heads, n]))
 
 
 def _error_at(df: pd.DataFrame, mask: np.ndarray, source, message) -> InputError:
@@ -164,7 +162,7 @@ def validate_run(raw: pd.DataFrame, source: str | Path, order: Order | None = No
     elif order == "rank":
         _check_rank_sequence(df, qcodes, source)
     name = name or Path(source).name.split(".")[0]
-    notes = ()
+    notes: tuple[Note, ...] = ()
     if has_rank and has_score:
         disagree = _rank_score_disagreements(df, qcodes, order)
         if disagree:

@@ -9,7 +9,8 @@ All of them end in :func:`ragnb.io.run.validate_run`, which fixes the ranking or
 """
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -19,6 +20,7 @@ from ragnb.errors import InputError
 from ragnb.io.keys import release_memory
 from ragnb.io.run import Order, Run, validate_run
 from ragnb.io.source import (
+    InputPath,
     decode_utf8,
     json_id,
     json_objects,
@@ -36,7 +38,7 @@ from ragnb.io.source import (
 )
 
 
-def read_run(path: str | Path, *, name: str | None = None, format: str = "auto",
+def read_run(path: InputPath, *, name: str | None = None, format: str = "auto",
              order: Order | None = None) -> Run:
     """Read a run and put it in ranking order.
 
@@ -85,6 +87,7 @@ def _read_trec(path) -> pd.DataFrame:
 def _read_jsonl(path) -> pd.DataFrame:
     text = decode_utf8(read_bytes(path), path)
     stripped = text.strip(" \t\r\n")
+    entries: Iterable[tuple[int, Any]] | None = None
     if stripped.startswith("{") and "\n" in stripped:
         try:  # one JSON object for the whole file
             whole = loads(stripped, path)

@@ -1,4 +1,4 @@
-"""Opening input files: regular files, streams read once, gzip, and strict text rules.
+r"""Opening input files: regular files, streams read once, gzip, and strict text rules.
 
 Every reader goes through :class:`Source`, which holds either a regular file
 (read where it lies, as often as needed) or the bytes of a stream read exactly
@@ -13,7 +13,7 @@ Text rules shared by every reader (an independent strict reader in
 these readers on generated inputs):
 
 * text is UTF-8; one leading byte-order mark (U+FEFF) is ignored;
-* lines end at ``\\n`` (a ``\\r`` before it is whitespace); U+2028 and other
+* lines end at ``\n`` (a ``\r`` before it is whitespace); U+2028 and other
   Unicode line separators are ordinary characters, so JSON strings may hold them;
 * whitespace-separated fields are separated by ASCII space, tab, CR, VT or FF
   only (a no-break space is part of an id);
@@ -117,10 +117,10 @@ class Source:
 
     def head(self, n: int) -> bytes:
         """The first ``n`` raw (undecompressed) bytes."""
-        if self._data is not None:
-            return self._data[:n]
-        with open(self.path, "rb") as fh:
-            return fh.read(n)
+        if self._data is None and self.path is not None:
+            with open(self.path, "rb") as fh:
+                return fh.read(n)
+        return (self._data or b"")[:n]
 
     @property
     def is_gzip(self) -> bool:
@@ -164,7 +164,8 @@ def _read_capped(target, source, cap: int | None) -> bytes:
         if cap is None:
             with open(target, "rb") as fh:
                 return fh.read()
-        chunks, total = [], 0
+        chunks: list[bytes] = []
+        total = 0
         while True:
             chunk = os.read(target, _CHUNK)
             if not chunk:
@@ -208,7 +209,11 @@ def _wait_for_writer(fd: int, source) -> None:
                          source=source)
 
 
-def source_of(path) -> Source:
+#: What every reader accepts: a path (``-`` for standard input) or an opened :class:`Source`.
+InputPath = str | os.PathLike[str] | Source
+
+
+def source_of(path: InputPath) -> Source:
     """A :class:`Source` for ``path`` (``-`` is standard input); a Source is returned as is.
 
     Regular files are read in place. Pipes, FIFOs and character devices are
@@ -381,14 +386,14 @@ def _has_odd_space(src: Source) -> bool:
         with open(src.path, "rb") as fh:
             if os.fstat(fh.fileno()).st_size == 0:
                 return False
-            with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
-                return any(data.find(c) >= 0 for c in (b"\t", b"\r", b"\x0b", b"\x0c"))
+            with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+                return any(mapped.find(c) >= 0 for c in (b"\t", b"\r", b"\x0b", b"\x0c"))
     data = src.content()
     return any(c in data for c in (b"\t", b"\r", b"\x0b", b"\x0c"))
 
 
 def text_lines(text: str) -> Iterator[tuple[int, str]]:
-    """``(line_number, line)`` for each line; lines end at ``\\n`` only."""
+    r"""``(line_number, line)`` for each line; lines end at ``\n`` only."""
     return enumerate(text.split("\n"), start=1)
 
 

@@ -8,13 +8,14 @@ explicit ``unclassified`` stratum and counting them.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from ragnb.errors import InputError
 from ragnb.io.source import (
+    InputPath,
+    Source,
     decode_utf8,
     json_id,
     json_objects,
@@ -31,7 +32,7 @@ from ragnb.io.testset import Note
 UNCLASSIFIED = "unclassified"
 
 
-def read_strata(path: str | Path, *, format: str = "auto", key: str = "query_id",
+def read_strata(path: InputPath, *, format: str = "auto", key: str = "query_id",
                 columns: list[str] | tuple[str, ...] | None = None) -> pd.DataFrame:
     """Query metadata as a DataFrame with a unique ``query_id`` column.
 
@@ -102,7 +103,7 @@ def read_strata(path: str | Path, *, format: str = "auto", key: str = "query_id"
     return df
 
 
-def _headerless_format(path: Path) -> str:
+def _headerless_format(path: Source) -> str:
     with open_binary(path) as fh:
         first = fh.readline()
     if b"\t" in first:
@@ -112,7 +113,7 @@ def _headerless_format(path: Path) -> str:
     raise InputError("a header-less strata file must be tab- or comma-separated", source=path)
 
 
-def _read_headerless(path: Path, fmt: str, columns: list[str]) -> pd.DataFrame:
+def _read_headerless(path: Source, fmt: str, columns: list[str]) -> pd.DataFrame:
     with open_binary(path) as fh:
         try:
             df = pd.read_csv(fh, sep="\t" if fmt == "tsv" else ",", header=None, dtype=str,
@@ -148,7 +149,7 @@ def _json_fields(obj: dict, path, number: int) -> dict:
     return out
 
 
-def _json_lines(text: str, path: Path, key: str = "query_id") -> list[dict]:
+def _json_lines(text: str, path: Source, key: str = "query_id") -> list[dict]:
     rows = []
     for number, obj in json_objects(text, path):
         if key not in obj:
@@ -161,9 +162,10 @@ def _json_lines(text: str, path: Path, key: str = "query_id") -> list[dict]:
     return rows
 
 
-def _keyed_object(text: str, path: Path) -> list[dict] | None:
+def _keyed_object(text: str, path: Source) -> list[dict] | None:
     """Rows of a JSON object keyed by query id (``{"q1": {"domain": ...}, ...}``,
-    e.g. CODEC's topics.json), or None when the file is JSON Lines."""
+    e.g. CODEC's topics.json), or None when the file is JSON Lines.
+    """
     stripped = text.strip()
     if not stripped.startswith("{") or "\n" not in stripped:
         return None

@@ -161,10 +161,8 @@ def validate_judgments(raw: pd.DataFrame, source: str | Path) -> pd.DataFrame:
     query = id_column(raw["query_id"], "query_id", line, source)
     passage = id_column(raw["passage_id"], "passage_id", line, source)
     grade = _grades(raw["grade"], line, query, passage, source)
-    if "doc_version" in raw:
-        doc_version = text_column(raw["doc_version"])
-    else:
-        doc_version = missing_strings(n)
+    doc_version = (text_column(raw["doc_version"]) if "doc_version" in raw
+                   else missing_strings(n))
     df = pd.DataFrame({"query_id": query, "passage_id": passage, "grade": grade,
                        "doc_version": doc_version,
                        "line": line}, copy=False)

@@ -10,8 +10,6 @@ All of them end in :func:`ragnb.io.testset.validate_judgments`.
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -19,6 +17,7 @@ import pyarrow as pa
 from ragnb.errors import InputError
 from ragnb.io.keys import ID_DTYPE, block_codes, release_memory
 from ragnb.io.source import (
+    InputPath,
     decode_utf8,
     json_id,
     json_objects,
@@ -42,7 +41,7 @@ from ragnb.io.testset import (
 _QUERY_KEYS = {"query_id", "query", "source", "intent", "answer", "judgments", "unanswerable"}
 
 
-def read_test_set(path: str | Path, *, format: str = "auto", name: str | None = None) -> TestSet:
+def read_test_set(path: InputPath, *, format: str = "auto", name: str | None = None) -> TestSet:
     """Read a test set from JSONL (seed 004), TREC qrels or a CSV/Parquet table.
 
     Parameters

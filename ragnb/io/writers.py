@@ -124,7 +124,7 @@ def test_set_jsonl(test_set: TestSet) -> str:
     """The test set as seed 004 JSONL: one query per line, its judgments in a list."""
     q = test_set.queries.drop(columns=["line"], errors="ignore")
     j = test_set.judgments
-    groups = {qid: g for qid, g in j.groupby("query_id", sort=False)}
+    groups = dict(iter(j.groupby("query_id", sort=False)))
     lines = []
     for row in q.to_dict(orient="records"):
         obj = {k: _plain(v) for k, v in row.items()}

@@ -55,6 +55,6 @@ __all__ = [
     "RULE", "VERDICTS", "Bounds", "MergeCounts", "MergeRecord", "Pool", "ThreeWay", "TopK",
     "bounds_table", "build_pool", "export_labelling_list", "joint_bounds", "judge_next",
     "label_bounds", "labelling_list", "max_ratio", "merge_files", "merge_judgments",
-    "pool_counts", "pool_summary", "record_path", "shard_effect", "shard_projection", "test_set_jsonl",
-    "three_way", "verdict_table", "write_atomic",
+    "pool_counts", "pool_summary", "record_path", "shard_effect", "shard_projection",
+    "test_set_jsonl", "three_way", "verdict_table", "write_atomic",
 ]

@@ -14,7 +14,8 @@ GAINS = {
 
 def gain_for(metric, top_grade: int):
     """The gain function of an nDCG metric (its gain map for ``ndcg``), checked to be what the
-    exact bounds assume: gain(0) = 0 and rising with every grade up to ``top_grade``."""
+    exact bounds assume: gain(0) = 0 and rising with every grade up to ``top_grade``.
+    """
     if metric.spec.name == "ndcg":
         from ragnb.metrics.gains import gain_map
 

@@ -55,8 +55,8 @@ from ragnb.labelbias import _arrays as A
 from ragnb.labelbias.pool import Pool, build_pool
 from ragnb.labelbias.ratio import max_ratio
 from ragnb.metrics import JudgmentIndex, Metric, parse_metric
-from ragnb.metrics.judged import POLICIES
-from ragnb.metrics.score import score
+from ragnb.metrics.judged import POLICIES, Policy
+from ragnb.metrics.score import Scores, score
 
 #: Which output columns are the seed's policies and which are exact bounds.
 COLUMN_KINDS = {
@@ -147,8 +147,8 @@ def recall_extremes(h, r, own, other) -> tuple[np.ndarray, np.ndarray]:
             a_ = np.minimum(a, own)
             o_ = np.minimum(o, other)
             vals.append(A.safe_div(h + a_, r + a_ + o_))
-    vals = np.stack(vals)
-    return vals.min(axis=0), vals.max(axis=0)
+    stacked = np.stack(vals)
+    return stacked.min(axis=0), stacked.max(axis=0)
 
 
 @register_bound("recall")
@@ -278,7 +278,7 @@ def label_bounds(
     if func is None and metric.spec.uses_policy:
         raise no_bound(metric)
 
-    policy_values = {}
+    policy_values: dict[Policy, Scores] = {}
     notes: list[Note] = list(pool.notes)
     for policy in POLICIES:
         s = score(index, runs, metric, policy=policy, upper_grade=pool.top_grade,
@@ -300,8 +300,9 @@ def label_bounds(
     for run in runs:
         t = pool.tops[run.name]
         nq = pool.n_queries
-        cols = {p: policy_values[p].values(run.name, metric).reindex(qids).to_numpy()
-                for p in POLICIES}
+        cols: dict[str, np.ndarray] = {
+            p: policy_values[p].values(run.name, metric).reindex(qids).to_numpy()
+            for p in POLICIES}
         if func is None:
             lo, hi = cols["lower"], cols["lower"]
         else:

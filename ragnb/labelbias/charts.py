@@ -50,8 +50,8 @@ def bounds_chart(table: pd.DataFrame, *, stratum: str = "all", title: str | None
     y = alt.Y("config:N", sort=configs, title=None)
     interval = alt.Chart(t).mark_bar(height=12, opacity=0.35).encode(
         y=y,
-        x=alt.X("bound_min:Q", title=f"{metric} (mean over queries, points)", axis=alt.Axis(labelExpr=POINTS_LABELS),
-                scale=alt.Scale(zero=False)),
+        x=alt.X("bound_min:Q", title=f"{metric} (mean over queries, points)",
+                axis=alt.Axis(labelExpr=POINTS_LABELS), scale=alt.Scale(zero=False)),
         x2="bound_max:Q",
         tooltip=["config", alt.Tooltip("bound_min:Q", format=".4f", title="bound min"),
                  alt.Tooltip("bound_max:Q", format=".4f", title="bound max"),
@@ -75,7 +75,7 @@ def bounds_chart(table: pd.DataFrame, *, stratum: str = "all", title: str | None
 
 
 def verdict_chart(result: ThreeWay, *, title: str | None = None,
-                  display_names: Mapping[str, str] | None = None) -> alt.LayerChart:
+                  display_names: Mapping[str, str] | None = None) -> alt.FacetChart:
     """The three intervals per challenger against zero, coloured by verdict.
 
     ``display_names`` (config -> name) names the challengers and the baseline.
@@ -119,7 +119,8 @@ def shard_chart(table: pd.DataFrame, *, title: str | None = None,
     t = _named(table[table["target"] == table["config"]], ("config",), display_names)
     y = alt.Y("config:N", sort=list(pd.unique(t["config"])), title=None)
     effect = alt.Chart(t).mark_bar(opacity=0.5).encode(
-        y=y, x=alt.X("effect_full:Q", title="change of the full-set mean (points)", axis=alt.Axis(labelExpr=POINTS_LABELS)),
+        y=y, x=alt.X("effect_full:Q", title="change of the full-set mean (points)",
+                     axis=alt.Axis(labelExpr=POINTS_LABELS)),
         tooltip=["config", alt.Tooltip("effect_full:Q", format="+.4f"),
                  alt.Tooltip("projected:Q", format="+.4f")])
     rule = alt.Chart(t).mark_rule(strokeWidth=2).encode(y=y, x="ci_low:Q", x2="ci_high:Q")

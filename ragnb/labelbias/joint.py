@@ -166,7 +166,9 @@ def _rbp(pool: Pool, base: str, chal: str, metric: Metric):
         return A.per_query(t.q, (1 - p) * np.power(p, t.pos) * (~t.unjudged & (t.grade >= rel)),
                            nq)
 
-    w = lambda r: (1 - p) * np.power(p, r)
+    def w(r):
+        return (1 - p) * np.power(p, r)
+
     return _linear_joint(pool, base, chal, lower(chal), lower(base), w, w,
                          pool.top_grade >= rel)
 
@@ -197,8 +199,8 @@ def _recall(pool: Pool, base: str, chal: str, metric: Metric):
                 a_, b_, z_ = np.minimum(a, only_c), np.minimum(b, only_b), np.minimum(z, rest)
                 den = total + a_ + b_ + z_
                 vals.append(A.safe_div(hc + a_, den) - A.safe_div(hb + b_, den))
-    vals = np.stack(vals)
-    return vals.min(axis=0), vals.max(axis=0)
+    stacked = np.stack(vals)
+    return stacked.min(axis=0), stacked.max(axis=0)
 
 
 @register_joint("ndcg", "ndcg_linear")

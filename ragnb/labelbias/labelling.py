@@ -129,7 +129,8 @@ def export_labelling_list(table: pd.DataFrame, csv_path: str | Path | None = Non
 
 def _single_item_values(pool: Pool, config: str, metric, grade: int) -> np.ndarray:
     """Per pooled item: the config's metric on that item's query when the item alone is
-    labelled ``grade`` (every other unjudged passage at 0)."""
+    labelled ``grade`` (every other unjudged passage at 0).
+    """
     name = metric.spec.name
     t = pool.tops[config]
     nq = pool.n_queries

@@ -90,12 +90,12 @@ def shard_effect(
         raise InputError("before and after must score the same configs on the same queries",
                          key="after")
     a = a.reindex(index=b.index, columns=b.columns)
-    shard = pd.Index(pd.unique(pd.Index(list(shard), dtype="str")))
-    missing = shard.difference(b.index)
+    ids = pd.Index(pd.unique(pd.Index(list(shard), dtype="str")))
+    missing = ids.difference(b.index)
     if len(missing):
         raise InputError(f"{len(missing)} shard queries are not scored, e.g. "
                          f"{list(missing[:5])}", key="shard")
-    n_total, n = len(b), len(shard)
+    n_total, n = len(b), len(ids)
     if n < 2:
         raise InputError(f"a shard needs at least 2 queries, got {n}", key="shard")
     fpc = 1.0 - n / n_total
@@ -110,15 +110,16 @@ def shard_effect(
     rows = []
     for config, target, vb, va in targets:
         delta = va - vb
-        r = paired_bootstrap(vb.loc[shard], va.loc[shard], resamples=resamples, seed=seed, ci=ci,
+        r = paired_bootstrap(vb.loc[ids], va.loc[ids], resamples=resamples, seed=seed, ci=ci,
                              method="percentile")  # the fpc-scaled bootstrap projection
-        est = float(delta.loc[shard].mean())
+        est = float(delta.loc[ids].mean())
         scale = np.sqrt(fpc)
         rows.append({
             "config": config, "target": target, "n_shard": n, "n_total": n_total,
             "new_judgments": new_judgments, "new_relevant": new_relevant,
-            "share_relevant": (new_relevant / new_judgments) if new_judgments else np.nan,
-            "queries_changed": int((delta.loc[shard].abs() > 1e-12).sum()),
+            "share_relevant": (new_relevant / new_judgments
+                               if new_judgments and new_relevant is not None else np.nan),
+            "queries_changed": int((delta.loc[ids].abs() > 1e-12).sum()),
             "mean_before": float(vb.mean()), "mean_after": float(va.mean()),
             "effect_full": float(delta.sum() / n_total),
             "projected": est,
@@ -155,8 +156,7 @@ def shard_projection(
     if lab.empty:
         raise InputError("the labels hold no judgment for the shard's queries", key="shard")
     merged, counts = merge_judgments(test_set, lab)
-    kw = {"policy": "lower", "missing": missing, "extra": extra}
-    before = score(test_set, runs, metric, **kw).table
-    after = score(merged, runs, metric, **kw).table
+    before = score(test_set, runs, metric, policy="lower", missing=missing, extra=extra).table
+    after = score(merged, runs, metric, policy="lower", missing=missing, extra=extra).table
     return shard_effect(before, after, shard, baseline=baseline, new_judgments=counts.added,
                         new_relevant=counts.new_relevant, resamples=resamples, seed=seed)

@@ -1,4 +1,4 @@
-"""The three-way verdict: can labelling still change the decision?
+"""The three-way verdict: whether labelling can still change the decision.
 
 Against a baseline, each challenger gets three paired bootstraps of the mean
 per-query difference ``challenger - baseline`` (seed 003, §2-1):
@@ -44,7 +44,7 @@ from ragnb.labelbias.bounds import Bounds
 from ragnb.labelbias.joint import joint_bounds
 from ragnb.result import Analysis
 from ragnb.stats import paired_bootstrap
-from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, method_label
+from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Method, method_label
 from ragnb.stats.classic import effect_size
 
 TESTS = ("current", "conservative", "optimistic")
@@ -53,7 +53,8 @@ VERDICTS = (ADOPT, REJECT, UNDECIDED)
 RULE = ("adopt when the conservative interval lies above zero; reject when the optimistic "
         "interval does not lie above zero; otherwise labelling decides")
 TEST_COLUMNS = ["baseline", "challenger", "test", "bounds", "delta", "ci_low", "ci_high",
-                "excludes_zero", "effect_size", "se", "p_value", "n", "resamples", "seed", "method", "ci"]
+                "excludes_zero", "effect_size", "se", "p_value", "n", "resamples", "seed",
+                "method", "ci"]
 
 
 @dataclass(frozen=True)
@@ -99,7 +100,7 @@ def three_way(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     ci: float = 0.95,
-    method: str = "percentile",
+    method: Method = "percentile",
 ) -> ThreeWay:
     """Current, conservative and optimistic paired bootstraps and the verdict per challenger.
 

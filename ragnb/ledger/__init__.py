@@ -5,12 +5,20 @@ many times the split has been used to choose, and that count leaves no trace
 in the score (seed 000). The ledger records it beside the split, enforces the
 rules that follow from it, and keeps the history.
 
->>> from ragnb.ledger import Ledger, UnsealPolicy            # doctest: +SKIP
->>> led = Ledger("data/ledger")                              # doctest: +SKIP
->>> led.register("golden", judgments, query_ids, budget=40)  # doctest: +SKIP
->>> led.record_selection("golden", ["round-17", "round-18"], winner="round-18")  # doctest: +SKIP
->>> led.register("prod-2026Q2", prod_judgments, role="confirmation")  # sealed  # doctest: +SKIP
->>> led.manifest("golden").selections_against                # doctest: +SKIP
+>>> import pandas as pd, tempfile
+>>> from ragnb.ledger import Ledger
+>>> led = Ledger(tempfile.mkdtemp())
+>>> judgments = pd.DataFrame({"query_id": ["q1", "q2"], "passage_id": ["p1", "p7"],
+...                           "grade": [2, 1]})
+>>> led.register("golden", judgments, ["q1", "q2", "q3"], budget=40).role
+'working'
+>>> led.record_selection("golden", ["round-17", "round-18"], winner="round-18").selections_against
+1
+>>> prod = judgments.assign(query_id=["q8", "q9"])
+>>> led.register("prod-2026Q2", prod, role="confirmation").sealed
+True
+>>> led.manifest("golden").selections_against
+1
 
 Modules: :mod:`~ragnb.ledger.content` (split id), :mod:`~ragnb.ledger.manifest`
 (fields, JSON), :mod:`~ragnb.ledger.log` (append-only log), :mod:`~ragnb.ledger.state`

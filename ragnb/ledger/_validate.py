@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 from datetime import date
+from typing import Literal, overload
 
 from ragnb.errors import InputError
 
@@ -24,6 +25,16 @@ def obj(value: object, allowed: tuple[str, ...], required: tuple[str, ...], sour
     return value
 
 
+@overload
+def integer(value: object, source: str, key: str, *, minimum: int,
+            optional: Literal[False] = False) -> int: ...
+
+
+@overload
+def integer(value: object, source: str, key: str, *, minimum: int,
+            optional: bool) -> int | None: ...
+
+
 def integer(value: object, source: str, key: str, *, minimum: int,
             optional: bool = False) -> int | None:
     """An integer ``>= minimum`` (``None`` allowed when ``optional``)."""
@@ -38,8 +49,8 @@ def integer(value: object, source: str, key: str, *, minimum: int,
 
 def number(value: object, source: str, key: str, *, positive: bool = True) -> float:
     """A finite number, strictly positive unless ``positive=False``."""
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-    if not ok or (positive and value <= 0):
+    if (not isinstance(value, (int, float)) or isinstance(value, bool)
+            or not math.isfinite(value) or (positive and value <= 0)):
         raise InputError(f"must be a finite {'positive ' if positive else ''}number, "
                          f"got {value!r}", source=source, key=key)
     return float(value)
@@ -52,6 +63,14 @@ def boolean(value: object, source: str, key: str) -> bool:
     return value
 
 
+@overload
+def text(value: object, source: str, key: str, *, optional: Literal[False] = False) -> str: ...
+
+
+@overload
+def text(value: object, source: str, key: str, *, optional: bool) -> str | None: ...
+
+
 def text(value: object, source: str, key: str, *, optional: bool = False) -> str | None:
     """A non-empty string (``None`` allowed when ``optional``)."""
     if value is None and optional:
@@ -61,15 +80,19 @@ def text(value: object, source: str, key: str, *, optional: bool = False) -> str
     return value
 
 
+def _is_date(text: str) -> bool:
+    try:
+        date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
 def iso_date(value: object, source: str, key: str, *, optional: bool = False) -> str | None:
     """A calendar date written ``YYYY-MM-DD``."""
     if value is None and optional:
         return None
-    try:
-        ok = isinstance(value, str) and len(value) == 10 and date.fromisoformat(value)
-    except ValueError:
-        ok = False
-    if not ok:
+    if not isinstance(value, str) or len(value) != 10 or not _is_date(value):
         raise InputError(f"must be a date written YYYY-MM-DD{' or null' if optional else ''}, "
                          f"got {value!r}", source=source, key=key)
     return value

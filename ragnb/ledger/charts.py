@@ -30,7 +30,7 @@ def selection_timeline_chart(counts: pd.DataFrame, budgets: dict[str, int] | Non
         layers.append(alt.Chart(demoted.assign(label="demoted to regression guard")).mark_text(
             align="right", dx=-8, dy=-10, fontSize=10, color="#cc0000").encode(
             x=x, y="selections_against:Q", text="label:N"))
-    return alt.layer(*layers).properties(width=560, height=240,
+    return alt.LayerChart(layer=layers).properties(width=560, height=240,
                                           title="How often each split has been used to choose")
 
 

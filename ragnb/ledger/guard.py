@@ -53,8 +53,7 @@ class GuardAlert:
 
 
 def _finite(x: object, name: str) -> float:
-    ok = isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
-    if not ok:
+    if not isinstance(x, (int, float)) or isinstance(x, bool) or not math.isfinite(x):
         raise InputError(f"must be a finite number, got {x!r}", source=name)
     return float(x)
 
@@ -159,7 +158,7 @@ def check_ranking(split: str, scores: Mapping[str, float], winner: str, n_select
     """
     margin, inflation = ranking_margin(n_selections, se, z)
     others = {c: s for c, s in scores.items() if c != winner}
-    runner_up = max(others, key=others.get)
+    runner_up = max(others, key=lambda c: others[c])
     lead = scores[winner] - others[runner_up]
     if lead < margin:
         emax = 0.0
@@ -172,8 +171,9 @@ def check_ranking(split: str, scores: Mapping[str, float], winner: str, n_select
             f"the lead is {lead * 100:+.2f} points, and after {n_selections} selections its "
             f"scores carry a selection bias of about {inflation * 100:.2f} points (expected "
             f"maximum of {n_selections} standard normals = {emax:.2f} x SE_d / √2, SE_d = "
-            f"{se * 100:.2f} points, configs' noise assumed exchangeable). A lead under {margin * 100:.2f} points (bias + {z:g} SE_d) may be that "
-            "bias rather than a better configuration: the bias is the size of the signal. "
+            f"{se * 100:.2f} points, configs' noise assumed exchangeable). A lead under "
+            f"{margin * 100:.2f} points (bias + {z:g} SE_d) may be that bias rather than a "
+            "better configuration: the bias is the size of the signal. "
             "Choose on a working split or confirm on a sealed one; the guard still runs on "
             "every change and alerts on large drops, which the bias is far too small to flip")
     return margin

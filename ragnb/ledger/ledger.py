@@ -212,7 +212,8 @@ class Ledger:
               value: float | None = None, note: str | None = None,
               actor: str | None = None) -> Manifest:
         """Record that ``config`` was scored on ``split`` (refused on a sealed split
-        outside its unseal policy)."""
+        outside its unseal policy).
+        """
         return self._act(split, lambda s, today: (
             "scored", rules.check_score(s, config, metric, value, note)), actor)[0]
 
@@ -220,7 +221,8 @@ class Ledger:
              reusable_holdout: ThresholdoutParams | None = None,
              actor: str | None = None) -> Manifest:
         """Close an unseal run, or seal a fresh (never selected, never scored) split
-        as a confirmation split."""
+        as a confirmation split.
+        """
         return self._act(split, lambda s, today: (
             "sealed", rules.check_seal(s, unseal_policy, reusable_holdout)), actor)[0]
 

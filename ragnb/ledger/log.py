@@ -57,7 +57,7 @@ import json
 import os
 import time
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -328,7 +328,7 @@ class EventLog:
             warnings.warn(t.describe(self.path), TornRecordWarning, stacklevel=2)
         return contents
 
-    def verify(self, heads: Iterator[tuple[str, Head | str]] = ()) -> Verification:
+    def verify(self, heads: Iterable[tuple[str, Head | str]] = ()) -> Verification:
         """Check the whole chain, and the log against recorded heads.
 
         Parameters

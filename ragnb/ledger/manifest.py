@@ -21,6 +21,7 @@ import json
 import os
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
+from typing import Any
 
 from ragnb._atomic import write_atomic
 from ragnb.errors import InputError
@@ -166,7 +167,7 @@ class Manifest:
 
     def to_dict(self) -> dict:
         """The JSON object (with ``format``) written by :func:`write_manifest`."""
-        d = {"format": MANIFEST_FORMAT}
+        d: dict[str, Any] = {"format": MANIFEST_FORMAT}
         for f in fields(self):
             value = getattr(self, f.name)
             d[f.name] = asdict(value) if hasattr(value, "__dataclass_fields__") else value

@@ -50,14 +50,20 @@ def _names(values: object, what: str, *, minimum: int) -> list[str]:
 
 
 def _number(x: object, what: str) -> float:
-    ok = isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
-    if not ok:
+    if not isinstance(x, (int, float)) or isinstance(x, bool) or not math.isfinite(x):
         raise InputError(f"must be a finite number, got {x!r}", source=what)
     return float(x)
 
 
+def _policy(s: SplitState) -> UnsealPolicy:
+    """The unseal policy of a confirmation split (every one has one: checked on register)."""
+    if s.unseal_policy is None:
+        raise PolicyError(f"{s.name} has no unseal policy: it is not a confirmation split")
+    return s.unseal_policy
+
+
 def _policy_words(s: SplitState) -> str:
-    p = s.unseal_policy
+    p = _policy(s)
     return (f"its unseal policy is {p.text!r} ({p.max_scoring_runs} run(s) of at most "
             f"{p.max_candidates} candidates; {s.scoring_runs_used} used)")
 
@@ -218,7 +224,7 @@ def check_score(s: SplitState, config: object, metric: object, value: object,
 
 def _check_published(s: SplitState, action: str) -> None:
     w = s.window
-    if w is not None and s.unseal_policy.publish_whatever_they_say and w.unscored:
+    if w is not None and _policy(s).publish_whatever_they_say and w.unscored:
         raise PolicyError(
             f"{s.name}: cannot {action} before every candidate of run {w.run} is scored: "
             f"the policy publishes results whatever they say, and {w.unscored} have none yet")
@@ -260,7 +266,7 @@ def check_unseal(s: SplitState, candidates: object, reason: object) -> dict:
     if s.reusable_holdout is not None:
         raise PolicyError(f"{s.name} answers through Thresholdout (reusable holdout); "
                           "unsealing it would spend it outside that mechanism")
-    p = s.unseal_policy
+    p = _policy(s)
     if s.scoring_runs_used >= p.max_scoring_runs:
         raise PolicyError(f"{s.name} cannot be unsealed again: {_policy_words(s)}")
     cands = _names(candidates, "candidates", minimum=1)

@@ -109,6 +109,8 @@ def apply(states: dict[str, SplitState], e: Event) -> None:
     """Apply one event to ``states`` in place."""
     if e.event == "torn_tail_quarantined":
         return
+    if e.split is None:
+        raise InputError(f"event {e.event!r} names no split")
     if e.event == "registered":
         states[e.split] = _registered(e)
         return

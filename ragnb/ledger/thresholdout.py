@@ -1,4 +1,4 @@
-"""Thresholdout: a reusable holdout for a confirmation split.
+r"""Thresholdout: a reusable holdout for a confirmation split.
 
 Counting selections tells a team how spent a split is; Thresholdout lets a
 sealed confirmation split be consulted many times while spending it only when
@@ -6,19 +6,19 @@ a consultation would actually tell the analyst something the working set does
 not. For each query (one configuration's mean score on the working split and
 on the confirmation split), following Dwork et al. (Science 2015, Fig. 1):
 
-1. draw a threshold offset :math:`\\gamma \\sim \\mathrm{Lap}(2\\sigma)`, kept
-   until the budget is next spent (:math:`\\hat T = T + \\gamma`);
-2. draw :math:`\\eta \\sim \\mathrm{Lap}(4\\sigma)`;
-3. if :math:`|\\bar h - \\bar w| > \\hat T + \\eta` the working score is off:
-   answer :math:`\\bar h + \\xi` with :math:`\\xi \\sim \\mathrm{Lap}(\\sigma)`,
-   spend one unit of the budget :math:`B` and redraw :math:`\\gamma`;
-4. otherwise answer the working score :math:`\\bar w` itself, spending nothing;
+1. draw a threshold offset :math:`\gamma \sim \mathrm{Lap}(2\sigma)`, kept
+   until the budget is next spent (:math:`\hat T = T + \gamma`);
+2. draw :math:`\eta \sim \mathrm{Lap}(4\sigma)`;
+3. if :math:`|\bar h - \bar w| > \hat T + \eta` the working score is off:
+   answer :math:`\bar h + \xi` with :math:`\xi \sim \mathrm{Lap}(\sigma)`,
+   spend one unit of the budget :math:`B` and redraw :math:`\gamma`;
+4. otherwise answer the working score :math:`\bar w` itself, spending nothing;
 5. once :math:`B` is spent, refuse to answer.
 
 Defaults ``T = 0.04``, ``sigma = 0.01`` are those of the public
-implementations; the CACM 2017 version (Theorem 9) sets :math:`T = 3\\tau/4`,
-:math:`\\sigma = \\tau / (96 \\ln(4m/\\beta))` for accuracy :math:`\\tau` over
-:math:`m` queries with probability :math:`1-\\beta`, which is far more
+implementations; the CACM 2017 version (Theorem 9) sets :math:`T = 3\tau/4`,
+:math:`\sigma = \tau / (96 \ln(4m/\beta))` for accuracy :math:`\tau` over
+:math:`m` queries with probability :math:`1-\beta`, which is far more
 conservative. At the defaults a query spends budget with probability 0.22
 when the two means are equal, 0.50 at a gap of ``T``, 0.91 at ``3T`` and 0.99
 at ``5T`` (``P(gamma + eta < |gap| - T)``, integrated numerically): large gaps
@@ -47,6 +47,7 @@ Preserving validity in adaptive data analysis", Science 349(6248):636-638,
 """
 from __future__ import annotations
 
+import secrets
 from dataclasses import asdict, dataclass, replace
 
 import numpy as np
@@ -100,10 +101,10 @@ class ThresholdoutParams:
         return out
 
     def with_seed(self) -> ThresholdoutParams:
-        """This object with ``seed`` filled from fresh OS entropy if it was ``None``."""
+        """These parameters with ``seed`` filled from fresh OS entropy if it was ``None``."""
         if self.seed is not None:
             return self
-        return replace(self, seed=int(np.random.SeedSequence().entropy % 2**63))
+        return replace(self, seed=secrets.randbits(63))
 
 
 @dataclass(frozen=True)

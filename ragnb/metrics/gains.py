@@ -41,7 +41,8 @@ class GainMap:
 
     def increasing_from_zero(self, top: int) -> bool:
         """True when gain(0) = 0 and the gain rises with every grade up to ``top``
-        (what the exact label bounds assume)."""
+        (what the exact label bounds assume).
+        """
         g = self(np.arange(top + 1, dtype=np.float64))
         return bool(g[0] == 0 and np.all(np.diff(g) > 0))
 
@@ -114,7 +115,8 @@ def register_gain_map(name: str, mapping: Mapping, *, source: str | None = None)
 
 def load_gain_map(path: str | Path, name: str | None = None) -> GainMap:
     """Read a gain map from JSON (``{"grade": gain}``) or CSV (``grade,gain``) and register
-    it under ``name`` (default: the path as given)."""
+    it under ``name`` (default: the path as given).
+    """
     p = Path(path)
     if not p.is_file():
         raise InputError("gain map file not found", source=str(path))

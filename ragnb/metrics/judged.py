@@ -35,7 +35,7 @@ from ragnb.io.run import Run, positions
 from ragnb.io.testset import Note, TestSet
 
 Policy = Literal["lower", "condensed", "upper"]
-POLICIES = ("lower", "condensed", "upper")
+POLICIES: tuple[Policy, ...] = ("lower", "condensed", "upper")
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,7 @@ class JudgmentIndex:
     source: str
 
     @classmethod
-    def from_test_set(cls, test_set: TestSet) -> "JudgmentIndex":
+    def from_test_set(cls, test_set: TestSet) -> JudgmentIndex:
         qids = pd.Index(test_set.queries["query_id"].astype("str"), name="query_id")
         j = test_set.judgments
         jq = codes_for(j["query_id"], qids)
@@ -116,7 +116,7 @@ class JudgedRun:
         return self.index.n_queries
 
     def view(self, policy: Policy = "lower", k: int | None = None,
-             upper_grade: int | None = None) -> "View":
+             upper_grade: int | None = None) -> View:
         """The ranking under a label policy, cut at ``k`` (None: whole ranking)."""
         if policy not in POLICIES:
             raise InputError(f"unknown label policy {policy!r}; choose one of {POLICIES}",
@@ -302,7 +302,8 @@ def _heads(codes: np.ndarray) -> np.ndarray:
 
 def _block_permutation(codes: np.ndarray, heads: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Blocks of equal codes ordered by code (stable, rows kept inside): the row
-    permutation and the reordered codes."""
+    permutation and the reordered codes.
+    """
     dtype = np.int32 if len(codes) < 2**31 else np.int64
     lengths = np.diff(np.r_[heads, len(codes)]).astype(dtype)
     block_codes = codes[heads]

@@ -173,7 +173,8 @@ def rbp_residual(view: View, p: float = 0.8) -> np.ndarray:
 
 def _relevant_total(view: View, rel: int) -> np.ndarray:
     """R per query: judged passages with grade >= rel, plus (upper policy) the unjudged
-    passages labelled relevant at ``extra_grade``."""
+    passages labelled relevant at ``extra_grade``.
+    """
     total = view.index.relevant_counts(rel).astype(np.float64)
     if view.extra_grade >= rel:
         total = total + view.extra

@@ -170,7 +170,9 @@ def table_html(
     """
     if isinstance(float_format, str):
         spec = float_format
-        float_format = lambda x: format(x, spec)
+
+        def float_format(x):
+            return format(x, spec)
     frame = df.reset_index() if index else df
     if index and list(frame.columns[:1]) == ["index"]:
         frame = frame.rename(columns={"index": ""})
@@ -202,7 +204,8 @@ def table_html(
     link = csv_link(df, caption or "table", index=index)
     cap = (f"<figcaption>{html.escape(caption)} {link}</figcaption>" if caption
            else f"<figcaption>{link}</figcaption>")
-    return f'<figure class="ragnb-table">{cap}<div class="ragnb-scroll">{table}</div>{more}</figure>'
+    return (f'<figure class="ragnb-table">{cap}<div class="ragnb-scroll">{table}</div>{more}'
+            "</figure>")
 
 
 def format_unit(value: Any, unit: str) -> str:
@@ -344,7 +347,7 @@ def show_markdown(template: str, /, **values: Any) -> None:
 
     Examples
     --------
-    >>> show_markdown("**Reading:** {reading} on {n} queries", reading=reading, n=n)  # doctest: +SKIP
+    >>> show_markdown("**Reading:** {r} on {n} queries", r="ok", n=4)  # doctest: +SKIP
     """
     text = markdown_text(template, **values)
     _display_bundle({"text/markdown": text, "text/plain": text})
@@ -418,7 +421,7 @@ def show_workspace_files(workspace: Any) -> None:
 def note_split(
     split_id: str,
     selections_against: int,
-    inflation: float | None = None,
+    inflation: float | str | None = None,
     /,
     **facts: Any,
 ) -> None:
@@ -430,8 +433,9 @@ def note_split(
         The split (from the split ledger).
     selections_against : int
         How many selection decisions have used this split so far.
-    inflation : float, optional
-        The expected selection inflation of the best score on it.
+    inflation : float or str, optional
+        The expected selection inflation of the best score on it (a number, or
+        text with its unit such as ``"0.42 points"``).
     **facts
         More columns (e.g. ``status="sealed"``).
     """

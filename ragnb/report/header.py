@@ -21,7 +21,8 @@ from ragnb.report.provenance import PathFact, Provenance, SpecFact
 
 #: Styles of the header (inlined in the page; the page allows no external CSS).
 HEADER_CSS = """
-.ragnb-provenance { font-family: var(--jp-ui-font-family, system-ui, sans-serif); font-size: 13px; margin: 0 0 1.5em 0; padding: 0.8em 1em;
+.ragnb-provenance { font-family: var(--jp-ui-font-family, system-ui, sans-serif); font-size: 13px;
+  margin: 0 0 1.5em 0; padding: 0.8em 1em;
   border: 1px solid #ccc; border-radius: 4px; background: #fafafa; }
 .ragnb-provenance h2 { font-size: 15px; margin: 0 0 0.5em 0; }
 .ragnb-provenance h3 { font-size: 13px; margin: 0.9em 0 0.3em 0; }
@@ -56,7 +57,8 @@ table.ragnb-table th { overflow-wrap: anywhere; }
 .ragnb-appendix-item table.ragnb-table { font-size: 11.5px; }
 .ragnb-appendix-item table.ragnb-table th, .ragnb-appendix-item table.ragnb-table td {
   padding: 2px 4px; }
-table.ragnb-table .num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+table.ragnb-table .num { text-align: right; font-variant-numeric: tabular-nums;
+  white-space: nowrap; }
 .jp-RenderedHTMLCommon table.ragnb-table td, .jp-RenderedHTMLCommon table.ragnb-table th {
   max-width: 28em; }
 .jp-RenderedHTMLCommon table.ragnb-table td.txt { text-align: left; }
@@ -106,10 +108,11 @@ def _when(ts: datetime) -> str:
 
 
 def _size(n: int) -> str:
+    size = float(n)
     for unit in ("B", "KB", "MB", "GB"):
-        if n < 1024 or unit == "GB":
-            return f"{n} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
+        if size < 1024 or unit == "GB":
+            return f"{n} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
     return f"{n} B"  # pragma: no cover
 
 
@@ -138,7 +141,8 @@ def _spec_timing(spec: SpecFact) -> str:
     if spec.seconds_before_run is None:
         return '<span class="warn">missing</span>'
     if spec.seconds_before_run < 0:
-        return f'<span class="warn">modified {span_text(spec.seconds_before_run)} after the run started</span>'
+        return (f'<span class="warn">modified {span_text(spec.seconds_before_run)} '
+                "after the run started</span>")
     return f"{span_text(spec.seconds_before_run)} before the run"
 
 
@@ -247,7 +251,8 @@ def render_record(prov: Provenance) -> str:
             columns.extend(k for k in row if k not in columns)
         parts.append(f"<h3>{_e(section)}</h3>")
         parts.append(
-            _table(columns, ([_e(row.get(c)) for c in columns] for row in rows), "ragnb-contributed")
+            _table(columns, ([_e(row.get(c)) for c in columns] for row in rows),
+                   "ragnb-contributed")
         )
     parts.append(f"<details><summary>Parameters ({len(prov.parameters)})</summary>")
     parts.append(

@@ -72,11 +72,13 @@ from ragnb.report.provenance import PROVENANCE_MIMETYPE
 TEMPLATE_DIR = PACKAGE_DIR / "templates"
 TEMPLATE_NAME = "report"
 #: Cell tags honoured on the page.
-REMOVE_CELL_TAG, REMOVE_INPUT_TAG, REMOVE_OUTPUT_TAG = "remove_cell", "remove_input", "remove_output"
+REMOVE_CELL_TAG, REMOVE_INPUT_TAG = "remove_cell", "remove_input"
+REMOVE_OUTPUT_TAG = "remove_output"
 WIDGET_VIEW_MIMETYPE = "application/vnd.jupyter.widget-view+json"
 #: Shown instead of a widget (its state is not saved and nothing could run it).
 WIDGET_NOTE = (
-    '<div class="ragnb-omitted">Interactive widget: open the notebook in JupyterLab to use it.</div>'
+    '<div class="ragnb-omitted">Interactive widget: open the notebook in JupyterLab to use it.'
+    "</div>"
 )
 #: The page may load nothing and run nothing; inline styles and data: images only.
 CONTENT_SECURITY_POLICY = (
@@ -224,7 +226,7 @@ def prepare(nb: nbformat.NotebookNode, *, name: str) -> nbformat.NotebookNode:
 
 
 def exporter() -> Any:
-    """nbconvert's HTML exporter configured for report pages."""
+    """The nbconvert HTML exporter configured for report pages."""
     from nbconvert import HTMLExporter
     from traitlets.config import Config
 

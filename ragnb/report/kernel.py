@@ -87,7 +87,8 @@ def report_kernel() -> Iterator[dict[str, Any]]:
                     raise NoSuchKernel(kernel_name)
                 return KernelSpec(
                     argv=kernel_argv(),
-                    display_name=f"Python {sys.version_info.major}.{sys.version_info.minor} (ragnb report)",
+                    display_name=(f"Python {sys.version_info.major}.{sys.version_info.minor} "
+                                  "(ragnb report)"),
                     language="python",
                     env=kernel_env(),
                     resource_dir=tmp,

@@ -90,7 +90,8 @@ def resolve(
     return chosen
 
 
-def check_stored(paths: Iterable[str | PathLike[str]] | str | PathLike[str] = NOTEBOOKS_DIR) -> list[str]:
+def check_stored(paths: Iterable[str | PathLike[str]] | str | PathLike[str] = NOTEBOOKS_DIR
+                 ) -> list[str]:
     """Problems of notebooks as stored in git (empty when all is well).
 
     Parameters
@@ -117,9 +118,11 @@ def check_stored(paths: Iterable[str | PathLike[str]] | str | PathLike[str] = NO
         for path in files:
             m = NOTEBOOK_NAME.match(path.name)
             if not m:
-                problems.append(f"{path}: name must look like `01-fit.ipynb` (two digits, a dash, a slug)")
+                problems.append(f"{path}: name must look like `01-fit.ipynb` "
+                                "(two digits, a dash, a slug)")
             elif m["number"] in numbers:
-                problems.append(f"{path}: number {m['number']} already used by {numbers[m['number']]}")
+                problems.append(f"{path}: number {m['number']} already used by "
+                                f"{numbers[m['number']]}")
             else:
                 numbers[m["number"]] = path.name
     else:
@@ -136,7 +139,8 @@ def check_stored(paths: Iterable[str | PathLike[str]] | str | PathLike[str] = NO
             if cell.get("outputs"):
                 problems.append(f"{path}: cell {i} is stored with outputs (run nbstripout)")
             if cell.get("execution_count") is not None:
-                problems.append(f"{path}: cell {i} is stored with an execution count (run nbstripout)")
+                problems.append(f"{path}: cell {i} is stored with an execution count "
+                                "(run nbstripout)")
         first_code = next((c for c in nb.cells if c.cell_type == "code"), None)
         if first_code is None or SETUP_CALL not in first_code.source:
             problems.append(
@@ -144,7 +148,8 @@ def check_stored(paths: Iterable[str | PathLike[str]] | str | PathLike[str] = NO
                 "(charts that draw offline in JupyterLab and in reports)"
             )
         if "papermill" in nb.metadata:
-            problems.append(f"{path}: stored with papermill metadata (an executed copy, not the source)")
+            problems.append(f"{path}: stored with papermill metadata "
+                            "(an executed copy, not the source)")
         try:
             read_parameters(path)
         except InputError as exc:

@@ -293,7 +293,8 @@ def read_parameters(path: str | PathLike[str]) -> dict[str, Parameter]:
                 source=source, line=line,
             ) from None
         info = declared.get(name)
-        if info is None or info["inferred_type_name"].replace(" ", "") != annotation.replace(" ", ""):
+        inferred = None if info is None else info["inferred_type_name"].replace(" ", "")
+        if inferred != annotation.replace(" ", ""):
             raise InputError(
                 f"parameters cell: papermill does not read `{lines[line - 1].strip()}` "
                 "(one `=` per line, annotation without `|`)",

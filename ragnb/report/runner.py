@@ -200,8 +200,8 @@ def plan(
             mine[key] = value
         skip = _skip_reason(nb, declared[nb.name], mine)
         if skip and names is not None:
-            raise InputError(f"{nb.name} cannot run on workspace {_workspace_of(nb, declared[nb.name], mine)}: {skip}",
-                             key=nb.name)
+            where = _workspace_of(nb, declared[nb.name], mine)
+            raise InputError(f"{nb.name} cannot run on workspace {where}: {skip}", key=nb.name)
         jobs.append(Job(nb, declared[nb.name], mine, skip))
     return jobs
 
@@ -230,7 +230,8 @@ def _skip_reason(nb: NotebookRef, declared: dict[str, Parameter], given: dict[st
 def _with_manifest_specs(job: Job) -> list[ParameterValue]:
     """The run's parameter values, with each spec parameter left empty set to the spec file
     the workspace's manifest gives it (origin "workspace"), so the header's spec-timing
-    table states it as it does a spec given with ``-p``."""
+    table states it as it does a spec given with ``-p``.
+    """
     from ragnb.workspace import open_workspace
     from ragnb.workspace.needs import manifest_specs
 
@@ -289,7 +290,8 @@ def _umask() -> int:
 
 def check_out_dir(out_dir: str | PathLike[str], jobs: Sequence[Job]) -> Path:
     """The output folder, created if needed; a file, a notebooks folder or an
-    unwritable folder is an :class:`InputError` before anything runs."""
+    unwritable folder is an :class:`InputError` before anything runs.
+    """
     out = Path(out_dir).resolve()  # papermill changes directory while it runs
     if out.exists() and not out.is_dir():
         raise InputError("is a file; the output must be a folder", source=out_dir)
@@ -416,7 +418,8 @@ def run(
             running.unlink(missing_ok=True)
             failed_path.unlink(missing_ok=True)
             size = html_path.stat().st_size
-            log(f"[{i}/{len(jobs)}] {name}: done in {seconds:.1f} s -> {html_path} ({size / 1024:.0f} KB)")
+            log(f"[{i}/{len(jobs)}] {name}: done in {seconds:.1f} s -> {html_path} "
+                f"({size / 1024:.0f} KB)")
             result = Result(name, True, nb_path, html_path, seconds, size)
             if pdf:
                 from ragnb.errors import RagnbError

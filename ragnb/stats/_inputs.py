@@ -9,6 +9,7 @@ the offending query ids and counts.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from numbers import Integral
 
@@ -107,10 +108,8 @@ def align(baseline, challenger, *, drop_mismatched: bool = False) -> Paired:
     ids = a.index.intersection(b.index)
     if len(ids) == 0:
         raise InputError("baseline and challenger share no query id", source="paired scores")
-    try:
+    with contextlib.suppress(TypeError):  # mixed id types: keep baseline order
         ids = ids.sort_values()
-    except TypeError:  # mixed id types: keep baseline order
-        pass
     return Paired(
         query_ids=np.asarray(ids),
         baseline=a.loc[ids].to_numpy(dtype=float),

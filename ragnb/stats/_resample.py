@@ -23,8 +23,12 @@ from __future__ import annotations
 import hashlib
 import zlib
 from collections import OrderedDict
+from typing import Literal
 
 import numpy as np
+
+#: How the replicates are drawn: row indices, or multinomial counts per distinct value.
+ResamplePath = Literal["index", "counts"]
 
 #: Most resampled indices (or multinomial cells) held in memory at once
 #: (2**19 int64 = 4 MiB, plus as many float64 for the gathered values).
@@ -38,14 +42,14 @@ DEFAULT_SEED = 20260729
 DEFAULT_RESAMPLES = 10_000
 
 
-def choose_path(n: int, n_distinct: int) -> str:
+def choose_path(n: int, n_distinct: int) -> ResamplePath:
     """``"counts"`` when ``n_distinct * COUNTS_COST <= n``, else ``"index"``."""
     return "counts" if n_distinct * COUNTS_COST <= n else "index"
 
 
 def resample_sums(
     d: np.ndarray, resamples: int, rng: np.random.Generator, path: str = "auto"
-) -> tuple[np.ndarray, str, int]:
+) -> tuple[np.ndarray, ResamplePath, int]:
     """Return ``resamples`` replicates of ``d.sum()``, the path used and the distinct count.
 
     Parameters
@@ -61,13 +65,13 @@ def resample_sums(
     """
     n = d.shape[0]
     values, multiplicity = np.unique(d, return_counts=True)
-    if path == "auto":
-        path = choose_path(n, values.size)
+    used: ResamplePath = ("counts" if path == "counts" else "index" if path == "index"
+                          else choose_path(n, values.size))
     out = np.empty(resamples)
     if values.size == 1:  # constant: every resample sums to the same number
         out.fill(n * values[0])
-        return out, path, 1
-    if path == "counts":
+        return out, used, 1
+    if used == "counts":
         p = multiplicity / n
         rows = max(1, ELEMENT_BUDGET // values.size)
         for start in range(0, resamples, rows):
@@ -80,7 +84,7 @@ def resample_sums(
             stop = min(start + rows, resamples)
             idx = rng.integers(0, n, size=(stop - start, n))
             out[start:stop] = np.take(d, idx).sum(axis=1)
-    return out, path, values.size
+    return out, used, values.size
 
 
 _CACHE: OrderedDict = OrderedDict()
@@ -89,7 +93,7 @@ CACHE_ENTRIES = 128
 
 
 def seeded_sums(d: np.ndarray, resamples: int, seed: int, path: str = "auto"
-                ) -> tuple[np.ndarray, str, int]:
+                ) -> tuple[np.ndarray, ResamplePath, int]:
     """:func:`resample_sums` with a fresh ``default_rng(seed)``, memoised.
 
     The result is a pure function of ``(d, resamples, seed, path)``, so a

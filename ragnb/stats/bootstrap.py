@@ -68,7 +68,9 @@ from ragnb.stats.interval import delta_interval
 from ragnb.stats.permutation import sign_flip_test
 from ragnb.stats.power import queries_needed as _queries_needed
 
-METHODS = ("t", "percentile", "bca")
+#: Interval methods of :func:`paired_bootstrap` (see its ``method``).
+Method = Literal["t", "percentile", "bca"]
+METHODS: tuple[Method, ...] = ("t", "percentile", "bca")
 
 
 def method_label(method: str) -> str:
@@ -180,7 +182,7 @@ class PairedBootstrap:
     n: int
     resamples: int
     seed: int
-    method: Literal["t", "percentile", "bca"]
+    method: Method
     ci: float
     mde: float
     baseline_mean: float
@@ -224,12 +226,12 @@ def paired_bootstrap(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     ci: float = 0.95,
-    method: Literal["t", "percentile", "bca"] = "t",
+    method: Method = "t",
     drop_mismatched: bool = False,
     path: Literal["auto", "index", "counts"] = "auto",
     fixed: bool = False,
 ) -> PairedBootstrap:
-    """Paired bootstrap CI, standard error, p-value and MDE of ``mean(challenger - baseline)``.
+    r"""Paired bootstrap CI, standard error, p-value and MDE of ``mean(challenger - baseline)``.
 
     Parameters
     ----------
@@ -269,8 +271,9 @@ def paired_bootstrap(
     >>> r = paired_bootstrap(a, a, fixed=True)
     >>> (r.delta, r.ci_low, r.ci_high, r.p_value)
     (0.0, 0.0, 0.0, 1.0)
-    >>> r.describe()
-    '95% calibrated t-interval (variance floored by the share of queries that differ) of n=4 queries; p: paired sign-flip test (exact), seed 20260729'
+    >>> print(r.describe().replace("; ", ";\n"))
+    95% calibrated t-interval (variance floored by the share of queries that differ) of n=4 queries;
+    p: paired sign-flip test (exact), seed 20260729
     """
     resamples, seed, ci = check_options(resamples, seed, ci, method, path)
     pair = _inputs.align(baseline, challenger, drop_mismatched=drop_mismatched)
@@ -301,7 +304,7 @@ def paired_bootstrap(
         ci_low=low,
         ci_high=high,
         se=calibrated.se,
-        p_value=sf.p_value,
+        p_value=float(sf.p_value),
         n=n,
         resamples=resamples,
         seed=seed,
@@ -314,7 +317,7 @@ def paired_bootstrap(
         dropped=pair.dropped,
         path=used,
         n_distinct=n_distinct,
-        p_method=sf.method,
+        p_method=str(sf.method),
         se_bootstrap=float(reps.std(ddof=1)) if resamples > 1 else 0.0,
         p_value_bootstrap=shift_p_value(reps, delta, tol),
         note=calibrated.note,

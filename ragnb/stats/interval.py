@@ -99,7 +99,7 @@ def share_upper(k: int, n: int, level: float = SHARE_LEVEL) -> float:
     None of 30 queries differ: at 95% at most 1 - 0.05^(1/30) = 9.5% could.
 
     >>> round(share_upper(0, 30, 0.95), 4)
-    0.0950
+    0.095
     """
     return 1.0 if k >= n else float(special.betaincinv(k + 1, n - k, level))
 
@@ -119,7 +119,7 @@ def floored_sd(d: np.ndarray, bound: float = 1.0) -> float:
 
 
 def t_mde(se: float, n: int, alpha: float = 0.05, power: float = 0.8) -> float:
-    """Minimum detectable effect with t quantiles: ``(t_{1-alpha/2} + t_{power}) * SE``, df = n-1."""
+    """Minimum detectable effect, t quantiles: ``(t_{1-alpha/2} + t_{power}) * SE``, df = n-1."""
     return float((special.stdtrit(n - 1, 1 - alpha / 2) + special.stdtrit(n - 1, power)) * se)
 
 
@@ -145,8 +145,8 @@ def delta_interval(
     Thirty unchanged queries: not a zero-width interval, a bound.
 
     >>> r = delta_interval([0.0] * 30)
-    >>> r.low < 0 < r.high, r.note[:29]
-    (True, 'all 30 differences are 0 in ')
+    >>> r.low < 0 < r.high, r.note[:39]
+    (True, 'all 30 differences are 0 in this sample')
     """
     d = np.asarray(d, dtype=float)
     n = d.size

@@ -132,9 +132,9 @@ def compare(
         p-value, the family named in ``holm_family``), the secondary
         ``p_bootstrap`` (shift method), a ``statement`` when a row has no
         interval or an all-zero sample, with ``method``, ``ci``,
-        ``resamples``, ``seed`` and ``n`` on every row. ``attrs["description"]`` is a one-line statement of
-        method, resamples, seeds and family; with strata, ``attrs["checks"]``
-        lists each challenger's stratified checks as plain records
+        ``resamples``, ``seed`` and ``n`` on every row. ``attrs["description"]``
+        is a one-line statement of method, resamples, seeds and family; with
+        strata, ``attrs["checks"]`` lists each challenger's stratified checks as plain records
         (``challenger, check, ok, detail``; plain data, so that pandas can
         compare attrs when tables are concatenated).
 
@@ -184,15 +184,10 @@ def compare(
     for name in challengers:
         chal = _per_query(scores, name, metric)
         c_seed = comparison_seed(seed, base, chal)
-        options = {
-            "resamples": resamples,
-            "seed": c_seed,
-            "ci": ci,
-            "method": method,
-            "drop_mismatched": drop_mismatched,
-        }
         if strata is None:
-            r = paired_bootstrap(base, chal, fixed=_all_fixed(base, chal, fixed), **options)
+            r = paired_bootstrap(base, chal, fixed=_all_fixed(base, chal, fixed),
+                                 resamples=resamples, seed=c_seed, ci=ci, method=method,
+                                 drop_mismatched=drop_mismatched)
             row = {k: getattr(r, k) for k in (
                 "n", "baseline_mean", "challenger_mean", "delta", "ci_low", "ci_high",
                 "se", "mde", "p_value", "p_method", "seed", "path")}  # fmt: skip
@@ -203,7 +198,8 @@ def compare(
             frame = pd.DataFrame([{"stratum": POOLED, **row}])
         else:
             s = stratified_bootstrap(base, chal, strata, min_stratum=min_stratum, fixed=fixed,
-                                     **options)
+                                     resamples=resamples, seed=c_seed, ci=ci, method=method,
+                                     drop_mismatched=drop_mismatched)
             frame = s.table.copy()
             checks += [{"challenger": name, **row} for row in s.checks.to_dict("records")]
         frame.insert(0, "challenger", name)

@@ -22,13 +22,13 @@ Exact shortcut
 Monte Carlo
     Every pair sees the same ``P`` random sign vectors (one seeded stream,
     replayed for each block of pairs whose tables fit the memory budget), so
-    a pair's p-value does not depend on which other pairs share the call. Signs come as random bytes, eight queries per byte;
-    with a bit set meaning a flip, ``T* = T - 2 sum_{flipped} d_i``, and the
-    flipped sum of each group of eight queries is read from a 256-entry table
-    of its subset sums, so one permutation costs ``n / 8`` table look-ups and
-    no multiplications (and no BLAS threads). Blocks of permutations stay
-    within a fixed element budget; the ``+1`` keeps ``p`` above zero
-    (Phipson & Smyth 2010).
+    a pair's p-value does not depend on which other pairs share the call.
+    Signs come as random bytes, eight queries per byte; with a bit set meaning
+    a flip, ``T* = T - 2 sum_{flipped} d_i``, and the flipped sum of each
+    group of eight queries is read from a 256-entry table of its subset sums,
+    so one permutation costs ``n / 8`` table look-ups and no multiplications
+    (and no BLAS threads). Blocks of permutations stay within a fixed element
+    budget; the ``+1`` keeps ``p`` above zero (Phipson & Smyth 2010).
 
 References
 ----------
@@ -146,10 +146,8 @@ def _monte_carlo_p(d: np.ndarray, permutations: int, seed: int, tol: np.ndarray)
             else:
                 bits = np.unpackbits(draws, axis=1, count=n)
             for q in pairs:
-                if use_table:
-                    flipped = np.take(tables[q - first], idx).sum(axis=1)
-                else:
-                    flipped = bits @ d[q]
+                flipped = (np.take(tables[q - first], idx).sum(axis=1) if use_table
+                           else bits @ d[q])
                 count[q] += np.count_nonzero(np.abs(total[q] - 2 * flipped) >= target[q])
     return (1 + count) / (permutations + 1)
 

@@ -209,7 +209,8 @@ class StratifiedBootstrap:
 
 def _snap(mean: float, tol: float) -> float:
     """A mean within the tie tolerance of zero is zero: differences that cancel on
-    paper (p@5's +-0.2) leave float noise of ~1e-18, which is not an effect."""
+    paper (p@5's +-0.2) leave float noise of ~1e-18, which is not an effect.
+    """
     return 0.0 if abs(mean) <= tol else mean
 
 

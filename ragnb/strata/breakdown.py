@@ -162,8 +162,12 @@ class Breakdown(Analysis):
     def display_table(self, scale: float = 100.0, digits: int = 2) -> pd.DataFrame:
         """The table as shown: deltas, intervals and MDE in points (x ``scale``)."""
         t = self.table
-        f = lambda v, signed=True: "—" if pd.isna(v) else (
-            f"{v * scale:+.{digits}f}" if signed else f"{v * scale:.{digits}f}")
+
+        def f(v, signed=True):
+            if pd.isna(v):
+                return "—"
+            return f"{v * scale:+.{digits}f}" if signed else f"{v * scale:.{digits}f}"
+
         rows = []
         for r in t.to_dict("records"):
             shown = r["kind"] != EXCLUDED

@@ -69,6 +69,6 @@ def strata_chart(bd, scale: float = 100.0,
     if len(excluded):
         subtitle.append("excluded: " + ", ".join(
             f"{s} (n={n})" for s, n in zip(excluded["stratum"], excluded["n"])))
-    return alt.layer(zero, bars, dots, summary, data=t).properties(
+    return alt.LayerChart(layer=[zero, bars, dots, summary], data=t).properties(
         width=420, height=max(120, 28 * len(t)),
         title=alt.TitleParams("Δ per stratum", subtitle=subtitle))

@@ -83,25 +83,25 @@ class SpecTiming:
 
     @property
     def seconds_before_scores(self) -> float | None:
-        if self.spec.written_at is None:
-            return None
-        return (self.scores_at.at - self.spec.written_at).total_seconds()
+        written = self.spec.written_at
+        return None if written is None else (self.scores_at.at - written).total_seconds()
 
     @property
     def line(self) -> str:
         """One sentence for the report: before or after the scores, on what evidence."""
         latest = self.scores_at.text()
-        if self.verdict == "no spec":
+        written, gap_seconds = self.spec.written_at, self.seconds_before_scores
+        if written is None or gap_seconds is None:
             return (f"No stratification spec: the strata are the values of {self.spec.column!r} "
                     "chosen in the notebook's parameters; nothing records that they were fixed "
                     f"before the scores (latest score input: {latest}).")
-        gap = span_text(self.seconds_before_scores)
+        gap = span_text(gap_seconds)
         who = f" by {self.spec.written_by}" if self.spec.written_by else ""
         if self.verdict == "before":
-            text = (f"Spec written at {_when(self.spec.written_at)}{who}: written before the "
+            text = (f"Spec written at {_when(written)}{who}: written before the "
                     f"scores, {gap} before the latest score input, {latest}.")
         else:
-            text = (f"Spec written at {_when(self.spec.written_at)}{who}: written AFTER the "
+            text = (f"Spec written at {_when(written)}{who}: written AFTER the "
                     f"scores could be seen ({gap} after the latest score input, {latest}), so "
                     "this is an exploratory stratification, not a pre-registered one.")
         if self.spec.origin == "what-if":

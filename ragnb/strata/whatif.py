@@ -221,7 +221,8 @@ class WhatIfState:
 
     def status_lines(self, bd: Breakdown) -> list[str]:
         """What the breakdown leaves to say beside its headline: completeness,
-        reconciliation, the failing checks and the method."""
+        reconciliation, the failing checks and the method.
+        """
         lines = [bd.completeness]
         if bd.reconciliation_line:
             lines.append(bd.reconciliation_line)

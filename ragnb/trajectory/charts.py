@@ -51,5 +51,5 @@ def trajectory_chart(tr, display_names: Mapping[str, str] | None = None) -> alt.
         layers.append(alt.Chart(rule_df).mark_text(align="left", dx=4, dy=8, fontSize=10,
                                                    baseline="top").encode(
             x="round:Q", y=alt.value(0), text="label:N"))
-    return alt.layer(*layers).properties(width=560, height=300,
+    return alt.LayerChart(layer=layers).properties(width=560, height=300,
                                           title="Champions rescored on both splits")

@@ -104,7 +104,8 @@ class QueryInspector:
     def from_comparison(cls, comparison, scores, *, stratum: str | None = None,
                         **options) -> QueryInspector:
         """Build from a :class:`ragnb.strata.Comparison` (``Workspace.comparison``);
-        ``stratum`` names a column of its strata table."""
+        ``stratum`` names a column of its strata table.
+        """
         strata = None
         if stratum is not None:
             t = comparison.table

@@ -28,6 +28,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from os import PathLike
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -37,6 +38,7 @@ from ragnb.io.strata import UNCLASSIFIED
 from ragnb.io.strata_table import Comparison
 from ragnb.io.testset import TestSet
 from ragnb.metrics import POLICIES, REGISTRY, parse_metric
+from ragnb.metrics.judged import Policy
 from ragnb.metrics.score import Scores
 from ragnb.report.display import checks_html, headline_html, table_html
 from ragnb.result import finding
@@ -44,6 +46,9 @@ from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ragnb.strata.breakdown import Breakdown
 from ragnb.strata.spec import StrataSpec
 from ragnb.strata.whatif import REPORT_NOTEBOOK, WARNING, LogEntry, WhatIfState
+
+if TYPE_CHECKING:
+    import altair as alt
 
 __all__ = ["CUTOFFS", "REPORT_NOTEBOOK", "WARNING", "LogEntry", "WhatIf"]
 
@@ -103,7 +108,7 @@ class WhatIf:
     def __init__(self, test_set: TestSet, runs: Sequence[Run] | Mapping[str, Run],
                  table: pd.DataFrame, *, baseline: str, challenger: str,
                  spec: StrataSpec | str | None = None, metric: str = "ndcg@10",
-                 policy: str = "lower", reported_points=None,
+                 policy: Policy = "lower", reported_points=None,
                  resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
                  min_stratum: int = 10, extra: str = "error",
                  columns: Sequence[str] | None = None,
@@ -155,7 +160,7 @@ class WhatIf:
         self.table_html = w.HTML()
         self.chart_html = w.HTML()
         self.chart_box = w.Box([self.chart_html])
-        self.chart_w = None  # the JupyterChart, made at the first update
+        self.chart_w: alt.JupyterChart | None = None  # made at the first update
         self.log_html = w.HTML()
         self._checkboxes: dict[str, object] = {}
 
@@ -185,7 +190,10 @@ class WhatIf:
 
     @classmethod
     def from_comparison(cls, comparison: Comparison, **options) -> WhatIf:
-        """Build from a :class:`ragnb.strata.Comparison` (:meth:`ragnb.workspace.Workspace.comparison`)."""
+        """Build from a :class:`ragnb.strata.Comparison`.
+
+        Such as :meth:`ragnb.workspace.Workspace.comparison` returns.
+        """
         options.setdefault("extra", comparison.extra)
         return cls(comparison.test_set, comparison.runs, comparison.table, **options)
 

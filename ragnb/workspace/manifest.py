@@ -75,7 +75,7 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 from ragnb.errors import InputError
 
@@ -222,6 +222,14 @@ class _Checker:
             raise self.fail(f"{where}{key}", f"must be one of {', '.join(choices)}; got {value!r}")
         return value
 
+    @overload
+    def file(self, data: dict, key: str, where: str, *, required: Literal[True],
+             kind: str = "file") -> Path: ...
+
+    @overload
+    def file(self, data: dict, key: str, where: str, *, required: bool = False,
+             kind: str = "file") -> Path | None: ...
+
     def file(self, data: dict, key: str, where: str, *, required: bool = False,
              kind: str = "file") -> Path | None:
         if key not in data:
@@ -326,10 +334,10 @@ def _gain(check: _Checker, ws: dict, data: dict) -> str:
                 raise check.fail("workspace.gain", f"must be exp, linear or a .json/.csv file "
                                                    f"grade -> gain; got {value!r}")
             return value
-        path = check.file(ws, "gain", "workspace.")
+        path = check.file(ws, "gain", "workspace.", required=True)
         key, source = "workspace.gain", str(path)
         try:
-            mapping = dict(load_gain_map(path, "workspace-file").table)
+            mapping = dict(load_gain_map(path, "workspace-file").table or ())
         except InputError as exc:
             raise check.fail(key, str(exc)) from None
         finally:

@@ -114,7 +114,8 @@ PARAMETER_KEYS = {"champion": "challenger", "split": "test_set", "guard_split": 
 
 def with_parameters(ws: Workspace, slug: str, given: Mapping[str, Any]) -> Workspace:
     """``ws`` as notebook ``slug`` sees it with the parameters given for the run
-    (``-p baseline=bm25`` counts as ``[report.<slug>] baseline``)."""
+    (``-p baseline=bm25`` counts as ``[report.<slug>] baseline``).
+    """
     keys = {}
     for name, value in given.items():
         key = PARAMETER_KEYS.get(name, name)
@@ -129,7 +130,8 @@ def with_parameters(ws: Workspace, slug: str, given: Mapping[str, Any]) -> Works
 
 def skip_reason(ws: Workspace, slug: str, given: Mapping[str, Any] | None = None) -> str | None:
     """Why notebook ``slug`` cannot run on ``ws`` (None when it can or has no check),
-    with the run's parameters ``given`` taken into account."""
+    with the run's parameters ``given`` taken into account.
+    """
     check = NEEDS.get(slug)
     if check is None:
         return None
@@ -149,7 +151,8 @@ SPECS: dict[str, dict[str, SpecResolver]] = {
 
 def manifest_specs(ws: Workspace, slug: str, values: Mapping[str, Any]) -> dict[str, str]:
     """Spec files notebook ``slug`` reads from the manifest: parameter -> absolute path, for
-    each spec parameter left empty in ``values`` whose manifest entry names a file."""
+    each spec parameter left empty in ``values`` whose manifest entry names a file.
+    """
     found = {}
     for name, resolve in SPECS.get(slug, {}).items():
         if values.get(name):

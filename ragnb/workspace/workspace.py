@@ -17,7 +17,7 @@ import pandas as pd
 
 from ragnb.errors import InputError
 from ragnb.io import as_run, as_test_set, read_strata
-from ragnb.io.run import Run
+from ragnb.io.run import Order, Run
 from ragnb.io.testset import TestSet
 from ragnb.workspace.manifest import MANIFEST_NAME, Manifest, StrataEntry, parse_manifest
 
@@ -35,6 +35,7 @@ class Workspace:
         self._run_sources: dict[str, dict[str, Source]] = {
             n: dict(e.runs) for n, e in manifest.test_sets.items()}
         self._read: dict[str, Path] = {}
+        self._strata_frames: dict[str, pd.DataFrame] = {}  # given in memory (from_data)
 
     # ------------------------------------------------------------- building
     @classmethod
@@ -127,7 +128,7 @@ class Workspace:
         return self.manifest.test_sets[name]
 
     @property
-    def run_order(self) -> str | None:
+    def run_order(self) -> Order | None:
         """The ``order`` passed to readers: None (score where scores exist) or "rank"."""
         return None if self.manifest.order == "score" else "rank"
 
@@ -149,7 +150,7 @@ class Workspace:
 
     def splits(self, names: Sequence[str], configs: Sequence[str]
                ) -> tuple[dict[str, TestSet], dict[str, list[Run]]]:
-        """Test sets and runs of ``configs`` on each split, for :func:`ragnb.workspace.splits.score_splits`."""
+        """Test sets and runs of ``configs`` per split (for :func:`.splits.score_splits`)."""
         return ({n: self.test_set(n) for n in names},
                 {n: self.runs(n, configs) for n in names})
 
@@ -163,9 +164,8 @@ class Workspace:
 
     def strata(self, name: str) -> pd.DataFrame | None:
         """Query annotations of test set ``name`` (``query_id`` + columns), or None."""
-        frames = getattr(self, "_strata_frames", {})
-        if name in frames:
-            return frames[name]
+        if name in self._strata_frames:
+            return self._strata_frames[name]
         entry = self.strata_entry(name)
         if entry is None:
             return None
@@ -175,7 +175,8 @@ class Workspace:
     def comparison(self, name: str, configs: Sequence[str]):
         """What a stratified breakdown reads (:class:`ragnb.strata.Comparison`): the test
         set, the runs of ``configs`` and its query metadata joined with its strata file.
-        Annotated queries the test set lacks are counted in ``table.attrs["notes"]``."""
+        Annotated queries the test set lacks are counted in ``table.attrs["notes"]``.
+        """
         from ragnb.io.strata_table import Comparison, strata_table
 
         test_set = self.test_set(name)
@@ -196,7 +197,8 @@ class Workspace:
 
     def spec_path(self, name: str, notebook: str = "strata", given: str = "") -> str:
         """The stratification spec file: given, ``[report.<notebook>] spec``, the strata
-        ``spec``, else "" (none)."""
+        ``spec``, else "" (none).
+        """
         entry = self.strata_entry(name)
         spec = self.setting(notebook, "spec", given) or (entry.spec if entry else None)
         if spec:
@@ -233,7 +235,7 @@ class Workspace:
     # ------------------------------------------------------------- settings
     @property
     def display_names(self) -> dict[str, str]:
-        """config -> name shown in reports (``[display_names]``)."""
+        """Map of config -> name shown in reports (``[display_names]``)."""
         return dict(self.manifest.display_names)
 
     def display_name(self, config: str) -> str:
@@ -243,7 +245,8 @@ class Workspace:
     def setting(self, notebook: str, key: str, given: Any = "", default: Any = "") -> Any:
         """A report setting: ``given`` when set, else ``[report.<notebook>]``, ``[report]``,
         then ``default``. A ``metric`` comes back with the workspace's gain map
-        (:meth:`metric`)."""
+        (:meth:`metric`).
+        """
         if given not in ("", None, [], {}):
             value = given
         else:
@@ -259,14 +262,16 @@ class Workspace:
     def metric(self, text: str) -> str:
         """``text`` with the workspace's gain map when the metric takes a ``gain`` and
         names none: ``ndcg@10`` -> ``ndcg@10(gain=<workspace map>)``; ``ndcg@10(gain=linear)``,
-        other metrics and the default ``exp`` map are returned unchanged."""
+        other metrics and the default ``exp`` map are returned unchanged.
+        """
         from ragnb.metrics.registry import with_gain
 
         return with_gain(text, self.gain)
 
     def test_set_for(self, notebook: str, given: str = "") -> str:
         """The test set a single-split notebook reads: given, set in the manifest, the
-        production, golden or else the first test set."""
+        production, golden or else the first test set.
+        """
         name = self.setting(notebook, "test_set", given)
         return name or self.role("production") or self.role("golden") or self.test_set_names[0]
 

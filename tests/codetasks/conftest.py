@@ -121,7 +121,8 @@ def tiny_repo(tmp_path_factory):
     shas["M2"] = g("rev-parse", "HEAD")
     shas["M3"] = g.merge(
         "cycle",
-        {"pkg/billing.py": BILLING.replace("def prorate(amount, days):\n    return amount * days / 30",
+        {"pkg/billing.py": BILLING.replace("def prorate(amount, days):\n"
+                                           "    return amount * days / 30",
                                            "def prorate(amount, days, cycle):\n"
                                            "    return amount * days / cycle"),
          "pkg/orders.py": ORDERS.replace("from pkg.billing import prorate",
@@ -136,7 +137,7 @@ def tiny_repo(tmp_path_factory):
         "Use it like this:\n\n```python\ndef prorate(amount, days, cycle):\n```\n")
     shas["M4"] = g.merge("tweak", {"pkg/api.py": API.replace("30)", "31)")}, "Tweak",
                          "Merge branch 'tweak'")
-    moved = {name: None for name in locales}
+    moved = dict.fromkeys(locales)
     moved.update({name.replace("locale/", "i18n/"): text for name, text in locales.items()})
     shas["M5"] = g.merge("move-locales", moved, "Move locales",
                          "Merge pull request #5 from dev/move-locales\n\n"

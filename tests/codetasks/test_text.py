@@ -7,7 +7,8 @@ FILES = ["billing/proration.py", "billing/serializers.py", "shop/api/__init__.py
 
 
 @pytest.mark.parametrize("message, expected", [
-    ("Merge pull request #12 from org/fix-proration\n\nFix proration\n\nBody.", "Fix proration\n\nBody."),
+    ("Merge pull request #12 from org/fix-proration\n\nFix proration\n\nBody.",
+     "Fix proration\n\nBody."),
     ("Merge branch 'fix-cache' into main", ""),
     ("Merge remote-tracking branch 'origin/main'", ""),
     ("Fix proration\n\nSigned-off-by: Ann <a@b.c>\nCo-authored-by: Bo <b@c.d>", "Fix proration"),

@@ -47,7 +47,8 @@ def test_coverage_below_one_by_the_removed_answers():
     gone = [q["query_id"] for q in answerable
             if not any(j["grade"] == 2 and j["passage_id"] in rows for j in q["judgments"])]
     assert len(answerable) == 173 and len(gone) == demo.REMOVED_ANSWERS == 6
-    cov = coverage(read_test_set(DEMO_DIR / "production.jsonl"), read_corpus(DEMO_DIR / "corpus.csv"))
+    cov = coverage(read_test_set(DEMO_DIR / "production.jsonl"),
+                   read_corpus(DEMO_DIR / "corpus.csv"))
     assert (cov.n_covered, cov.n_answerable) == (173 - 6, 173)
     assert sorted(cov.uncovered()["query_id"]) == sorted(gone)
     assert cov.counts["unanswerable"] == 27

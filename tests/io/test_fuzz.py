@@ -476,7 +476,7 @@ def strict_tasks(data: bytes) -> dict:
     return out
 
 
-# -- what ragnb read, in the same shape --------------------------------------------------------------
+# -- what ragnb read, in the same shape ------------------------------------------------------------
 def ragnb_judgments(path: Path, fmt: str) -> dict:
     ts = read_test_set(path, format=fmt)
     j = ts.judgments
@@ -646,7 +646,8 @@ OTHER_SWAPS = {
     "tasks-json": [('"t0"', 'null'), ('"t1"', 'true'), ('"t2"', '2'), ('"t0"', '1.5'),
                    ('"text": "fix d1"', '"text": 5'), ('"failed": []', '"failed": ["x"]'),
                    ('"read_set": ["d7.py"]', '"read_set": ["d7.py", "d7.py"]'),
-                   ('"edit_set": [', '"edit_set": [], "edit_set": ['), ('"version": 2', '"version": 3'),
+                   ('"edit_set": [', '"edit_set": [], "edit_set": ['),
+                   ('"version": 2', '"version": 3'),
                    ('"kept": true', '"kept": 1'), ('"d1.py"', 'null'), ('"t1"', '""')],
 }
 
@@ -708,12 +709,15 @@ def mutate_text(text: str, rng: random.Random, kind: str) -> bytes:
             swaps = [('"grade": 1', '"grade": 1.0'), ('"grade": 2', '"grade": true'),
                      ('"grade": 0', '"grade": null'), ('"passage_id": "d1"', '"passage_id": null'),
                      ('"passage_id": "d2"', '"passage_id": ["d2"]'),
-                     ('"passage_id": "d3"', '"passage_id": 3'), ('"query_id": "q0"', '"query_id": 7'),
+                     ('"passage_id": "d3"', '"passage_id": 3'),
+                     ('"query_id": "q0"', '"query_id": 7'),
                      ('"query_id": "q1"', '"query_id": false'),
                      ('"judgments": [', '"judgments": [], "judgments": ['),
-                     ('"d4"', '"d\\u2028"'), ('"d5"', '"d\u20285"'), ('"grade": 3', '"grade": 1024'),
+                     ('"d4"', '"d\\u2028"'), ('"d5"', '"d\u20285"'),
+                     ('"grade": 3', '"grade": 1024'),
                      ('"grade": 1', '"grade": NaN'), ('"q0": [', '"q0": [], "q0": ['),
-                     ('"d6"', '""'), ('"d7"', '{"d": 7}'), ('"query": "text"', '"query": "t\u2028x"'),
+                     ('"d6"', '""'), ('"d7"', '{"d": 7}'),
+                     ('"query": "text"', '"query": "t\u2028x"'),
                      ('"grade": 2', '"grade": 1e2'), ('"grade": 0', '"grade": -1')]
             old, new = rng.choice(swaps)
             text = text.replace(old, new, 1)
@@ -903,7 +907,8 @@ def test_the_other_strict_readers_on_hand_made_cases():
     assert strict_tasks(b'{"mining": {"version": 2}}\n{"task_id": 7, "edit_set": ["a"]}\n') == {
         "7": (("a",), (), "", True)}
     for reader, bad in (
-            (strict_strata_table, b"query_id,d,d\nq1,a,b\n"), (strict_strata_table, b"query_id\n\n"),
+            (strict_strata_table, b"query_id,d,d\nq1,a,b\n"),
+            (strict_strata_table, b"query_id\n\n"),
             (strict_strata_table, b"query_id,,Unnamed: 1\nq1,a,b\n"),
             (strict_strata_table, b"query_id,line\nq1,2\n"),
             (strict_strata_jsonl, b'{"query_id": null}\n'),

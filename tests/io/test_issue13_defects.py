@@ -209,7 +209,7 @@ def test_10_provenance_hashes_only_declared_paths(tmp_path):
     assert facts[0].kind in ("missing", "dir")  # /proc/self: no crash either way
 
 
-# -- 11: --out faults and file modes ----------------------------------------------------------------
+# -- 11: --out faults and file modes ---------------------------------------------------------------
 def test_11_out_must_be_a_writable_folder_and_not_the_notebooks(tmp_path):
     from ragnb.report.runner import check_out_dir, plan
 
@@ -271,7 +271,7 @@ def test_12_ranks_are_strict_ascii_integers(tmp_path, rank):
         read_run(p)
 
 
-# -- 13: valid input refused ------------------------------------------------------------------------
+# -- 13: valid input refused -----------------------------------------------------------------------
 def test_13_u2028_in_a_json_string_and_a_bom_are_accepted(tmp_path):
     p = tmp_path / "t.jsonl"
     text = json.dumps({"query_id": "q1", "query": "a\u2028b", "judgments": [
@@ -285,7 +285,7 @@ def test_13_u2028_in_a_json_string_and_a_bom_are_accepted(tmp_path):
     assert read_test_set(q).judgments["query_id"].tolist() == ["q1"]
 
 
-# -- 14: misattributed errors -------------------------------------------------------------------------
+# -- 14: misattributed errors ----------------------------------------------------------------------
 def test_14_errors_name_the_right_file_and_argument(tmp_path):
     qrels = tmp_path / "q.qrels"
     qrels.write_text("q1 0 d1 1\nq1 0 d2\n")

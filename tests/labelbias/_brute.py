@@ -48,7 +48,7 @@ def brute(grades: dict, rankings: dict, metric: str, top: int, k: int):
     judgments = {f"L{i}": {**grades, **dict(zip(items, lab))}
                  for i, lab in enumerate(labellings)}
     ts = make_test_set(judgments)
-    runs = [make_run({q: r for q in judgments}, name) for name, r in rankings.items()]
+    runs = [make_run(dict.fromkeys(judgments, r), name) for name, r in rankings.items()]
     s = score(ts, runs, metric)
     values = {name: s.values(name, metric).to_numpy() for name in rankings}
     single = {name: (v.min(), v.max()) for name, v in values.items()}

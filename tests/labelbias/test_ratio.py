@@ -7,8 +7,13 @@ import pytest
 
 from ragnb.labelbias.ratio import max_ratio
 
-EXP = lambda g: np.exp2(g) - 1.0
-LIN = lambda g: np.asarray(g, dtype=float)
+
+def EXP(g):
+    return np.exp2(g) - 1.0
+
+
+def LIN(g):
+    return np.asarray(g, dtype=float)
 
 
 def ideal(grades, k, gain):

@@ -1,7 +1,7 @@
 """Shared fixtures for the ledger tests."""
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pandas as pd
 import pytest
@@ -12,7 +12,7 @@ from ragnb.ledger import Ledger
 class StepClock:
     """A clock that advances one day per call, starting 2026-01-05 (UTC)."""
 
-    def __init__(self, start: datetime = datetime(2026, 1, 5, 9, tzinfo=timezone.utc)) -> None:
+    def __init__(self, start: datetime = datetime(2026, 1, 5, 9, tzinfo=UTC)) -> None:
         self.now = start - timedelta(days=1)
 
     def __call__(self) -> datetime:

@@ -125,7 +125,7 @@ def test_the_pre_chain_demo_ledger_still_reads(tmp_path):
     assert result.ok and result.unchained == result.n_records > 0
 
 
-# -- 7: failed appends and idempotent selections -----------------------------------------------------
+# -- 7: failed appends and idempotent selections ---------------------------------------------------
 def test_7_enospc_during_append_leaves_the_log_unchanged_and_a_retry_counts_once(
         tmp_path, qrels, monkeypatch):
     led = selected(tmp_path, qrels, n=2)
@@ -203,7 +203,7 @@ def test_7_real_full_disk_on_a_small_tmpfs(tmp_path, qrels):
         subprocess.run(["umount", str(disk)], capture_output=True, check=False)
 
 
-# -- 8: a second user, a read-only ledger, the lock file's mode -------------------------------------
+# -- 8: a second user, a read-only ledger, the lock file's mode ------------------------------------
 def test_8_lock_and_log_follow_the_umask(tmp_path, qrels):
     old = os.umask(0o002)
     try:
@@ -271,7 +271,7 @@ def test_8_second_user_reads_a_shared_read_only_ledger(qrels):
         shutil.rmtree(shared)
 
 
-# -- 15: terminal escapes in ledger text ---------------------------------------------------------------
+# -- 15: terminal escapes in ledger text -----------------------------------------------------------
 def test_15_actor_and_reason_escapes_are_not_printed_raw(tmp_path, qrels):
     led = selected(tmp_path, qrels, n=1)
     led.demote("golden", "done\x1b]0;owned\x07", actor="ev\x1b[2Jil")
@@ -281,7 +281,7 @@ def test_15_actor_and_reason_escapes_are_not_printed_raw(tmp_path, qrels):
     assert "ev\\x1b[2Jil" in out and "done\\x1b]0;owned\\x07" in out
 
 
-# -- 16: a forged event whose split differs from its split id ---------------------------------------
+# -- 16: a forged event whose split differs from its split id --------------------------------------
 def test_16_forged_split_id_is_reported_at_its_line_when_reading(tmp_path, qrels):
     led = selected(tmp_path, qrels, n=1)
     records = [json.loads(line) for line in led.log.path.read_text().splitlines()]

@@ -166,7 +166,7 @@ def test_guard_refuses_a_close_ranking_and_accepts_a_clear_one(ledger, qrels):
     from ragnb.stats.inflation import selection_inflation
 
     ledger.register("golden", qrels, budget=40)
-    for k in range(40):
+    for _ in range(40):
         ledger.record_selection("golden", ["a", "b"], winner="b")
     se = 0.0069
     # the margin stated in the docs: inflation + 1.96 SE_d

@@ -93,11 +93,13 @@ def test_text_html_shows_text():
 def test_markdown_values_are_escaped_but_template_formats():
     from nbconvert.filters.markdown import markdown2html
 
-    md = markdown_text("**Query:** {q} ({n} hits)", q=EVIL + " *not bold* [x](javascript:alert(1))", n=3)
+    md = markdown_text("**Query:** {q} ({n} hits)",
+                       q=EVIL + " *not bold* [x](javascript:alert(1))", n=3)
     parsed = Elements(markdown2html(md))
     assert "script" not in parsed.tags and "a" not in parsed.tags and "em" not in parsed.tags
     assert "strong" in parsed.tags  # the template's own formatting stays
-    assert "".join(parsed.text).strip() == f"Query: {EVIL} *not bold* [x](javascript:alert(1)) (3 hits)"
+    assert ("".join(parsed.text).strip()
+            == f"Query: {EVIL} *not bold* [x](javascript:alert(1)) (3 hits)")
 
 
 def test_escape_markdown_leaves_plain_words_alone():

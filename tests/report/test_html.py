@@ -71,7 +71,8 @@ def executed_notebook():
 
 @pytest.fixture(scope="module")
 def page():
-    return render_page(executed_notebook(), name="01-demo", header_html="<header>HEADER-MARKER</header>")
+    return render_page(executed_notebook(), name="01-demo",
+                       header_html="<header>HEADER-MARKER</header>")
 
 
 def test_page_has_no_script_and_no_loader(page):

@@ -38,11 +38,13 @@ def test_a_name_matches_number_slug_or_both(folder, name, expected):
 
 
 def test_resolve_keeps_order_and_drops_repeats(folder):
-    assert [nb.name for nb in resolve(["02", "fit", "01-fit"], folder)] == ["02-trajectory", "01-fit"]
+    resolved = resolve(["02", "fit", "01-fit"], folder)
+    assert [nb.name for nb in resolved] == ["02-trajectory", "01-fit"]
 
 
 def test_unknown_name_lists_available(folder):
-    with pytest.raises(InputError, match="no notebook named `fitt`; available: 01-fit, 02-trajectory, 03-fit-strata"):
+    with pytest.raises(InputError, match="no notebook named `fitt`; "
+                                         "available: 01-fit, 02-trajectory, 03-fit-strata"):
         resolve(["fitt"], folder)
 
 

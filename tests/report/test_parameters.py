@@ -16,7 +16,8 @@ from ragnb.report.parameters import (
 
 def write_notebook(path, params_source, *, tag_count=1, extra_cells=()):
     nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
     nb.metadata["language_info"] = {"name": "python"}
     cells = [nbformat.v4.new_code_cell("x = 1")]
     for _ in range(tag_count):
@@ -45,7 +46,8 @@ options: dict = {"a": 1}  # options
 
 def test_reads_declared_parameters_in_order(tmp_path):
     params = read_parameters(write_notebook(tmp_path / "01-x.ipynb", GOOD))
-    assert list(params) == ["data_dir", "k", "alpha", "paired", "strata", "cutoffs", "limit", "options"]
+    assert list(params) == ["data_dir", "k", "alpha", "paired", "strata", "cutoffs", "limit",
+                            "options"]
     assert params["k"].default == 10 and params["k"].type.name == "int"
     assert params["strata"].default == ["head", "tail"]
     assert params["limit"].default is None and params["limit"].type.name == "Optional[int]"

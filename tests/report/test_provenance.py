@@ -124,11 +124,14 @@ def test_git_state_commit_and_dirty_flag(tmp_path):
 
 def executed_with_facts():
     nb = nbformat.v4.new_notebook()
-    bundle = lambda section, facts: nbformat.v4.new_output(
-        "display_data", data={PROVENANCE_MIMETYPE: {"section": section, "facts": facts},
-                              "text/plain": "..."})
+    def bundle(section, facts):
+        return nbformat.v4.new_output(
+            "display_data", data={PROVENANCE_MIMETYPE: {"section": section, "facts": facts},
+                                  "text/plain": "..."})
+
     nb.cells = [
-        nbformat.v4.new_code_cell("x", outputs=[bundle("Splits", {"split_id": "golden", "selections_against": 3})]),
+        nbformat.v4.new_code_cell("x", outputs=[
+            bundle("Splits", {"split_id": "golden", "selections_against": 3})]),
         nbformat.v4.new_code_cell("y", outputs=[
             nbformat.v4.new_output("stream", name="stdout", text="hi"),
             bundle("Splits", {"split_id": "prod", "selections_against": 0, "inflation": 0.01}),

@@ -46,7 +46,8 @@ def run_cli(*argv):
         (["--all", "-p", "divisr=1"],
          "ragnb report: [divisr]: unknown parameter `divisr`: declared by none of 01-charts, "
          "02-fails; did you mean `divisor`?"),
-        (["chart"], "ragnb report: [chart]: no notebook named `chart`; available: 01-charts, 02-fails"),
+        (["chart"], "ragnb report: [chart]: no notebook named `chart`; "
+                    "available: 01-charts, 02-fails"),
         (["charts", "--all"], "ragnb report: name notebooks to run, or give --all (not both)"),
         (["charts", "-p", "n=1", "-p", "n=2"], "ragnb report: [n]: parameter `n` given twice"),
     ],
@@ -156,8 +157,10 @@ def test_provenance_header(charts_report):
     assert "<td>golden-v1</td><td>3</td><td>0.012</td>" in header
     assert "<h3>Strata</h3>" in header and "<td>strata.toml</td><td>4</td>" in header
     assert "Specs (pre-registration)" in header and "before the run" in header
-    assert re.search(r"<code>n</code></td><td>int</td><td><code>10</code></td><td>given</td>", header)
-    assert re.search(r"<code>label</code></td><td>str</td><td><code>fixture</code></td><td>default</td>", header)
+    assert re.search(r"<code>n</code></td><td>int</td><td><code>10</code></td><td>given</td>",
+                     header)
+    assert re.search(r"<code>label</code></td><td>str</td><td><code>fixture</code></td>"
+                     r"<td>default</td>", header)
     for package in ("numpy", "pandas", "altair", "vl-convert-python", "papermill"):
         assert f"<td>{package}</td>" in header
 

@@ -1,4 +1,4 @@
-"""Expected maximum of N normals, the one selection-inflation formula, both validated by simulation."""
+"""Expected maximum of N normals and the one selection-inflation formula, checked by simulation."""
 
 from __future__ import annotations
 

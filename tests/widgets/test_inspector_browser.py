@@ -34,7 +34,8 @@ STATE = """() => {
   const select = root.querySelector('select[size]');
   const heads = table ? [...table.querySelectorAll('thead th')].map(th => th.innerText.trim()) : [];
   const rows = table ? [...table.querySelectorAll('tbody tr')].map(tr =>
-      Object.fromEntries([...tr.querySelectorAll('td')].map((td, i) => [heads[i], td.innerText.trim()]))) : [];
+      Object.fromEntries([...tr.querySelectorAll('td')]
+        .map((td, i) => [heads[i], td.innerText.trim()]))) : [];
   return {query: q && topDiv && topDiv.dataset.queryId === q.dataset.queryId ?
             q.dataset.queryId : null, n: s ? s.dataset.n : null, rows,
           text: q ? q.innerText : '',

@@ -94,4 +94,5 @@ def test_bad_run_inputs_are_errors_not_attribute_errors(obj, message):
 def test_paths_pass_through_to_the_readers():
     assert len(as_test_set(LB / "testset.jsonl").judgments) == \
         len(read_test_set(LB / "testset.jsonl").judgments)
-    assert as_run(LB / "runs" / "m0_r1.trec").table.equals(read_run(LB / "runs" / "m0_r1.trec").table)
+    run_file = LB / "runs" / "m0_r1.trec"
+    assert as_run(run_file).table.equals(read_run(run_file).table)

@@ -52,7 +52,8 @@ def test_a_small_manifest_reads_configs_from_file_names(tmp_path):
     assert ws.run("main", "a").order == "score"
     assert ws.manifest.extra == "error" and ws.manifest.order == "score"
     assert skip_reason(ws, "fit").startswith("needs two test sets")
-    assert skip_reason(ws, "strata") == "test set 'main' has no strata file ([test_sets.main.strata] path)"
+    assert (skip_reason(ws, "strata")
+            == "test set 'main' has no strata file ([test_sets.main.strata] path)")
     assert skip_reason(ws, "ledger") == "no split ledger ([workspace] ledger)"
     ws.test_set("main")
     assert [p.name for p in ws.files_read()] == ["ragnb.toml", "a.trec", "qrels.txt"]  # read order

@@ -60,7 +60,8 @@ def cast_workspace(root: Path, tmp: Path) -> tuple[Path, list]:
                          "--by", "turn")
     assert code == 0, err
     assert "81 not in the test set (counted in a note)" in out     # 239 turns, 158 judged
-    assert 'extra = "drop"' in out or "extra = \"drop\"" in (tmp / "cast" / "ragnb.toml").read_text()
+    assert ('extra = "drop"' in out
+            or "extra = \"drop\"" in (tmp / "cast" / "ragnb.toml").read_text())
     return tmp / "cast", [base / "trec-cast-qrels-docs.2021.qrel"]
 
 

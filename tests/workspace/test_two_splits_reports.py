@@ -34,7 +34,8 @@ def workspace(tmp_path_factory):
                 tmp / split / f"{c}.trec")
     said = cli("init", tmp / "ws", "--test-set", f"golden={tmp / 'golden.qrels'}",
                "--test-set", f"production={tmp / 'production.qrels'}",
-               "--runs", str(tmp / "golden" / "*.trec"), "--runs", str(tmp / "production" / "*.trec"),
+               "--runs", str(tmp / "golden" / "*.trec"),
+               "--runs", str(tmp / "production" / "*.trec"),
                "--rounds", ",".join(ROUNDS), "--baseline", "round-00", "--challenger", "round-40")
     assert "report fit: runs" in said and "report trajectory: runs" in said
     return tmp
