@@ -8,7 +8,7 @@ any of them is the same five things, under the same names:
 ``headline``
     The answer in one sentence with its key numbers and interval
     (:class:`Headline`: the question, the answer, what to do next).
-``table``
+``display_table``
     The display table (a DataFrame of text, units stated in its caption).
 ``chart``
     The one chart that shows the answer (an ``alt.Chart``, or ``None``).
@@ -20,8 +20,14 @@ any of them is the same five things, under the same names:
 :func:`finding` turns any registered result object into a :class:`Finding`
 (one adapter per analysis, in the ``finding`` module of its package, e.g.
 :mod:`ragnb.fit.finding`, registered with :func:`register` when the package is
-imported, so before any of its results exists); notebooks, report pages, widgets
-and the CLI show every analysis through it (``ragnb.report.show_finding``).
+imported, so before any of its results exists); notebooks, report pages,
+widgets and the CLI show every analysis through it (``ragnb.report.show_finding``).
+
+Names: ``display_table`` is always a table of text made for reading; ``table``
+is always data (a breakdown's rows, a run's rankings, a score table). Every
+analysis result derives from :class:`Analysis`, so ``result.finding()`` gives
+its :class:`Finding`; results that format a table of their own call that
+method ``display_table()``, and say how they were made in ``description``.
 
 Units: metric values and their differences are shown in **points** (metric x
 100, :data:`POINTS`) everywhere a finding is shown; shares of queries stay
@@ -113,7 +119,7 @@ class Result(Protocol):
     """What every analysis result offers once adapted (see the module docstring)."""
 
     headline: Headline
-    table: pd.DataFrame
+    display_table: pd.DataFrame
     chart: Any
     checks: pd.DataFrame
     description: str
@@ -142,7 +148,7 @@ class Finding:
     Attributes
     ----------
     headline : Headline
-    table : DataFrame
+    display_table : DataFrame
         The display table (text cells, units in ``caption``).
     chart : alt.Chart or None
         The one chart that shows the answer.
@@ -151,13 +157,13 @@ class Finding:
     description : str
         Method, resamples, n and seed of the numbers.
     caption : str
-        Caption of ``table``, stating its units.
+        Caption of ``display_table``, stating its units.
     source : object
         The analysis' own result object, for the detail.
     """
 
     headline: Headline
-    table: pd.DataFrame
+    display_table: pd.DataFrame
     chart: Any = None
     checks: pd.DataFrame = field(default_factory=lambda: checks_frame([]))
     description: str = ""
@@ -168,6 +174,23 @@ class Finding:
     def checks_line(self) -> str:
         """"N of M checks hold", with the failing checks named."""
         return checks_line(self.checks)
+
+
+class Analysis:
+    """Base of every analysis result: the one shape through :meth:`finding`.
+
+    Subclasses are the results of the analyses (the four-cell table, the
+    trajectory, the stratified breakdown, the three-way label-bias verdict,
+    the split ledger's view, the health review, the keep verdict); each has an
+    adapter registered with :func:`register`.
+    """
+
+    __slots__ = ()
+
+    def finding(self, *, display_names: Mapping[str, str] | None = None,
+                **context: Any) -> Finding:
+        """The result as a :class:`Finding` (see :func:`finding` for ``context``)."""
+        return finding(self, display_names=display_names, **context)
 
 
 def checks_line(checks: pd.DataFrame) -> str:

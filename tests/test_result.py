@@ -92,7 +92,7 @@ def test_keep_headline_states_thresholds_and_values_in_points():
     f = finding(verdict)
     assert f.headline.verdict == verdict.verdict == "fix"
     assert "all_files 58.6 [47.8, 71.4] against all_files >= 80.0" in f.headline.answer
-    assert list(f.table["mean (points)"]) == ["58.6", "95.0"]
+    assert list(f.display_table["mean (points)"]) == ["58.6", "95.0"]
 
 
 def test_health_headline_counts_the_checks_that_hold():
@@ -127,11 +127,11 @@ def test_three_way_headline_counts_verdicts_and_shows_points():
         "the missing labels (bge (b)); 1 cannot win even if every unjudged passage goes their "
         "way.")
     assert f.headline.next_step.startswith("Judge the pooled unjudged passages")
-    assert list(f.table.columns) == ["challenger", "current", "effect size", "conservative",
+    assert list(f.display_table.columns) == ["challenger", "current", "effect size", "conservative",
                                      "optimistic", "verdict"]
-    assert list(f.table["effect size"]) == ["+0.20", "+0.00", "-0.50"]  # the current test's
-    assert f.table.loc[0, "conservative"] == "+1.00 [+0.50, +1.50] *"
-    assert f.table.loc[1, "current"] == "+0.00 [-0.50, +0.50]"
+    assert list(f.display_table["effect size"]) == ["+0.20", "+0.00", "-0.50"]  # the current test's
+    assert f.display_table.loc[0, "conservative"] == "+1.00 [+0.50, +1.50] *"
+    assert f.display_table.loc[1, "current"] == "+0.00 [-0.50, +0.50]"
 
 
 def test_breakdown_headline_names_the_stratum_that_moved_most_either_way():
@@ -147,6 +147,31 @@ def test_breakdown_headline_names_the_stratum_that_moved_most_either_way():
                          strata=strata, reconciliation=None, challenger="c1", baseline="c0",
                          metric="ndcg@10", ok=True,
                          checks=pd.DataFrame({"check": ["sizes"], "holds": [True], "detail": [""]}),
-                         display=lambda: strata, describe=lambda: "")
+                         display_table=lambda: strata, description="")
     f = breakdown_finding(bd, display_names={}, chart=False)
     assert "largest move: b -10.00 [-20.00, +1.00]" in f.headline.answer
+
+
+def test_every_analysis_result_has_the_one_shape():
+    import ragnb.codetasks  # noqa: F401 - each package registers its adapter
+    import ragnb.fit  # noqa: F401
+    import ragnb.health  # noqa: F401
+    import ragnb.labelbias  # noqa: F401
+    import ragnb.ledger  # noqa: F401
+    import ragnb.strata  # noqa: F401
+    import ragnb.trajectory  # noqa: F401
+    from ragnb.result import ADAPTERS, Analysis
+
+    assert sorted(k.__name__ for k in ADAPTERS) == [
+        "Breakdown", "FourCell", "HealthReview", "KeepVerdict", "SplitUse", "ThreeWay",
+        "Trajectory"]
+    for kind in ADAPTERS:
+        assert issubclass(kind, Analysis), kind
+        # `table` is data wherever it exists; the formatted table is `display_table`
+        assert not callable(getattr(kind, "table", None)), kind
+    review = HealthReview("golden")
+    review.add("coverage", False, "3 queries lost their passage")
+    f = review.finding()
+    assert f.headline == finding(review).headline
+    assert f.headline.verdict == "0 of 1 hold"
+    assert list(f.display_table["holds"]) == ["fails"]

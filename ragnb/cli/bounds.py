@@ -80,8 +80,8 @@ def run(args: argparse.Namespace) -> int:
         lines = [f"# three-way verdict against {args.baseline}: {result.description}",
                  f"# rule: {RULE}; * = the interval excludes zero",
                  f"# challenger − {args.baseline}, {POINTS}: difference [95% interval]"]
-        emit(finding(result, chart=False).table, "table", args.out and args.out + ".verdict",
-             lines)
+        emit(finding(result, chart=False).display_table, "table",
+             args.out and args.out + ".verdict", lines)
     else:
         merged = result.tests.merge(result.verdicts, on=["baseline", "challenger"])
         emit(table, args.format, args.out, header)

@@ -37,7 +37,7 @@ import pandas as pd
 
 from ragnb.codetasks.recall import METRICS
 from ragnb.errors import InputError
-from ragnb.result import interval, points
+from ragnb.result import Analysis, interval, points
 
 #: Seed 002's keep condition.
 SEED_002_KEEP = "all_files>=0.80,caller>=0.90"
@@ -117,7 +117,7 @@ def parse_keep(text: str, source: str = "keep") -> tuple[Clause, ...]:
 
 
 @dataclass(frozen=True)
-class KeepVerdict:
+class KeepVerdict(Analysis):
     """A keep condition read against the intervals.
 
     Attributes

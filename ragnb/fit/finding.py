@@ -44,7 +44,8 @@ def four_cell_finding(fc: FourCell, *, display_names: Mapping[str, str],
         "carried over": f"Ship {champ}: the gain holds on queries nobody selected against.",
     }.get(fc.reading, "Collect more queries or label more before deciding: the sample does "
                       "not resolve the question.")
-    table = fc.table().rename(index=lambda c: c if "−" in c else display_name(c, display_names))
+    table = fc.display_table().rename(
+        index=lambda c: c if "−" in c else display_name(c, display_names))
     table = table.reset_index().rename(columns={"index": "configuration"})
     checks = []
     for s in (fc.golden, fc.production):
@@ -54,7 +55,7 @@ def four_cell_finding(fc: FourCell, *, display_names: Mapping[str, str],
     return Finding(
         Headline("Is the gain real or fit?", answer, next_step, fc.reading),
         table, chart_or(chart, _own_chart, fc, display_names),
-        checks_frame(checks), fc.method,
+        checks_frame(checks), fc.description,
         caption=f"{fc.metric} in {POINTS}, mean [95% interval]; then the paired difference and its "
                 f"effect size (mean difference / SD of differences)",
         source=fc,

@@ -52,6 +52,7 @@ import pandas as pd
 
 from ragnb.errors import InputError
 from ragnb.metrics.score import per_query
+from ragnb.result import Analysis
 from ragnb.stats import align, child_seed, implied_inflation, paired_bootstrap
 from ragnb.stats.bootstrap import describe_method
 from ragnb.stats.classic import effect_size
@@ -62,7 +63,7 @@ READINGS = ("carried over", "fit", "inconclusive", "difficulty, gain carried ove
             "difficulty and fit", "difficulty, gain inconclusive", "easier, gain carried over",
             "easier and fit", "easier, gain inconclusive")
 
-#: Row label of the paired delta's standardized effect size in :meth:`FourCell.table`.
+#: Row label of the paired delta's standardized effect size in :meth:`FourCell.display_table`.
 EFFECT_ROW = "effect size (mean diff / SD of diffs)"
 
 LIMIT = ("Limit: shallow labelling predicts the same four cells. If the champion's newly "
@@ -73,7 +74,7 @@ LIMIT = ("Limit: shallow labelling predicts the same four cells. If the champion
 
 
 @dataclass(frozen=True)
-class FourCell:
+class FourCell(Analysis):
     """The four-cell table and its reading; see the module docstring."""
 
     metric: str
@@ -89,7 +90,7 @@ class FourCell:
     explanation: str
     honest_gain: float
     share_not_carried: float
-    method: str
+    description: str
     splits: pd.DataFrame = field(default_factory=pd.DataFrame)
     limit: str = LIMIT
 
@@ -100,7 +101,7 @@ class FourCell:
     def delta(self, split: str) -> float:
         return float(self.deltas.loc[self.deltas["split"] == split, "delta"].iloc[0])
 
-    def table(self, scale: float = 100.0, digits: int = 1) -> pd.DataFrame:
+    def display_table(self, scale: float = 100.0, digits: int = 1) -> pd.DataFrame:
         """The 4 x 2 display table: ``mean [low, high]`` per cell, deltas in points, and
         the deltas' standardized effect size (mean difference / SD of differences).
         """

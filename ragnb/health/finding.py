@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragnb.result import (
+    Analysis,
     Finding,
     Headline,
     checks_frame,
@@ -18,7 +19,7 @@ from ragnb.result import (
 
 
 @dataclass(frozen=True)
-class HealthReview:
+class HealthReview(Analysis):
     """The test-set health checks of 06, as ``(check, holds, detail, chart)`` entries.
 
     ``urgency`` orders what to fix first (lower first; equal ones in the order added).

@@ -42,6 +42,7 @@ import pandas as pd
 from ragnb.errors import InputError
 from ragnb.labelbias.bounds import Bounds
 from ragnb.labelbias.joint import joint_bounds
+from ragnb.result import Analysis
 from ragnb.stats import paired_bootstrap
 from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Method, method_label
 from ragnb.stats.classic import effect_size
@@ -57,7 +58,7 @@ TEST_COLUMNS = ["baseline", "challenger", "test", "bounds", "delta", "ci_low", "
 
 
 @dataclass(frozen=True)
-class ThreeWay:
+class ThreeWay(Analysis):
     """Result of :func:`three_way`.
 
     Attributes

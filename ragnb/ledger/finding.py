@@ -13,6 +13,7 @@ import pandas as pd
 
 from ragnb.result import (
     POINTS,
+    Analysis,
     Finding,
     Headline,
     checks_frame,
@@ -22,7 +23,7 @@ from ragnb.result import (
 
 
 @dataclass(frozen=True)
-class SplitUse:
+class SplitUse(Analysis):
     """The ledger's view of one split used to rank two close candidates (05).
 
     Attributes

@@ -303,8 +303,8 @@ def show_finding(result: Any, /, *, table: bool = True, **context: Any) -> None:
                                    f"Next: {f.headline.next_step}"})
     if f.chart is not None:
         display(f.chart)
-    if table and f.table is not None and len(f.table.columns):
-        show_table(f.table, index=False, caption=f.caption or None)
+    if table and f.display_table is not None and len(f.display_table.columns):
+        show_table(f.display_table, index=False, caption=f.caption or None)
     if len(f.checks):
         show_checks(f.checks)
     if f.description:

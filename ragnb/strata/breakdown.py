@@ -58,6 +58,7 @@ from ragnb.errors import InputError
 from ragnb.io.strata import UNCLASSIFIED
 from ragnb.metrics import parse_metric
 from ragnb.metrics.score import Scores, per_query
+from ragnb.result import Analysis
 from ragnb.stats import comparison_seed, holm, stratified_bootstrap
 from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, method_label
 from ragnb.stats.classic import effect_size
@@ -76,7 +77,7 @@ COLUMNS = [
 
 
 @dataclass(frozen=True)
-class Breakdown:
+class Breakdown(Analysis):
     """A stratified comparison with its checks; see the module docstring.
 
     Attributes
@@ -126,7 +127,8 @@ class Breakdown:
     def ok(self) -> bool:
         return bool(self.checks["ok"].all())
 
-    def describe(self) -> str:
+    @property
+    def description(self) -> str:
         """How the intervals and p-values were made, in one line."""
         h = len(self.strata)
         policy = f" ({self.policy} policy)" if self.policy else ""
@@ -157,7 +159,7 @@ class Breakdown:
                      "reported over all queries includes them.")
         return text
 
-    def display(self, scale: float = 100.0, digits: int = 2) -> pd.DataFrame:
+    def display_table(self, scale: float = 100.0, digits: int = 2) -> pd.DataFrame:
         """The table as shown: deltas, intervals and MDE in points (x ``scale``)."""
         t = self.table
 

@@ -63,14 +63,14 @@ def breakdown_finding(bd: Breakdown, *, display_names: Mapping[str, str],
                      "effect: no stratum resolves one at this sample size.")
     else:
         next_step = "Report the pooled figure with its interval; the strata agree with it."
-    display = bd.display()
+    display = bd.display_table()
     table = display[[c for c in BREAKDOWN_BODY if c in display]
                     + [c for c in display if c.endswith("interval")]]
     return Finding(
         Headline("Where does the gain come from?", answer, next_step,
                  "reconciles" if bd.ok else "check failed"),
         table, chart_or(chart, _own_chart, bd, display_names),
-        checks_frame(bd.checks), bd.describe(),
+        checks_frame(bd.checks), bd.description,
         caption=f"{bd.metric}, {chal} − {base}, in {POINTS}; one row per "
                 "stratum, then the pooled and equal-weight averages",
         source=bd,

@@ -59,7 +59,7 @@ def trajectory_finding(tr: Trajectory, *, display_names: Mapping[str, str],
         Headline("When did golden and production part?", answer, next_step,
                  "diverged" if tr.divergence_round is not None else "no divergence"),
         table, chart_or(chart, _own_chart, tr, display_names),
-        checks_frame(checks), tr.method,
+        checks_frame(checks), tr.description,
         caption=f"Total movement per line in {POINTS}: last − first, with its effect size "
                 "(last − first per query: mean / SD); range from round 2 on",
         source=tr,

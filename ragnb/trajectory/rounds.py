@@ -41,13 +41,14 @@ import pandas as pd
 from scipy import stats as sps
 
 from ragnb.errors import InputError
+from ragnb.result import Analysis
 from ragnb.stats import child_seed, paired_se, selection_optimism, split_inflation
 from ragnb.stats.classic import effect_size
 from ragnb.stats.unpaired import bootstrap_mean
 
 
 @dataclass(frozen=True)
-class Trajectory:
+class Trajectory(Analysis):
     """Per-round means with intervals, movement, inflation band and divergence round."""
 
     points: pd.DataFrame
@@ -57,7 +58,7 @@ class Trajectory:
     inflation: dict
     golden: str
     production: str
-    method: str
+    description: str
 
     def endpoint_check(self, four_cell) -> pd.DataFrame:
         """First and last production points against the four-cell production column."""

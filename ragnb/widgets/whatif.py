@@ -371,7 +371,7 @@ class WhatIf:
             f'<div class="ragnb-whatif-table" style="{_BLOCK_STYLE}" '
             f'data-pooled-n="{int(pooled["n"])}" '
             f'data-pooled-delta="{pooled["delta"]:.10f}" data-metric="{html.escape(bd.metric)}">'
-            + table_html(bd.display(), index=False,
+            + table_html(bd.display_table(), index=False,
                          caption=f"{bd.metric}, {bd.challenger} − {bd.baseline}, points")
             + "</div>")
         t3 = time.perf_counter()
@@ -395,7 +395,7 @@ class WhatIf:
         self.timings = {"scores": t1 - t0, "bootstrap": t2 - t1, "table": t3 - t2,
                         "chart": t4 - t3, "total": t4 - t0}
         lines = self.state.status_lines(bd)
-        lines.append(f"{bd.describe()}. Updated in {t4 - t0:.2f} s.")
+        lines.append(f"{bd.description}. Updated in {t4 - t0:.2f} s.")
         found = finding(bd, chart=False)  # the one result shape: the same headline as the report
         self.status_html.value = (f'<div style="{_BLOCK_STYLE}">' + headline_html(found.headline)
                                   + checks_html(found.checks)

@@ -43,8 +43,8 @@ def test_cells_and_deltas_are_the_means():
     assert np.isnan(d.loc["golden", "ci_low"]) and np.isnan(d.loc["golden", "mde"])
     assert fc.honest_gain == pytest.approx(0.1)
     assert fc.share_not_carried == pytest.approx(1 - 0.1 / 0.3)
-    assert fc.table().loc["c − b", "golden"] == "+30.0 (too few queries to say)"
-    assert fc.table().loc[EFFECT_ROW, "golden"] == "— (SD of differences is 0)"
+    assert fc.display_table().loc["c − b", "golden"] == "+30.0 (too few queries to say)"
+    assert fc.display_table().loc[EFFECT_ROW, "golden"] == "— (SD of differences is 0)"
 
 
 def test_delta_row_has_the_effect_size():
@@ -57,8 +57,8 @@ def test_delta_row_has_the_effect_size():
     d = fc.deltas.set_index("split")["effect_size"]
     assert d["golden"] == pytest.approx(2.0)
     assert d["production"] == pytest.approx(1 / np.sqrt(3))
-    assert list(fc.table().loc[EFFECT_ROW]) == ["+2.00", "+0.58"]
-    assert "mean difference / SD of differences" in fc.method
+    assert list(fc.display_table().loc[EFFECT_ROW]) == ["+2.00", "+0.58"]
+    assert "mean difference / SD of differences" in fc.description
 
 
 @pytest.mark.parametrize("levels, reading", [

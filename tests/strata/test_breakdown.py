@@ -54,7 +54,8 @@ def test_zero_width_and_unclassified_are_explained(hand):
     assert np.isnan(z["ci_low"]) and np.isnan(z["mde"]) and z["p_value"] == 1.0
     assert "too few queries to say (n = 3 < 6)" in z["note"]
     assert "zero-width" not in z["note"]
-    assert bd.display().set_index("stratum").loc["Z", "95% interval"] == "too few queries to say"
+    shown = bd.display_table().set_index("stratum")
+    assert shown.loc["Z", "95% interval"] == "too few queries to say"
     assert "queries with no stratum value" in bd.table.set_index("stratum").loc[
         "unclassified", "note"]
     assert bd.completeness == (
@@ -104,7 +105,7 @@ def test_holm_is_over_the_strata_shown_only():
     assert tested["p_holm"].tolist() == pytest.approx(holm_by_hand(tested["p_value"].tolist()))
     assert np.isnan(strata.loc["one", "p_holm"])
     assert bd.table.loc[bd.table["kind"] != "stratum", "p_holm"].isna().all()
-    assert "Holm over the 3 strata shown" in bd.describe()
+    assert "Holm over the 3 strata shown" in bd.description
     assert "too few queries to say (n = 1 < 6)" in strata.loc["one", "note"]
 
 
@@ -305,5 +306,5 @@ def test_effect_size_per_row_by_hand(hand):
     assert t["pooled"] == pytest.approx(0.15 / np.sqrt(0.16 / 7))
     # every difference 0 (sd 0) or one query: undefined, shown as a dash
     assert np.isnan(t["Z"]) and np.isnan(t["unclassified"]) and np.isnan(t["equal-weight"])
-    shown = bd.display().set_index("stratum")["effect size"]
+    shown = bd.display_table().set_index("stratum")["effect size"]
     assert shown["A"] == "+2.45" and shown["Z"] == "—"
