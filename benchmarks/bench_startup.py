@@ -61,10 +61,10 @@ def cases() -> list[tuple[str, list[str], float | None]]:
           "--baseline", f"jan={prod / 'round-00.jsonl'}",
           "--challenger", f"champ={prod / 'round-40.jsonl'}", "--metric", "ndcg@10",
           "--strata", str(DEMO / "production_strata.csv"), "--by", "query_type"], 1.0),
-        ("ragnb compare --workspace, 200-query demo (README)",
-         [*ragnb, "compare", "--workspace", str(DEMO), "--split", "production",
+        ("ragnb compare --workspace, 300-query golden (README)",
+         [*ragnb, "compare", "--workspace", str(DEMO), "--split", "golden",
           "--baseline", "round-00", "--challenger", "round-40", "--metric", "ndcg@10",
-          "--by", "query_type"], 1.0),
+          "--by", "intent"], 1.0),
     ]
 
 
