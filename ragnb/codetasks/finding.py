@@ -45,7 +45,7 @@ def keep_finding(kv: KeepVerdict, *, display_names: Mapping[str, str],
     return Finding(
         Headline("Does the code retriever find every file a change needs?", answer, next_step,
                  kv.verdict),
-        table, chart, checks_frame([]), "",
+        table, chart, checks_frame([]), kv.description,
         caption=f"Each keep clause against its interval, recall in {POINTS}",
         source=kv,
     )
