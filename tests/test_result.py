@@ -189,12 +189,18 @@ def test_every_analysis_result_has_the_one_shape():
     from ragnb.result import ADAPTERS, Analysis
 
     assert sorted(k.__name__ for k in ADAPTERS) == [
-        "Breakdown", "FourCell", "HealthReview", "KeepVerdict", "SplitUse", "ThreeWay",
-        "Trajectory"]
+        "Bounds", "Breakdown", "Coverage", "DuplicateGroups", "FourCell", "HealthReview",
+        "HoldoutCheck", "KeepVerdict", "SplitUse", "TaskRecall", "ThreeWay", "Trajectory"]
     for kind in ADAPTERS:
         assert issubclass(kind, Analysis), kind
         # `table` is data wherever it exists; the formatted table is `display_table`
         assert not callable(getattr(kind, "table", None)), kind
+        # how it was made is the `description` (a property or field), never `describe()`
+        assert not hasattr(kind, "describe"), kind
+        assert isinstance(getattr(kind, "description", None), property) or \
+            "description" in getattr(kind, "__dataclass_fields__", {}), kind
+        # the display table is `display_table`, a method, or the adapter builds it
+        assert not isinstance(getattr(kind, "display_table", None), property), kind
     review = HealthReview("golden")
     review.add("coverage", False, "3 queries lost their passage")
     f = review.finding()
