@@ -190,7 +190,8 @@ def test_every_analysis_result_has_the_one_shape():
 
     assert sorted(k.__name__ for k in ADAPTERS) == [
         "Bounds", "Breakdown", "Coverage", "DuplicateGroups", "FourCell", "HealthReview",
-        "HoldoutCheck", "KeepVerdict", "SplitUse", "TaskRecall", "ThreeWay", "Trajectory"]
+        "HoldoutCheck", "KeepVerdict", "SplitUse", "Staleness", "TaskRecall", "ThreeWay",
+        "Trajectory", "VersionDiff"]
     for kind in ADAPTERS:
         assert issubclass(kind, Analysis), kind
         # `table` is data wherever it exists; the formatted table is `display_table`

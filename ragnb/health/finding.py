@@ -14,8 +14,10 @@ from typing import Any
 import pandas as pd
 
 from ragnb.health.coverage import Coverage
+from ragnb.health.diff import VersionDiff
 from ragnb.health.duplicates import DuplicateGroups
 from ragnb.health.holdout import HoldoutCheck
+from ragnb.health.staleness import QUEUED, Staleness
 from ragnb.result import (
     POINTS,
     Analysis,
@@ -149,4 +151,59 @@ def holdout_finding(hc: HoldoutCheck, *, display_names: Mapping[str, str],
         checks_frame([("the difference lies within its interval", covers, "")]),
         hc.description,
         caption=f"{hc.metric} on each side and held back − tuning, in {POINTS}", source=hc,
+    )
+
+
+@register(Staleness)
+def staleness_finding(st: Staleness, *, display_names: Mapping[str, str],
+                      chart: Any = None) -> Finding:
+    """Headline: how many judgments are stale or removed, how many of them relevant."""
+    c = st.counts().set_index("status")
+    j = st.judgments
+    queued = j["status"].isin(QUEUED)
+    n, k = len(j), int(queued.sum())
+    relevant = int((queued & (j["grade"] >= 1)).sum())
+    queries = int(j.loc[queued, "query_id"].nunique())
+    if k:
+        answer = (f"{k} of the {n} judgments ({k / n:.1%}) are stale or removed against "
+                  f"{st.corpus!r} ({int(c.loc['stale', 'judgments'])} stale, "
+                  f"{int(c.loc['removed', 'judgments'])} removed), {relevant} of them relevant, "
+                  f"on {queries} queries.")
+        next_step = "Review the queue below, answering grades first."
+    else:
+        answer = f"None of the {n} judgments is stale or removed against {st.corpus!r}."
+        next_step = "Nothing to review; re-check with every new corpus build."
+    adds_up = int(c["judgments"].sum()) == n
+    return Finding(
+        Headline("Are the judgments still about the current documents?", answer, next_step,
+                 f"{k} to review"),
+        st.display_table(), None if chart is False else chart,
+        checks_frame([("every judgment has exactly one status", adds_up,
+                       "" if adds_up else f"{int(c['judgments'].sum())} statuses for {n}")]),
+        st.description, caption="Judgments by freshness (relevant = grade >= 1; shares in %)",
+        source=st,
+    )
+
+
+@register(VersionDiff)
+def version_diff_finding(vd: VersionDiff, *, display_names: Mapping[str, str],
+                         chart: Any = None) -> Finding:
+    """Headline: what moved each config's score between the versions."""
+    counts = vd.counts()
+    readings = [vd.reading(c).rstrip(".") for c in vd.table["config"]]
+    answer = (f"From {vd.old_name} to {vd.new_name} ({counts['added']} queries added, "
+              f"{counts['removed']} removed, {counts['rejudged']} re-judged), {vd.metric}: "
+              + "; ".join(readings) + ".")
+    harder = [c for c, h in zip(vd.table["config"], vd.table["harder"]) if h is True]
+    next_step = ("Compare scores within one version only: the added queries are harder for "
+                 + ", ".join(harder) + "." if harder else
+                 "Compare scores within one version only; re-score the old results on the new "
+                 "version before comparing them.")
+    total = sum(counts.values()) == len(vd.changes)
+    return Finding(
+        Headline("What changed between the two versions of the test set?", answer, next_step,
+                 f"{counts['rejudged']} re-judged, {counts['added']} added"),
+        vd.display_table(), None if chart is False else chart,
+        checks_frame([("every query has exactly one change", total, "")]),
+        vd.description, caption=f"{vd.metric} on each version (metric units, 0-1)", source=vd,
     )
