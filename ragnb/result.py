@@ -180,9 +180,12 @@ class Analysis:
     """Base of every analysis result: the one shape through :meth:`finding`.
 
     Subclasses are the results of the analyses (the four-cell table, the
-    trajectory, the stratified breakdown, the three-way label-bias verdict,
-    the split ledger's view, the health review, the keep verdict); each has an
-    adapter registered with :func:`register`.
+    trajectory, the stratified breakdown, the label-bias bounds and three-way
+    verdict, the split ledger's view, the health review and its coverage,
+    staleness, near-duplicate, held-back and version checks, the code-task
+    recall and keep verdict); each has an adapter registered with
+    :func:`register`, says how it was made in ``description`` (never a
+    ``describe()`` method) and formats its text table in ``display_table()``.
     """
 
     __slots__ = ()

@@ -93,6 +93,32 @@ def test_keep_headline_states_thresholds_and_values_in_points():
     assert f.headline.verdict == verdict.verdict == "fix"
     assert "all_files 58.6 [47.8, 71.4] against all_files >= 80.0" in f.headline.answer
     assert list(f.display_table["mean (points)"]) == ["58.6", "95.0"]
+    # no method column given: the description falls back to each clause's n
+    assert f.description == verdict.description
+    assert "Intervals: all_files: n=70 tasks; caller: n=20 tasks" in f.description
+    assert "inconclusive when the interval straddles the threshold" in f.description
+
+
+def test_keep_description_carries_each_interval_method():
+    summary = pd.DataFrame([{"metric": "per_file", "mean": 0.9, "ci_low": 0.85, "ci_high": 0.95,
+                             "n": 40, "method": "95% percentile bootstrap of 40 tasks, seed 3"}])
+    verdict = evaluate_keep(summary, "per_file >= 0.80")
+    assert verdict.verdict == "keep"
+    assert verdict.description.endswith(
+        "Intervals: per_file: 95% percentile bootstrap of 40 tasks, seed 3")
+
+
+def test_split_use_description_says_how_inflation_was_made():
+    from ragnb.ledger.finding import SplitUse
+
+    manifests = pd.DataFrame({"split": ["dev"], "selections_against": [4], "budget": [10],
+                              "inflation": [0.0123]})
+    guard = pd.DataFrame({"check": ["rank"], "outcome": ["allowed"]})
+    su = SplitUse(manifests, guard, "dev", 0.0045, alert_is_illustration=False)
+    f = su.finding()
+    assert f.description == su.description
+    assert su.description.endswith("the guard's checks run on dev; paired SE given: 0.45 points")
+    assert "1.23 points" in f.headline.answer
 
 
 def test_health_headline_counts_the_checks_that_hold():
@@ -163,12 +189,19 @@ def test_every_analysis_result_has_the_one_shape():
     from ragnb.result import ADAPTERS, Analysis
 
     assert sorted(k.__name__ for k in ADAPTERS) == [
-        "Breakdown", "FourCell", "HealthReview", "KeepVerdict", "SplitUse", "ThreeWay",
-        "Trajectory"]
+        "Bounds", "Breakdown", "Coverage", "DuplicateGroups", "FourCell", "HealthReview",
+        "HoldoutCheck", "KeepVerdict", "SplitUse", "Staleness", "TaskRecall", "ThreeWay",
+        "Trajectory", "VersionDiff"]
     for kind in ADAPTERS:
         assert issubclass(kind, Analysis), kind
         # `table` is data wherever it exists; the formatted table is `display_table`
         assert not callable(getattr(kind, "table", None)), kind
+        # how it was made is the `description` (a property or field), never `describe()`
+        assert not hasattr(kind, "describe"), kind
+        assert isinstance(getattr(kind, "description", None), property) or \
+            "description" in getattr(kind, "__dataclass_fields__", {}), kind
+        # the display table is `display_table`, a method, or the adapter builds it
+        assert not isinstance(getattr(kind, "display_table", None), property), kind
     review = HealthReview("golden")
     review.add("coverage", False, "3 queries lost their passage")
     f = review.finding()

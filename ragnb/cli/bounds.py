@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
               f"# {bounds.assumption()}"]
     header += [f"# {col}: {kind}" for col, kind in COLUMN_KINDS.items()]
     header += [f"# note: {n}" for n in (*test_set.notes, *bounds.notes, *strata_notes)]
-    table = bounds.per_query if args.per_query else bounds.table(strata)
+    table = bounds.per_query if args.per_query else bounds.summary(strata)
     if args.format == "table" and "unjudged_share" in table:   # a share of passages: percent
         table = table.assign(unjudged_share=[f"{v:.1%}" for v in table["unjudged_share"]])
     if args.baseline is None:

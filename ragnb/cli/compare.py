@@ -91,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
     for row in result.attrs.get("checks", []):
         where = row["challenger"] + (f", {row['metric']}" if len(metrics) > 1 else "")
         header.append(f"# check [{where}] {row['check']}: "
-                      f"{'ok' if row['ok'] else 'FLAGGED'} — {row['detail']}")
+                      f"{'ok' if row['holds'] else 'FLAGGED'} — {row['detail']}")
     # the ledger named by --ledger/$RAGNB_LEDGER, else the workspace's own: one policy
     ledger_dir = args.ledger or inputs.ledger
     manifest = split_manifest(ledger_dir, test_set)

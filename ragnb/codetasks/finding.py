@@ -7,15 +7,51 @@ from typing import Any
 import pandas as pd
 
 from ragnb.codetasks.keep import KeepVerdict
+from ragnb.codetasks.recall import TaskRecall
 from ragnb.result import (
     POINTS,
     Finding,
     Headline,
+    chart_or,
     checks_frame,
     interval,
     points,
     register,
 )
+
+
+@register(TaskRecall)
+def recall_finding(tr: TaskRecall, *, display_names: Mapping[str, str],
+                   chart: Any = None) -> Finding:
+    """Headline: how many of the edited files the run finds, and in how many tasks all of them."""
+    s = tr.summary().set_index("metric")
+
+    def shown(metric: str) -> str:
+        r = s.loc[metric]
+        return f"{points(r['mean'])} {interval(r['ci_low'], r['ci_high'])} points"
+
+    answer = (f"At k={tr.k}, {tr.run or 'the run'} retrieves {shown('per_file')} of the files a "
+              f"change edits (per-file recall) but every edited file in only "
+              f"{shown('all_files')} of the {int(s.loc['all_files', 'n'])} tasks (all-files "
+              "recall)")
+    others = [f"{s.loc[m, 'label'].split('@')[0]} {shown(m)} on {int(s.loc[m, 'n'])} tasks"
+              for m in ("read_set", "caller") if s.loc[m, "n"] > 0]
+    answer += ("; " + "; ".join(others) if others else "") + "."
+    return Finding(
+        Headline("Does the code retriever find the files a change needs?", answer,
+                 "State a keep condition on these metrics and read its verdict against the "
+                 "intervals.", f"all files {points(s.loc['all_files', 'mean'])} points"),
+        tr.display_table(), chart_or(chart, _recall_chart, tr), checks_frame(tr.task_checks()),
+        tr.description,
+        caption=f"Recall at {tr.k} over the tasks each metric is defined on, in {POINTS}",
+        source=tr,
+    )
+
+
+def _recall_chart(tr: TaskRecall) -> Any:
+    from ragnb.codetasks.charts import recall_chart
+
+    return recall_chart(tr.summary())
 
 
 @register(KeepVerdict)
@@ -45,7 +81,7 @@ def keep_finding(kv: KeepVerdict, *, display_names: Mapping[str, str],
     return Finding(
         Headline("Does the code retriever find every file a change needs?", answer, next_step,
                  kv.verdict),
-        table, chart, checks_frame([]), "",
+        table, chart, checks_frame([]), kv.description,
         caption=f"Each keep clause against its interval, recall in {POINTS}",
         source=kv,
     )

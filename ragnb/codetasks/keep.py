@@ -130,12 +130,27 @@ class KeepVerdict(Analysis):
         The condition as stated.
     reason : str
         One sentence saying why.
+    methods : tuple of str
+        How each clause's interval was made (the summary's ``method``, in clause order).
     """
 
     verdict: str
     clauses: pd.DataFrame
     condition: str
     reason: str
+    methods: tuple[str, ...] = ()
+
+    @property
+    def description(self) -> str:
+        """How the verdict was read: the rule, then each clause's interval method and n."""
+        rule = ("each clause of the keep condition is read against its metric's interval: "
+                "met when the whole interval satisfies it, failed when the whole interval "
+                "misses it, inconclusive when the interval straddles the threshold (or there "
+                "is none); keep when every clause is met, fix when any fails")
+        per = [f"{m}: {how}" if how else f"{m}: n={n} tasks"
+               for m, n, how in zip(self.clauses["metric"], self.clauses["n"],
+                                    self.methods or ("",) * len(self.clauses))]
+        return f"{rule}. Intervals: " + "; ".join(per) if per else rule
 
 
 def _status(clause: Clause, lo: float, hi: float) -> tuple[str, str]:
@@ -157,9 +172,11 @@ def evaluate_keep(summary: pd.DataFrame, condition: str | tuple[Clause, ...]) ->
     clauses = parse_keep(condition) if isinstance(condition, str) else tuple(condition)
     by_metric = summary.set_index("metric")
     rows = []
+    methods: list[str] = []
     for c in clauses:
         r = by_metric.loc[c.metric]
         status, reason = _status(c, float(r["ci_low"]), float(r["ci_high"]))
+        methods.append(str(r["method"]) if "method" in r.index else "")
         rows.append({"metric": c.metric, "condition": str(c), "mean": float(r["mean"]),
                      "ci_low": float(r["ci_low"]), "ci_high": float(r["ci_high"]),
                      "n": int(r["n"]), "status": status, "reason": reason})
@@ -177,4 +194,4 @@ def evaluate_keep(summary: pd.DataFrame, condition: str | tuple[Clause, ...]) ->
     else:
         verdict, reason = KEEP, "every clause holds over its whole interval"
     text = ", ".join(str(c) for c in clauses)
-    return KeepVerdict(verdict, table, text, reason)
+    return KeepVerdict(verdict, table, text, reason, tuple(methods))

@@ -36,6 +36,7 @@ import pandas as pd
 from ragnb.errors import InputError
 from ragnb.io.run import Run, positions
 from ragnb.io.testset import Note
+from ragnb.result import Analysis, interval, points
 from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ragnb.stats.unpaired import bootstrap_mean
 from ragnb.vocab import EXTRA, MISSING
@@ -65,7 +66,7 @@ def file_of(item: str) -> str:
 
 
 @dataclass(frozen=True)
-class TaskRecall:
+class TaskRecall(Analysis):
     """Per-task recall of one run.
 
     Attributes
@@ -79,12 +80,63 @@ class TaskRecall:
         The run's name.
     notes : tuple of Note
         Tasks scored with an empty ranking, run queries left out, with counts.
+    resamples, seed, ci
+        The bootstrap of :meth:`summary` (and of the finding) unless given there.
     """
 
     table: pd.DataFrame
     k: int
     run: str = ""
     notes: tuple[Note, ...] = field(default=())
+    resamples: int = DEFAULT_RESAMPLES
+    seed: int = DEFAULT_SEED
+    ci: float = 0.95
+
+    def summary(self, *, resamples: int | None = None, seed: int | None = None,
+                ci: float | None = None) -> pd.DataFrame:
+        """Each metric's mean and interval, data: :func:`recall_summary` (this result's
+        bootstrap settings unless given).
+        """
+        return recall_summary(self, resamples=self.resamples if resamples is None else resamples,
+                              seed=self.seed if seed is None else seed,
+                              ci=self.ci if ci is None else ci)
+
+    def display_table(self) -> pd.DataFrame:
+        """The summary as text: each metric's mean and interval in points, tasks and files."""
+        s = self.summary()
+        return pd.DataFrame({
+            "metric": s["label"],
+            "defined on": s["defined_on"],
+            "tasks": s["n"],
+            "mean (points)": [points(v) for v in s["mean"]],
+            f"{self.ci:.0%} interval (points)": [interval(lo, hi) for lo, hi
+                                                 in zip(s["ci_low"], s["ci_high"])],
+            "files found": [f"{f} of {n}" for f, n in zip(s["found"], s["files"])],
+        })
+
+    @property
+    def description(self) -> str:
+        """How the numbers were made: the hit rule, the means, the bootstrap, n, seed."""
+        n = self.table["task_id"].nunique()
+        notes = "; ".join(map(str, self.notes))
+        return (f"file recall at k={self.k} of {self.run or 'the run'} on {n} tasks: a file is "
+                f"retrieved when any of its chunks is among the first {self.k} ids; each metric "
+                "is the mean over the tasks it is defined on, with a "
+                f"{self.ci:.0%} percentile bootstrap interval over those tasks "
+                f"({self.resamples:,} resamples, seed {self.seed})"
+                + (f"; notes: {notes}" if notes else ""))
+
+    def task_checks(self) -> list[tuple[str, bool, str]]:
+        """Self-checks of the per-task table: found within files; all-files within per-file."""
+        t = self.table
+        over = int((t["found"] > t["files"]).sum())
+        per = t[t["metric"] == "per_file"].set_index("task_id")["value"]
+        allf = t[t["metric"] == "all_files"].set_index("task_id")["value"]
+        above = int((allf > per.reindex(allf.index)).sum())
+        return [("no task finds more files than it has", over == 0,
+                 f"{over} rows with found > files" if over else ""),
+                ("all-files recall is at most per-file recall on every task", above == 0,
+                 f"{above} tasks above" if above else "")]
 
     def values(self, metric: str) -> pd.Series:
         """Per-task values of one metric, indexed by task id."""

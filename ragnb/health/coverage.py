@@ -34,6 +34,7 @@ from ragnb.errors import InputError
 from ragnb.health.shares import SHARE_METHOD, UNANSWERABLE_TARGET, share_interval
 from ragnb.io.corpus_build import CorpusBuild, validate_corpus
 from ragnb.io.testset import Note, TestSet
+from ragnb.result import Analysis
 
 STATUSES = ("covered", "answer not in corpus", "no answering passage judged", "unanswerable")
 
@@ -60,7 +61,7 @@ def as_corpus(corpus: CorpusBuild | pd.DataFrame) -> CorpusBuild:
 
 
 @dataclass(frozen=True)
-class Coverage:
+class Coverage(Analysis):
     """Coverage of a test set by a corpus build.
 
     Attributes
@@ -72,12 +73,15 @@ class Coverage:
     answer_grade : int
         The grade that counts as answering.
     notes : tuple of Note
+    ci : float
+        Level of the coverage interval (:meth:`summary`, the finding).
     """
 
     queries: pd.DataFrame
     answer_grade: int
     corpus: str
     notes: tuple[Note, ...] = ()
+    ci: float = 0.95
 
     @property
     def counts(self) -> pd.Series:
@@ -103,9 +107,10 @@ class Coverage:
         q = self.queries
         return q[~q["status"].isin(["covered", "unanswerable"])].reset_index(drop=True)
 
-    def summary(self, ci: float = 0.95) -> pd.DataFrame:
-        """One row: queries, unanswerable (apart), answerable, covered, coverage and interval."""
-        low, high = share_interval(self.n_covered, self.n_answerable, ci)
+    def summary(self, ci: float | None = None) -> pd.DataFrame:
+        """One row, data: queries, unanswerable (apart), answerable, covered, coverage, interval."""
+        low, high = share_interval(self.n_covered, self.n_answerable,
+                                   self.ci if ci is None else ci)
         c = self.counts
         return pd.DataFrame([{
             "queries": len(self.queries), "unanswerable": int(c["unanswerable"]),
@@ -115,10 +120,25 @@ class Coverage:
             "coverage": self.share, "ci_low": low, "ci_high": high,
         }])
 
-    def describe(self, ci: float = 0.95) -> str:
+    def display_table(self) -> pd.DataFrame:
+        """Queries per status, as text, with the coverage and its interval in percent."""
+        s = self.summary().iloc[0]
+        shown = "—" if pd.isna(s["coverage"]) else (
+            f"{s['coverage']:.1%} [{s['ci_low']:.1%}, {s['ci_high']:.1%}]")
+        return pd.DataFrame({
+            "": ["queries", "unanswerable (apart)", "answerable", "covered",
+                 "answer not in corpus", "no answering passage judged",
+                 f"coverage [{self.ci:.0%} interval]"],
+            "value": [str(int(s[c])) for c in ("queries", "unanswerable", "answerable", "covered",
+                                               "answer not in corpus",
+                                               "no answering passage judged")] + [shown]})
+
+    @property
+    def description(self) -> str:
+        """How coverage and its interval were made."""
         return (f"coverage = queries with a grade-{self.answer_grade} passage in the corpus "
-                f"build {self.corpus!r} / queries not flagged unanswerable; {ci:.0%} "
-                f"{SHARE_METHOD}")
+                f"build {self.corpus!r} / queries not flagged unanswerable; {self.ci:.0%} "
+                f"{SHARE_METHOD} of {self.n_covered} of {self.n_answerable}")
 
 
 def coverage(test_set: TestSet, corpus: CorpusBuild | pd.DataFrame, *,

@@ -38,6 +38,7 @@ from ragnb.io.run import Run
 from ragnb.io.testset import Note, TestSet
 from ragnb.metrics.judged import Policy
 from ragnb.metrics.score import score
+from ragnb.result import Analysis
 from ragnb.stats import child_seed, paired_bootstrap, tie_tolerance
 from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ragnb.stats.classic import effect_size
@@ -89,7 +90,7 @@ def query_changes(old: TestSet, new: TestSet) -> pd.DataFrame:
 
 
 @dataclass(frozen=True)
-class VersionDiff:
+class VersionDiff(Analysis):
     """Old vs new version of a test set, re-scored for every config.
 
     Attributes
@@ -116,8 +117,8 @@ class VersionDiff:
         c = self.changes["change"].value_counts()
         return {k: int(c.get(k, 0)) for k in CHANGES}
 
-    def summary(self) -> pd.DataFrame:
-        """The per-config table in a few columns, intervals as text (``[low, high]``)."""
+    def display_table(self) -> pd.DataFrame:
+        """The per-config table in a few columns, for reading: intervals as text."""
         t = self.table
 
         def span(low, high):

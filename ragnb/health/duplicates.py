@@ -39,6 +39,7 @@ from scipy.sparse.csgraph import connected_components
 
 from ragnb.errors import InputError
 from ragnb.io.testset import TestSet
+from ragnb.result import Analysis
 
 _NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
 
@@ -77,7 +78,7 @@ def jaccard_normalised(a: str, b: str, n: int = 3) -> float:
 
 
 @dataclass(frozen=True)
-class DuplicateGroups:
+class DuplicateGroups(Analysis):
     """Near-duplicate groups of a test set's queries.
 
     Attributes
@@ -110,17 +111,29 @@ class DuplicateGroups:
                             ).reset_index()
 
     def summary(self) -> pd.DataFrame:
-        """Queries, groups, queries in groups and how many the suggestion drops."""
+        """Data: queries, groups, queries in groups and how many the suggestion drops."""
         m = self.members
         return pd.DataFrame([{"queries": self.n_queries, "groups": self.n_groups,
                               "queries_in_groups": len(m),
                               "drop_if_one_kept": int((~m["keep"]).sum()) if len(m) else 0,
                               "largest_group": int(m["size"].max()) if len(m) else 0}])
 
-    def describe(self) -> str:
-        return (f"groups: character {self.n}-gram Jaccard >= {self.threshold:g} on normalised "
-                "text (lowercase, punctuation stripped), single linkage; keep = shortest "
-                "normalised phrasing, then first in the file")
+    def display_table(self) -> pd.DataFrame:
+        """One row per group, as text: its size, lowest similarity and the query kept."""
+        if not len(self.members):
+            return pd.DataFrame(columns=["group", "queries", "lowest similarity", "keep"])
+        g = self.groups()
+        return pd.DataFrame({"group": g["group"].astype(str), "queries": g["size"].astype(str),
+                             "lowest similarity": [f"{v:.2f}" for v in g["min_similarity"]],
+                             "keep": [f"{q} ({i})" for q, i in zip(g["keep_query"],
+                                                                   g["keep_query_id"])]})
+
+    @property
+    def description(self) -> str:
+        """The grouping rule and the suggestion of which query to keep."""
+        return (f"{self.n_queries} queries; groups: character {self.n}-gram Jaccard >= "
+                f"{self.threshold:g} on normalised text (lowercase, punctuation stripped), "
+                "single linkage; keep = shortest normalised phrasing, then first in the file")
 
 
 def near_duplicate_groups(test_set: TestSet | pd.DataFrame, *, threshold: float = 0.9,

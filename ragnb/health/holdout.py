@@ -36,6 +36,7 @@ import pandas as pd
 
 from ragnb.errors import InputError
 from ragnb.metrics.score import Scores
+from ragnb.result import Analysis, interval, points
 from ragnb.stats import child_seed, tie_tolerance
 from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ragnb.stats.unpaired import MeanInterval, UnpairedBootstrap, bootstrap_mean, unpaired_bootstrap
@@ -104,7 +105,7 @@ def holdout_split(query_ids: Iterable[str], *, share: float = DEFAULT_SHARE,
 
 
 @dataclass(frozen=True)
-class HoldoutCheck:
+class HoldoutCheck(Analysis):
     """A config's score on tuning vs held-back queries (held back minus tuning).
 
     ``tuning`` and ``held_back`` are each side's mean with its own percentile
@@ -138,7 +139,8 @@ class HoldoutCheck:
         return (f"gain {self.config} - {self.baseline}" if self.baseline
                 else f"{self.config}")
 
-    def table(self) -> pd.DataFrame:
+    def summary(self) -> pd.DataFrame:
+        """One row, data: each side's mean and n, the difference and its interval."""
         r = self.result
         return pd.DataFrame([{
             "config": self.config, "quantity": self.quantity, "metric": self.metric,
@@ -154,7 +156,19 @@ class HoldoutCheck:
                              for name, m in (("tuning", self.tuning),
                                              ("held back", self.held_back))])
 
-    def describe(self) -> str:
+    def display_table(self) -> pd.DataFrame:
+        """Each side's mean and interval, then the difference, in points."""
+        r = self.result
+        rows = [(name, str(m.n), points(m.mean), interval(m.ci_low, m.ci_high))
+                for name, m in (("tuning", self.tuning), ("held back", self.held_back))]
+        rows.append(("held back − tuning", "", points(r.delta, signed=True),
+                     interval(r.ci_low, r.ci_high, signed=True)))
+        return pd.DataFrame(rows, columns=["side", "queries", f"{self.metric} (points)",
+                                           f"{r.ci:.0%} interval (points)"])
+
+    @property
+    def description(self) -> str:
+        """How the difference and each side's interval were made."""
         return (f"{self.quantity}, {self.metric}: " + self.result.describe()
                 + "; each side's mean: percentile bootstrap of the mean")
 

@@ -31,13 +31,14 @@ from ragnb.errors import InputError
 from ragnb.health.coverage import as_corpus
 from ragnb.io.corpus_build import CorpusBuild, version_key
 from ragnb.io.testset import TestSet
+from ragnb.result import Analysis
 
 STATUSES = ("current", "stale", "removed", "unversioned")
 QUEUED = ("stale", "removed")
 
 
 @dataclass(frozen=True)
-class Staleness:
+class Staleness(Analysis):
     """Every judgment's freshness against a corpus build.
 
     Attributes
@@ -63,6 +64,22 @@ class Staleness:
                          "relevant": int((sel & (j["grade"] >= 1)).sum()),
                          "queries": int(j.loc[sel, "query_id"].nunique())})
         return pd.DataFrame(rows)
+
+    def display_table(self) -> pd.DataFrame:
+        """:meth:`counts` as text, shares in percent."""
+        c = self.counts()
+        return pd.DataFrame({
+            "status": c["status"], "judgments": c["judgments"].astype(str),
+            "share": ["—" if pd.isna(v) else f"{v:.1%}" for v in c["share"]],
+            "relevant": c["relevant"].astype(str), "queries": c["queries"].astype(str)})
+
+    @property
+    def description(self) -> str:
+        """The freshness rule."""
+        return (f"{len(self.judgments)} judgments against the corpus build {self.corpus!r}: "
+                "stale when the judged document version is older than the build's, removed "
+                "when the passage is not in the build, unversioned when the judgment has no "
+                "version; relevant = grade >= 1")
 
     def per_query(self) -> pd.DataFrame:
         """One row per query with judgments: counts per status and ``needs_review``."""

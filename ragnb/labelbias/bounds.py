@@ -58,6 +58,7 @@ from ragnb.metrics import JudgmentIndex, Metric, parse_metric
 from ragnb.metrics.gains import discount
 from ragnb.metrics.judged import POLICIES, Policy
 from ragnb.metrics.score import Scores, score
+from ragnb.result import Analysis, display_name, interval, points
 
 #: Which output columns are the seed's policies and which are exact bounds.
 COLUMN_KINDS = {
@@ -199,8 +200,12 @@ def _ndcg(pool: Pool, config: str, metric: Metric):
     return np.maximum(lo, 0.0), hi
 
 
+#: Tolerance of the self-check that the lower and upper policies lie within the bounds.
+POLICY_TOLERANCE = 1e-9
+
+
 @dataclass(frozen=True)
-class Bounds:
+class Bounds(Analysis):
     """Per-query policies and exact bounds of one metric for several configs.
 
     Attributes
@@ -242,9 +247,51 @@ class Bounds:
         return pd.Series(t[column].to_numpy(), index=pd.Index(t["query_id"], name="query_id"),
                          name=f"{config}:{column}")
 
-    def table(self, strata: pd.Series | None = None) -> pd.DataFrame:
-        """Summary per config (and per stratum): see :func:`bounds_table`."""
+    def summary(self, strata: pd.Series | None = None) -> pd.DataFrame:
+        """Summary per config (and per stratum), data: see :func:`bounds_table`."""
         return bounds_table(self, strata)
+
+    def display_table(self, strata: pd.Series | None = None, *,
+                      display_names: dict[str, str] | None = None) -> pd.DataFrame:
+        """The summary as text: the unjudged share in percent, policies and bounds in points."""
+        t = self.summary(strata)
+        return pd.DataFrame({
+            "config": [display_name(c, display_names) for c in t["config"]],
+            "stratum": t["stratum"],
+            "queries": t["n"],
+            "unjudged share": [f"{v:.1%}" if pd.notna(v) else "—" for v in t["unjudged_share"]],
+            "lower": [points(v, digits=2) for v in t["lower"]],
+            "condensed": [points(v, digits=2) for v in t["condensed"]],
+            "upper": [points(v, digits=2) for v in t["upper"]],
+            "exact bounds": [interval(lo, hi, digits=2)
+                             for lo, hi in zip(t["bound_min"], t["bound_max"])],
+            "bound width": [points(v, digits=2) for v in t["bound_width"]],
+        })
+
+    def policy_violations(self) -> pd.Series:
+        """Per config, queries whose lower or upper policy falls outside the exact bounds.
+
+        Both policies are labellings of the pooled passages (every unjudged one
+        not relevant; every one at the top grade), so each lies within
+        ``[bound_min, bound_max]`` (within :data:`POLICY_TOLERANCE`): a
+        non-zero count is a fault of the bounds.
+        """
+        t = self.per_query
+        lo, hi = t["bound_min"] - POLICY_TOLERANCE, t["bound_max"] + POLICY_TOLERANCE
+        outside = ~(t["lower"].between(lo, hi) & t["upper"].between(lo, hi))
+        return outside.groupby(t["config"], sort=False).sum().reindex(self.configs,
+                                                                      fill_value=0).astype(int)
+
+    @property
+    def description(self) -> str:
+        """How the numbers were made: policies, the exact bounds, the pool, n."""
+        n = self.per_query["query_id"].nunique()
+        return (f"{self.metric} on {n} queries for {len(self.configs)} configs: three label "
+                "policies per query (lower: unjudged not relevant; condensed: unjudged removed "
+                f"before the cut; upper: unjudged at grade {self.pool.top_grade}) and the exact "
+                "per-query minimum and maximum over every labelling of the pooled unjudged "
+                "passages; a config's bounds are the means of its per-query bounds (exact, no "
+                f"resampling). {self.assumption()}")
 
 
 def label_bounds(

@@ -1,4 +1,4 @@
-"""The three-way label-bias verdict as a :class:`~ragnb.result.Finding` (its adapter)."""
+"""The label-bias bounds and three-way verdict as :class:`~ragnb.result.Finding` (adapters)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -7,17 +7,64 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ragnb.labelbias.bounds import Bounds
 from ragnb.labelbias.verdict import ThreeWay
 from ragnb.result import (
     POINTS,
     Finding,
     Headline,
+    chart_or,
     checks_frame,
+    display_labels,
     display_name,
     interval,
     points,
     register,
 )
+
+
+@register(Bounds)
+def bounds_finding(b: Bounds, *, display_names: Mapping[str, str], chart: Any = None,
+                   strata: pd.Series | None = None) -> Finding:
+    """Headline: how far the missing labels could move each config's score, widest first."""
+    t = b.summary()
+    widest = t.loc[t["bound_width"].idxmax()] if len(t) else None
+    shown = "; ".join(f"{display_name(r['config'], display_names)} "
+                      f"{interval(r['bound_min'], r['bound_max'], digits=2)} "
+                      f"(now {points(r['lower'], digits=2)})" for r in t.to_dict("records"))
+    if widest is None or not widest["bound_width"] > 0:
+        answer = (f"The missing labels cannot move {b.metric}: no config has an unjudged "
+                  f"passage in its top k ({shown}).")
+        verdict, next_step = "exact", "Compare the scores as they are: every label is known."
+    else:
+        answer = (f"The missing labels could move {b.metric} by up to "
+                  f"{points(widest['bound_width'], digits=2)} points, for "
+                  f"{display_name(widest['config'], display_names)} "
+                  f"({widest['unjudged_share']:.1%} of its top k unjudged); exact bounds in "
+                  f"points: {shown}.")
+        verdict = f"up to {points(widest['bound_width'], digits=2)} points"
+        next_step = ("Read the three-way verdict for which decisions these bounds could flip, "
+                     "and label the pooled passages where the bounds are widest.")
+    bad = b.policy_violations()
+    checks = [(f"lower and upper policies lie within the exact bounds ({c})", n == 0,
+               f"{n} queries outside" if n else "")
+              for c, n in zip(display_labels(bad.index, display_names), bad.tolist())]
+    return Finding(
+        Headline("How much could the missing labels change each score?", answer, next_step,
+                 verdict),
+        b.display_table(strata, display_names=dict(display_names)),
+        chart_or(chart, _bounds_chart, b, display_names),
+        checks_frame(checks), b.description,
+        caption=f"{b.metric} in {POINTS}: unjudged share of the top k, the three policies and "
+                "the exact bounds (means over queries)",
+        source=b,
+    )
+
+
+def _bounds_chart(b: Bounds, display_names: Mapping[str, str]) -> Any:
+    from ragnb.labelbias.charts import bounds_chart
+
+    return bounds_chart(b.summary(), display_names=display_names)
 
 
 @register(ThreeWay)

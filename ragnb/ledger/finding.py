@@ -46,6 +46,15 @@ class SplitUse(Analysis):
     se: float
     alert_is_illustration: bool = True
 
+    @property
+    def description(self) -> str:
+        """How the view was made: the inflation rule, the guard's split and the paired SE."""
+        return ("implied inflation as the split ledger computes it (expected maximum of N "
+                "standard normals times the split's noise); the guard's checks run on "
+                f"{self.split}; paired SE given: {points(self.se, digits=2)} points"
+                + ("; the alert row tests a hypothetical drop, not a measured one"
+                   if self.alert_is_illustration else ""))
+
 
 @register(SplitUse)
 def split_use_finding(su: SplitUse, *, display_names: Mapping[str, str],
@@ -76,9 +85,7 @@ def split_use_finding(su: SplitUse, *, display_names: Mapping[str, str],
     return Finding(
         Headline("How often has each split been used to choose?", answer, next_step,
                  ranking["outcome"]),
-        table, chart, checks_frame(checks),
-        "implied inflation as the split ledger computes it (expected maximum of N standard "
-        f"normals times the split's noise); paired SE given: {points(su.se, digits=2)} points",
+        table, chart, checks_frame(checks), su.description,
         caption=f"Each split's use for selection; inflation in {POINTS}",
         source=su,
     )

@@ -121,7 +121,7 @@ def compare(
         ``resamples``, ``seed`` and ``n`` on every row. ``attrs["description"]``
         is a one-line statement of method, resamples, seeds and family; with
         strata, ``attrs["checks"]`` lists each challenger's stratified checks as plain records
-        (``challenger, check, ok, detail``; plain data, so that pandas can
+        (``challenger, check, holds, detail``; plain data, so that pandas can
         compare attrs when tables are concatenated).
 
     Notes

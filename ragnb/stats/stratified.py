@@ -176,7 +176,7 @@ class StratifiedBootstrap:
     table : DataFrame
         One row per stratum, then the pooled row (columns :data:`TABLE_COLUMNS`).
     checks : DataFrame
-        Columns ``check``, ``ok``, ``detail``: sizes add up, unclassified
+        Columns ``check``, ``holds``, ``detail``: sizes add up, unclassified
         queries, pooled = weighted (point and every replicate), small strata,
         dropped ids, and the reconciliation when a reported figure was given.
     reconciliation : Reconciliation or None
@@ -403,7 +403,7 @@ def stratified_bootstrap(
                        reconciliation.line))  # fmt: skip
     return StratifiedBootstrap(
         table=table,
-        checks=pd.DataFrame(checks, columns=["check", "ok", "detail"]),
+        checks=pd.DataFrame(checks, columns=["check", "holds", "detail"]),
         reconciliation=reconciliation,
         n=big_n,
         resamples=resamples,

@@ -88,7 +88,7 @@ class Breakdown(Analysis):
         or more, then one row per excluded stratum (``kind="excluded"``, size
         only). Deltas and means in metric units (0-1).
     checks : DataFrame
-        ``check, ok, detail``: the statistics' checks plus completeness,
+        ``check, holds, detail``: the statistics' checks plus completeness,
         pooled vs equal-weight sign and the reconciliation.
     completeness : str
     reconciliation : Reconciliation or None
@@ -125,7 +125,7 @@ class Breakdown(Analysis):
 
     @property
     def ok(self) -> bool:
-        return bool(self.checks["ok"].all())
+        return bool(self.checks["holds"].all())
 
     @property
     def description(self) -> str:

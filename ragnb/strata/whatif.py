@@ -231,7 +231,7 @@ class WhatIfState:
             lines.append(f"The reported figure ({self.reported_points} points) is for {metric} "
                          f"under the {policy} policy: not reconciled with {self.metric} "
                          f"({self.policy}).")
-        bad = bd.checks[~bd.checks["ok"]]
+        bad = bd.checks[~bd.checks["holds"]]
         lines += [f"⚠ {c}: {d}" for c, d in zip(bad["check"], bad["detail"])
                   if c not in ("completeness", "reconciles with reported pooled")]
         return lines

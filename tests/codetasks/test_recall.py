@@ -111,3 +111,28 @@ def test_all_files_check_rows():
     c = all_files_check(r)["value"].tolist()
     p, sizes = (2 / 3 + 2 / 3 + 1) / 3, np.array([3, 3, 1])
     assert c == pytest.approx([p ** sizes.mean(), np.mean(p ** sizes), 1 / 3])
+
+
+def test_recall_finding_leads_with_per_file_and_all_files():
+    """k=5: per-file {2/3, 2/3, 1} -> 77.8 points; the bootstrap mean's 2.5th percentile is
+    2/3 (all three draws 2/3: probability 8/27) and its 97.5th is 1 (all three 1: 1/27 >
+    2.5%); all-files {0, 0, 1} -> 33.3 in [0, 100] likewise; read set {1, 0} -> 50.0 in
+    [0, 100]; caller {0.5} on one task has no interval."""
+    from ragnb.result import Analysis, finding
+
+    r = task_recall(tasks(), RUN, k=5)
+    assert isinstance(r, Analysis)
+    f = finding(r, chart=False)
+    assert f.headline.answer == (
+        "At k=5, the run retrieves 77.8 [66.7, 100.0] points of the files a change edits "
+        "(per-file recall) but every edited file in only 33.3 [0.0, 100.0] points of the 3 "
+        "tasks (all-files recall); read-set recall 50.0 [0.0, 100.0] points on 2 tasks; "
+        "caller recall 50.0 [—, —] points on 1 tasks.")
+    assert f.headline.verdict == "all files 33.3 points"
+    # files found: t1 2 of 3, t2 2 of 3, t3 1 of 1; read sets 1 of 1 and 0 of 2; callers 2 of 4
+    assert list(f.display_table["files found"]) == ["5 of 7", "5 of 7", "1 of 3", "2 of 4"]
+    assert f.checks["holds"].all() and len(f.checks) == 2
+    assert "file recall at k=5 of the run on 3 tasks" in f.description
+    assert "10,000 resamples" in f.description
+    broken = type(r)(r.table.assign(found=r.table["files"] + 1), r.k)
+    assert not finding(broken, chart=False).checks["holds"].iloc[0]

@@ -54,3 +54,22 @@ def test_a_plain_table_is_validated(data):
     table = pd.DataFrame({"passage_id": ["p1", "p1"], "doc_version": ["2026-01-01"] * 2})
     with pytest.raises(InputError, match="more than once"):
         coverage(ts, table)
+
+
+def test_coverage_finding_leads_with_the_covered_share(data):
+    """1 of 3 answerable queries covered: 33.3%; Clopper-Pearson 95%: lower 1 - 0.975^(1/3)
+    = 0.84%, upper the 97.5% quantile of Beta(2, 2) = 90.6%."""
+    from ragnb.result import Analysis
+
+    cov = coverage(*data)
+    assert isinstance(cov, Analysis)
+    f = cov.finding()
+    assert f.headline.answer.startswith("33.3% of the 3 answerable queries (1) have a grade-2 "
+                                        "passage in the corpus build ")
+    assert f.headline.answer.endswith("(95% interval [0.8%, 90.6%]); 2 are not: 1 answer not "
+                                      "in corpus, 1 no answering passage judged.")
+    assert f.headline.verdict == "33.3% covered"
+    assert list(f.display_table["value"]) == ["4", "1", "3", "1", "1", "1",
+                                              "33.3% [0.8%, 90.6%]"]
+    assert f.checks["holds"].all()
+    assert f.description.endswith("Clopper-Pearson exact binomial interval of 1 of 3")

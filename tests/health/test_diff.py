@@ -52,11 +52,19 @@ def test_scores_on_both_versions(versions):
     assert r["n_common"] == 2 and r["rejudging"] == pytest.approx(0.25)      # q2: 1/2 -> 1
     # per-query re-judging differences (q1 0, q2 +0.5): mean 0.25, SD (n-1) 0.5/sqrt 2
     assert r["rejudging_effect_size"] == pytest.approx(2 ** -0.5)
-    assert d.summary().loc[0, "re-judging effect size"] == "+0.71"
+    assert d.display_table().loc[0, "re-judging effect size"] == "+0.71"
     assert r["n_added"] == 2 and r["added"] == pytest.approx(0.75)
     assert r["common_new"] == 1.0 and r["harder_by"] == pytest.approx(-0.25)
     assert r["added_no_relevant"] == 0
     assert "re-judging moved it +25.0 points" in d.reading("sys")
+    # the finding: 0.8333 -> 0.8750 is +4.2 points; q2 re-judged +25.0 on 2 common queries
+    f = d.finding()
+    assert f.headline.answer.startswith(
+        f"From {d.old_name} to {d.new_name} (2 queries added, 1 removed, 1 re-judged), rr@10: "
+        f"sys: 0.8333 on {d.old_name} (3 queries) → 0.8750 on {d.new_name} (4), +4.2 points; "
+        "on the 2 common queries re-judging moved it +25.0 points")
+    assert f.headline.verdict == "1 re-judged, 2 added"
+    assert f.checks["holds"].all() and f.description == d.description
 
 
 def test_nothing_added_leaves_the_harder_check_empty(versions):
@@ -67,4 +75,4 @@ def test_nothing_added_leaves_the_harder_check_empty(versions):
     assert (r["rejudging"], r["rejudging_low"], r["rejudging_high"]) == (0.0, 0.0, 0.0)
     # every difference 0: SD 0, no effect size
     assert pd.isna(r["rejudging_effect_size"])
-    assert d.summary().loc[0, "re-judging effect size"] == "—"
+    assert d.display_table().loc[0, "re-judging effect size"] == "—"

@@ -65,3 +65,20 @@ def test_markup_stays_data():
 def test_bad_options(kwargs, message):
     with pytest.raises(InputError, match=message):
         near_duplicate_groups(queries(["a"]), **kwargs)
+
+
+def test_duplicates_finding_counts_the_queries_that_repeat():
+    """7 queries, groups {q0, q2}, {q1, q4}, {q5, q6}: 3 would go (3/7 = 42.9%), 4 stay."""
+    texts = ["Reset password?", "how do I change my billing address", "reset   PASSWORD",
+             "weather tomorrow", "How do I change my billing address!!", "???", "!!"]
+    f = near_duplicate_groups(queries(texts), threshold=0.9).finding()
+    assert f.headline.answer == ("3 of the 7 queries (42.9%) repeat another: 6 queries fall in "
+                                 "3 near-duplicate groups (the largest has 2); keeping one per "
+                                 "group leaves 4.")
+    assert list(f.display_table["keep"]) == ["Reset password? (q0)",
+                                             "how do I change my billing address (q1)",
+                                             "??? (q5)"]
+    assert f.checks["holds"].all()
+    assert f.description.startswith("7 queries; groups: character 3-gram Jaccard >= 0.9")
+    none = near_duplicate_groups(queries(["a b c", "x y z"]), threshold=0.9).finding()
+    assert none.headline.answer == "No two of the 2 queries are near-duplicates."

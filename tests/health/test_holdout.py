@@ -90,3 +90,22 @@ def test_scored_queries_outside_the_split_are_an_error():
     with pytest.raises(InputError, match="neither side"):
         holdout_check(scores({"c": np.ones(6)}, ids + ["zz"]), split, config="c",
                       metric="ndcg@10")
+
+
+def test_holdout_finding_reads_a_constant_gain_that_stays_on_tuning():
+    """The gain is 0.10 on each of 8 tuning queries and 0 on 2 held back: every resample
+    gives the same means, so held back - tuning is -10.0 points in [-10.0, -10.0]."""
+    ids, split = make_split(8, 2)
+    base = np.full(10, 0.5)
+    tuned = base + np.r_[np.full(8, 0.10), np.zeros(2)]
+    check = holdout_check(scores({"tuned": tuned, "base": base}, ids), split,
+                          config="tuned", metric="ndcg@10", baseline="base", resamples=200)
+    f = check.finding()
+    assert f.headline.verdict == "diverged"
+    assert f.headline.answer.startswith("Diverged: the gain tuned - base is lower on the "
+                                        "held-back queries by 10.0 points [-10.0, -10.0]")
+    assert f.display_table.values.tolist() == [
+        ["tuning", "8", "10.0", "[10.0, 10.0]"], ["held back", "2", "0.0", "[0.0, 0.0]"],
+        ["held back − tuning", "", "-10.0", "[-10.0, -10.0]"]]
+    assert f.checks["holds"].all()
+    assert check.summary()["diverged"].iloc[0]

@@ -54,3 +54,15 @@ def test_a_version_in_another_scheme_names_the_test_set_line(tmp_path):
     build = corpus(tmp_path, [("p1", "2026-03-01")])
     with pytest.raises(InputError, match=r"ts.jsonl:2: doc_version 'v3'.*date versions"):
         staleness(ts, build)
+
+
+def test_staleness_finding_counts_what_to_review(stale):
+    """Of 6 judgments, q1/p1 is stale (grade 2) and q2/p9 removed (grade 0): 2 (33.3%) to
+    review, 1 of them relevant, on 2 queries."""
+    f = stale.finding()
+    assert f.headline.answer.startswith("2 of the 6 judgments (33.3%) are stale or removed")
+    assert f.headline.answer.endswith("(1 stale, 1 removed), 1 of them relevant, on 2 queries.")
+    assert f.headline.verdict == "2 to review"
+    assert list(f.display_table["share"]) == ["50.0%", "16.7%", "16.7%", "16.7%"]
+    assert f.checks["holds"].all()
+    assert f.description.startswith("6 judgments against the corpus build")

@@ -16,7 +16,7 @@ def small():
 
 def test_bounds_chart():
     b = small()
-    spec = bounds_chart(b.table()).to_dict()
+    spec = bounds_chart(b.summary()).to_dict()
     layers = spec["layer"]
     assert layers[0]["encoding"]["x"]["field"] == "bound_min"
     assert layers[0]["encoding"]["x2"]["field"] == "bound_max"
@@ -26,7 +26,7 @@ def test_bounds_chart():
 def test_charts_show_display_names_on_axes_and_titles():
     b = small()
     names = {"base": "BM25", "new": "dense retriever"}
-    spec = bounds_chart(b.table(), display_names=names).to_dict()
+    spec = bounds_chart(b.summary(), display_names=names).to_dict()
     shown = {v["config"] for data in spec["datasets"].values() for v in data}
     assert shown == {"BM25 (base)", "dense retriever (new)"}
     spec = verdict_chart(three_way(b, "base", resamples=200), display_names=names).to_dict()

@@ -84,11 +84,11 @@ def test_demo_bounds_collapse_after_merging_the_pooled_labels(tmp_path):
     assert (rec.counts.added, rec.counts.new_relevant) == (2105, 42)     # seed 003 §4
     assert rec.counts.merged_judgments == 8856                            # seed 003 §5
     v5 = read_test_set(tmp_path / "v5.jsonl")
-    t = label_bounds(v5, runs, "rr@10").table().set_index("config")
+    t = label_bounds(v5, runs, "rr@10").summary().set_index("config")
     assert (t["unjudged_share"] == 0).all()
     for col in ("condensed", "upper", "bound_min", "bound_max"):
         assert (t[col] - t["lower"]).abs().max() < 1e-12, col
-    before = label_bounds(read_test_set(d / "testset.jsonl"), runs, "rr@10").table().set_index(
+    before = label_bounds(read_test_set(d / "testset.jsonl"), runs, "rr@10").summary().set_index(
         "config")
     gain_before = before.loc["m2_r1", "lower"] - before.loc["m0_r1", "lower"]
     gain_after = t.loc["m2_r1", "lower"] - t.loc["m0_r1", "lower"]

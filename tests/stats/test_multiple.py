@@ -97,7 +97,7 @@ def test_compare_with_strata_has_challenger_x_stratum_rows():
         "Holm over 9 tests: 3 challenger(s) vs january x 3 rows (2 strata + pooled)"}  # fmt: skip
     checks = pd.DataFrame(table.attrs["checks"])
     assert set(checks["challenger"]) == {"champion", "inert", "worse"}
-    assert checks.loc[checks["check"] == "stratum sizes add up", "ok"].all()
+    assert checks.loc[checks["check"] == "stratum sizes add up", "holds"].all()
     both = pd.concat([table, table])  # plain-data attrs survive concatenation
     assert len(both) == 18
 

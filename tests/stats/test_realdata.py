@@ -63,7 +63,7 @@ def test_codec_by_domain(codec):
     s = stratified_bootstrap(bm25, t5, strata)
     t = s.table.set_index("stratum")
     assert t.loc[["finance", "history", "politics"], "n"].tolist() == [14, 14, 14]
-    assert s.checks["ok"].all()
+    assert s.checks["holds"].all()
     assert t.loc["pooled", "delta"] == pytest.approx(0.146, abs=0.0005)
 
 

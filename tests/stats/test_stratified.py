@@ -72,19 +72,19 @@ def test_seed000_out_of_scope_interval_has_exactly_zero_width_only_when_fixed(se
 
 def test_seed000_checks_and_flagged_reconciliation(seed000):
     checks = seed000.checks.set_index("check")
-    assert checks.loc["stratum sizes add up", "ok"]
+    assert checks.loc["stratum sizes add up", "holds"]
     assert (
         checks.loc["stratum sizes add up", "detail"]
         == "118 + 41 + 27 + 14 = 200 of 200 queries compared"
     )
-    assert checks.loc["unclassified queries", "ok"]
-    assert checks.loc["strata under 10 queries", "ok"]  # malformed has 14
+    assert checks.loc["unclassified queries", "holds"]
+    assert checks.loc["strata under 10 queries", "holds"]  # malformed has 14
     rec = seed000.reconciliation
     # reported 0.011 is printed to 3 decimals: rounding explains at most 0.0005
     assert rec.tolerance == pytest.approx(0.0005)
     assert rec.residual == pytest.approx(0.011 - 0.00928, abs=1e-12)
     assert rec.flagged
-    assert not checks.loc["reconciles with reported pooled", "ok"]
+    assert not checks.loc["reconciles with reported pooled", "holds"]
     assert "FLAGGED" in checks.loc["reconciles with reported pooled", "detail"]
 
 
@@ -140,7 +140,7 @@ def test_identity_checks_are_reported_for_point_and_every_replicate(seed000):
     checks = seed000.checks.set_index("check")
     point = checks.loc["pooled = size-weighted strata (point)"]
     reps = checks.loc["pooled = size-weighted strata (all 10,000 replicates)"]
-    assert point["ok"] and reps["ok"]
+    assert point["holds"] and reps["holds"]
     assert float(reps["detail"].split("= ")[-1]) < 1e-12
 
 
@@ -154,7 +154,7 @@ def test_unclassified_queries_form_their_own_stratum_and_are_shown():
     assert t.loc["unclassified", "n"] == 5
     assert t["n"].iloc[:-1].sum() == 200
     checks = r.checks.set_index("check")
-    assert not checks.loc["unclassified queries", "ok"]
+    assert not checks.loc["unclassified queries", "holds"]
     assert "5 queries have no stratum" in checks.loc["unclassified queries", "detail"]
     assert checks.loc["unclassified queries", "detail"].endswith("'unclassified' stratum")
     assert t.loc["unclassified", "small"]
@@ -164,7 +164,7 @@ def test_small_strata_are_flagged():
     base, chal, strata = seed000_scores()
     r = stratified_bootstrap(base, chal, strata, resamples=500, min_stratum=20)
     small = r.checks.set_index("check").loc["strata under 20 queries"]
-    assert not small["ok"]
+    assert not small["holds"]
     assert small["detail"] == "malformed (n=14)"
     assert list(r.table.loc[r.table["small"], "stratum"]) == ["malformed"]
 
@@ -174,7 +174,7 @@ def test_labels_for_queries_not_compared_are_counted():
     extra = pd.concat([strata, pd.Series(["follow_up"], index=["q999"])])
     r = stratified_bootstrap(base, chal, extra, resamples=200)
     check = r.checks.set_index("check").loc["labels for other queries"]
-    assert not check["ok"] and check["detail"].startswith("1 labelled query ids")
+    assert not check["holds"] and check["detail"].startswith("1 labelled query ids")
 
 
 def test_categorical_strata_keep_their_order_and_bca_runs():

@@ -75,7 +75,7 @@ def test_exclusions_are_counted_not_dropped(hand):
     assert np.isnan(t.loc["Z", "delta"])
     assert "A: 4 + unclassified: 1 compared (5 in 2 strata) + Z: 3 excluded by the spec " \
            "(8 in all)" in bd.completeness
-    assert bd.checks.set_index("check").loc["completeness", "ok"]
+    assert bd.checks.set_index("check").loc["completeness", "holds"]
 
 
 def holm_by_hand(p):
@@ -133,7 +133,7 @@ def test_pooled_and_equal_weight_of_opposite_sign_are_flagged():
     assert t.loc["pooled", "delta"] == pytest.approx(0.008)
     assert t.loc["equal-weight", "delta"] == pytest.approx(-0.04)
     check = bd.checks.set_index("check").loc["pooled and equal-weight averages agree in sign"]
-    assert not check["ok"] and "Simpson's paradox" in check["detail"]
+    assert not check["holds"] and "Simpson's paradox" in check["detail"]
     assert not bd.ok
 
 
@@ -192,7 +192,7 @@ def test_seed000_weighted_strata_against_reported_1_1_is_flagged(seed000):
         "Reconciliation: the size-weighted stratum deltas give +0.93 points over 200 queries "
         "against a reported +1.1; residual +0.17 points")
     assert "FLAGGED" in bd.reconciliation_line
-    assert not bd.checks.set_index("check").loc["reconciles with reported pooled", "ok"]
+    assert not bd.checks.set_index("check").loc["reconciles with reported pooled", "holds"]
     zero = bd.table.set_index("stratum").loc["out_of_scope"]
     # a tidy table does not say these queries have nothing to retrieve: the zeros are
     # observed, so the interval is not zero width (the demo test below passes Scores)
