@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import re
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, NoReturn
 
 #: Debian's chromium; the tests skip (with this reason) only when it is absent.
 CHROMIUM = Path("/usr/bin/chromium")
@@ -246,3 +249,123 @@ def csv_attachments(layout: Layout) -> list[tuple[str, int, object]]:
         stated = int(re.search(r"\((\d+) rows?\)", text).group(1))
         found.append((text, stated, table))
     return found
+
+
+# --- live servers (Voila, JupyterLab) driven in chromium --------------------------------
+
+#: Set (as ``.ci/run`` does) to make a missing browser or package a failure, not a skip.
+REQUIRE_BROWSER_ENV = "RAGNB_REQUIRE_BROWSER"
+
+
+def needs(what: str) -> NoReturn:
+    """Skip with ``what`` as the reason; fail instead under :data:`REQUIRE_BROWSER_ENV`."""
+    import os
+
+    import pytest
+
+    if os.environ.get(REQUIRE_BROWSER_ENV):
+        pytest.fail(what)
+    pytest.skip(what)
+
+
+def require_live(*modules: str) -> None:
+    """Chromium and ``modules`` (e.g. playwright, voila) present, or :func:`needs`."""
+    import importlib
+
+    if not chromium_available():
+        needs(CHROMIUM_MISSING)
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            needs(f"{name} is not installed (pip install -e '.[test]')")
+
+
+def server_env() -> dict[str, str]:
+    """This environment for a server whose kernels import this checkout's ragnb."""
+    import os
+
+    from ragnb.paths import PROJ_ROOT
+    from ragnb.report.kernel import REPORT_ENV
+
+    env = {k: v for k, v in os.environ.items() if k != REPORT_ENV}
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(PROJ_ROOT), *filter(None, env.get("PYTHONPATH", "").split(os.pathsep))])
+    return env
+
+
+@contextmanager
+def served(argv: list[str], *, cwd: Path, env: dict[str, str], log: Path, name: str,
+           startup_s: float) -> Iterator[int]:
+    """Run ``argv`` with ``--port`` appended on a free 127.0.0.1 port; yield the port once it
+    listens (fail with the log's tail if it exits or is silent for ``startup_s``); stop it
+    (TERM, then KILL) afterwards."""
+    import os
+    import signal
+    import socket
+    import subprocess
+    import time
+
+    import pytest
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with open(log, "w") as out:
+        proc = subprocess.Popen([a.replace("{port}", str(port)) for a in argv], cwd=cwd, env=env,
+                                stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        deadline = time.monotonic() + startup_s
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"{name} exited with {proc.returncode}:\n{log.read_text()[-3000:]}")
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    pytest.fail(f"{name} did not listen within {startup_s} s:\n"
+                                f"{log.read_text()[-3000:]}")
+                time.sleep(0.2)
+        yield port
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+
+
+@contextmanager
+def local_page(base: str, viewport: dict[str, int]
+               ) -> Iterator[tuple[Any, list[str], list[str]]]:
+    """A chromium page that may reach only ``base`` (http and ws), ``data:`` and ``blob:``.
+
+    Yields ``(page, blocked, page_errors)``: every other request is aborted and its URL
+    appended to ``blocked``; uncaught page errors are appended to ``page_errors``.
+    """
+    from playwright.sync_api import sync_playwright
+
+    allowed = (base, base.replace("http", "ws", 1), "data:", "blob:")
+    blocked: list[str] = []
+    errors: list[str] = []
+
+    def route(r) -> None:
+        if r.request.url.startswith(allowed):
+            r.continue_()
+        else:
+            blocked.append(r.request.url)
+            r.abort()
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM),
+                                     args=["--no-sandbox", "--disable-gpu"])
+        try:
+            context = chromium.new_context(viewport=viewport)
+            context.route("**/*", route)
+            page = context.new_page()
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            yield page, blocked, errors
+        finally:
+            chromium.close()

@@ -2,7 +2,6 @@
 check of report pages (see tests/browser.py)."""
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -17,7 +16,7 @@ if _TESTS_DIR not in sys.path:
 import browser  # noqa: E402
 
 #: Set in CI (.ci/run) so that a missing chromium fails instead of skipping.
-REQUIRE_BROWSER_ENV = "RAGNB_REQUIRE_BROWSER"
+REQUIRE_BROWSER_ENV = browser.REQUIRE_BROWSER_ENV
 
 
 @pytest.fixture(scope="session")
@@ -37,7 +36,5 @@ def open_report():
     ``RAGNB_REQUIRE_BROWSER=1`` (CI), where that is a failure.
     """
     if not browser.chromium_available():
-        if os.environ.get(REQUIRE_BROWSER_ENV):
-            pytest.fail(browser.CHROMIUM_MISSING)
-        pytest.skip(browser.CHROMIUM_MISSING)
+        browser.needs(browser.CHROMIUM_MISSING)
     return browser.open_page

@@ -61,72 +61,51 @@ def expected():
 
 
 def test_inspector_filters_sorts_and_shows_a_query_in_the_browser(voila_url, expected):  # noqa: F811
-    from playwright.sync_api import sync_playwright
-
     url, server_log = voila_url
     deltas, top, texts = expected
-    blocked, errors = [], []
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=str(browser.CHROMIUM),
-                                     args=["--no-sandbox", "--disable-gpu"])
-        try:
-            context = chromium.new_context(viewport={"width": 1400, "height": 2400})
+    with browser.local_page(url, {"width": 1400, "height": 2400}) as (page, blocked, errors):
+        page.goto(url, timeout=STARTUP_S * 1000)
+        page.wait_for_function(f"(({STATE})() || {{}}).query", timeout=STARTUP_S * 1000)
+        # the what-if widget above (and its chart) finishes drawing before we interact
+        page.wait_for_function(f"({POOLED_ROW})() !== null", timeout=STARTUP_S * 1000)
+        page.wait_for_function(
+            "() => document.querySelector('.ragnb-whatif .vega-embed svg.marks, "
+            ".ragnb-whatif .vega-embed canvas') !== null", timeout=STARTUP_S * 1000)
+        first = page.evaluate(STATE)
+        worst = deltas()["query_id"].iloc[0]
+        assert first["n"] == "200" and first["query"] == worst
+        assert texts[worst] in first["text"]
+        want = top(worst)
+        assert [r["round-40"] for r in first["rows"]] == list(want["round-40"])
+        assert [r["round-40 grade"] for r in first["rows"]] == list(want["round-40 grade"])
 
-            def route(r):
-                if r.request.url.startswith((url, "data:", "blob:")) or \
-                        r.request.url.startswith(url.replace("http", "ws")):
-                    r.continue_()
-                else:
-                    blocked.append(r.request.url)
-                    r.abort()
+        # filter by a stratum, the way a user does
+        root = page.locator(".ragnb-inspector")
+        root.get_by_label("stratum", exact=True).select_option("malformed")
+        malformed = deltas(stratum="malformed")
+        page.wait_for_function(
+            f"(s => s && s.n === '14' && s.query === '{malformed['query_id'].iloc[0]}')"
+            f"(({STATE})())", timeout=30_000)
 
-            context.route("**/*", route)
-            page = context.new_page()
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.goto(url, timeout=STARTUP_S * 1000)
-            page.wait_for_function(f"(({STATE})() || {{}}).query", timeout=STARTUP_S * 1000)
-            # the what-if widget above (and its chart) finishes drawing before we interact
-            page.wait_for_function(f"({POOLED_ROW})() !== null", timeout=STARTUP_S * 1000)
-            page.wait_for_function(
-                "() => document.querySelector('.ragnb-whatif .vega-embed svg.marks, "
-                ".ragnb-whatif .vega-embed canvas') !== null", timeout=STARTUP_S * 1000)
-            first = page.evaluate(STATE)
-            worst = deltas()["query_id"].iloc[0]
-            assert first["n"] == "200" and first["query"] == worst
-            assert texts[worst] in first["text"]
-            want = top(worst)
-            assert [r["round-40"] for r in first["rows"]] == list(want["round-40"])
-            assert [r["round-40 grade"] for r in first["rows"]] == list(want["round-40 grade"])
+        # wins first, then pick the third query of the list
+        root.get_by_label("sort").select_option("wins first")
+        wins = deltas(stratum="malformed", sort="wins first")
+        page.wait_for_function(
+            f"(s => s && (s.first_option || '').endsWith('{wins['query_id'].iloc[0]}'))"
+            f"(({STATE})())", timeout=30_000)
+        root.get_by_label("query").select_option(index=2)
+        target = wins["query_id"].iloc[2]
+        page.wait_for_function(f"(({STATE})() || {{}}).query === '{target}'",
+                               timeout=30_000)
+        picked = page.evaluate(STATE)
+        want = top(target)
+        assert [r["round-00"] for r in picked["rows"]] == list(want["round-00"])
+        assert [r["round-00 grade"] for r in picked["rows"]] == list(want["round-00 grade"])
+        assert [r["round-40 in other"] for r in picked["rows"]] == \
+            list(want["round-40 in other"])
 
-            # filter by a stratum, the way a user does
-            root = page.locator(".ragnb-inspector")
-            root.get_by_label("stratum", exact=True).select_option("malformed")
-            malformed = deltas(stratum="malformed")
-            page.wait_for_function(
-                f"(s => s && s.n === '14' && s.query === '{malformed['query_id'].iloc[0]}')"
-                f"(({STATE})())", timeout=30_000)
-
-            # wins first, then pick the third query of the list
-            root.get_by_label("sort").select_option("wins first")
-            wins = deltas(stratum="malformed", sort="wins first")
-            page.wait_for_function(
-                f"(s => s && (s.first_option || '').endsWith('{wins['query_id'].iloc[0]}'))"
-                f"(({STATE})())", timeout=30_000)
-            root.get_by_label("query").select_option(index=2)
-            target = wins["query_id"].iloc[2]
-            page.wait_for_function(f"(({STATE})() || {{}}).query === '{target}'",
-                                   timeout=30_000)
-            picked = page.evaluate(STATE)
-            want = top(target)
-            assert [r["round-00"] for r in picked["rows"]] == list(want["round-00"])
-            assert [r["round-00 grade"] for r in picked["rows"]] == list(want["round-00 grade"])
-            assert [r["round-40 in other"] for r in picked["rows"]] == \
-                list(want["round-40 in other"])
-
-            browser.ARTIFACTS_DIR.mkdir(parents=True, exist_ok=True)
-            root.screenshot(path=str(browser.ARTIFACTS_DIR / "inspector-voila.png"))
-        finally:
-            chromium.close()
+        browser.ARTIFACTS_DIR.mkdir(parents=True, exist_ok=True)
+        root.screenshot(path=str(browser.ARTIFACTS_DIR / "inspector-voila.png"))
     assert errors == [], errors
     assert [u for u in blocked if not u.startswith(VOILA_TEMPLATE_CDN)] == [], blocked
     assert "Traceback" not in server_log.read_text()

@@ -11,20 +11,13 @@ its own process group, ended in the fixture's teardown.
 """
 from __future__ import annotations
 
-import os
-import signal
-import socket
-import subprocess
 import sys
-import time
 
 import browser
 import pytest
 
 from ragnb.metrics.score import score
-from ragnb.paths import NOTEBOOKS_DIR, PROJ_ROOT
-from ragnb.report.kernel import REPORT_ENV
-from tests.conftest import REQUIRE_BROWSER_ENV
+from ragnb.paths import NOTEBOOKS_DIR
 from tests.strata._workspaces import demo_comparison
 
 pytestmark = pytest.mark.slow
@@ -46,56 +39,16 @@ POOLED_ROW = """() => {
 }"""
 
 
-def _needs(what: str) -> None:
-    if os.environ.get(REQUIRE_BROWSER_ENV):
-        pytest.fail(what)
-    pytest.skip(what)
-
-
 @pytest.fixture(scope="module")
 def voila_url(tmp_path_factory):
     """Serve the stored notebook with Voila on a free 127.0.0.1 port; stop it afterwards."""
-    if not browser.chromium_available():
-        _needs(browser.CHROMIUM_MISSING)
-    try:
-        import playwright  # noqa: F401
-        import voila  # noqa: F401
-    except ImportError as exc:
-        _needs(f"{exc.name} is not installed (pip install -e '.[test]')")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    env = {k: v for k, v in os.environ.items() if k != REPORT_ENV}
-    env["PYTHONPATH"] = os.pathsep.join(
-        [str(PROJ_ROOT), *filter(None, env.get("PYTHONPATH", "").split(os.pathsep))])
+    browser.require_live("playwright", "voila")
     log = tmp_path_factory.mktemp("voila") / "voila.log"
-    with open(log, "w") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "voila", str(NOTEBOOK), f"--port={port}", "--no-browser",
-             "--Voila.ip=127.0.0.1", "--show_tracebacks=True"],
-            cwd=NOTEBOOKS_DIR, env=env, stdout=out, stderr=subprocess.STDOUT,
-            start_new_session=True)
-    try:
-        deadline = time.monotonic() + STARTUP_S
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"voila exited with {proc.returncode}:\n{log.read_text()[-3000:]}")
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    pytest.fail(f"voila did not listen within {STARTUP_S} s:\n"
-                                f"{log.read_text()[-3000:]}")
-                time.sleep(0.2)
+    with browser.served([sys.executable, "-m", "voila", str(NOTEBOOK), "--port={port}",
+                         "--no-browser", "--Voila.ip=127.0.0.1", "--show_tracebacks=True"],
+                        cwd=NOTEBOOKS_DIR, env=browser.server_env(), log=log, name="voila",
+                        startup_s=STARTUP_S) as port:
         yield f"http://127.0.0.1:{port}/", log
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=10)
 
 
 def expected_pooled(metric: str, exclude=()) -> str:
@@ -109,57 +62,38 @@ def expected_pooled(metric: str, exclude=()) -> str:
 
 
 def test_widget_changes_recompute_the_table_in_the_browser(voila_url):
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     url, server_log = voila_url
-    blocked, errors = [], []
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=str(browser.CHROMIUM),
-                                     args=["--no-sandbox", "--disable-gpu"])
-        try:
-            context = chromium.new_context(viewport={"width": 1300, "height": 2400})
+    with browser.local_page(url, {"width": 1300, "height": 2400}) as (page, blocked, errors):
+        page.goto(url, timeout=STARTUP_S * 1000)
+        page.wait_for_function(f"({POOLED_ROW})() !== null", timeout=STARTUP_S * 1000)
+        first = page.evaluate(POOLED_ROW)
+        assert first["n"] == "200"
+        assert first["Δ (points)"] == expected_pooled("ndcg@10")
 
-            def route(r):
-                if r.request.url.startswith((url, "data:", "blob:")) or \
-                        r.request.url.startswith(url.replace("http", "ws")):
-                    r.continue_()
-                else:
-                    blocked.append(r.request.url)
-                    r.abort()
+        # exclude a stratum the way a user does: untick its checkbox
+        page.get_by_role("checkbox", name="malformed (14)").uncheck()
+        page.wait_for_function(f"(({POOLED_ROW})() || {{}}).n === '186'", timeout=30_000)
+        excluded = page.evaluate(POOLED_ROW)
+        assert excluded["Δ (points)"] == expected_pooled("ndcg@10", exclude=["malformed"])
+        assert excluded["Δ (points)"] != first["Δ (points)"]
+        log = page.locator(".ragnb-whatif-log")   # expect() waits for the content
+        expect(log).to_contain_text("excluded 'malformed' (14 queries)")
+        expect(log).to_contain_text("is not a pre-registered analysis")
 
-            context.route("**/*", route)
-            page = context.new_page()
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.goto(url, timeout=STARTUP_S * 1000)
-            page.wait_for_function(f"({POOLED_ROW})() !== null", timeout=STARTUP_S * 1000)
-            first = page.evaluate(POOLED_ROW)
-            assert first["n"] == "200"
-            assert first["Δ (points)"] == expected_pooled("ndcg@10")
+        # switch the metric: the values change again, the caption names it
+        page.get_by_label("metric").select_option("rr")
+        page.wait_for_function(
+            "() => (document.querySelector('.ragnb-whatif-table')||{}).dataset"
+            "?.metric === 'rr@10'", timeout=30_000)
+        switched = page.evaluate(POOLED_ROW)
+        assert switched["n"] == "186"
+        assert switched["Δ (points)"] == expected_pooled("rr@10", exclude=["malformed"])
 
-            # exclude a stratum the way a user does: untick its checkbox
-            page.get_by_role("checkbox", name="malformed (14)").uncheck()
-            page.wait_for_function(f"(({POOLED_ROW})() || {{}}).n === '186'", timeout=30_000)
-            excluded = page.evaluate(POOLED_ROW)
-            assert excluded["Δ (points)"] == expected_pooled("ndcg@10", exclude=["malformed"])
-            assert excluded["Δ (points)"] != first["Δ (points)"]
-            log = page.locator(".ragnb-whatif-log")   # expect() waits for the content
-            expect(log).to_contain_text("excluded 'malformed' (14 queries)")
-            expect(log).to_contain_text("is not a pre-registered analysis")
-
-            # switch the metric: the values change again, the caption names it
-            page.get_by_label("metric").select_option("rr")
-            page.wait_for_function(
-                "() => (document.querySelector('.ragnb-whatif-table')||{}).dataset"
-                "?.metric === 'rr@10'", timeout=30_000)
-            switched = page.evaluate(POOLED_ROW)
-            assert switched["n"] == "186"
-            assert switched["Δ (points)"] == expected_pooled("rr@10", exclude=["malformed"])
-
-            browser.ARTIFACTS_DIR.mkdir(parents=True, exist_ok=True)
-            page.locator(".ragnb-whatif").screenshot(
-                path=str(browser.ARTIFACTS_DIR / "whatif-voila.png"))
-        finally:
-            chromium.close()
+        browser.ARTIFACTS_DIR.mkdir(parents=True, exist_ok=True)
+        page.locator(".ragnb-whatif").screenshot(
+            path=str(browser.ARTIFACTS_DIR / "whatif-voila.png"))
     assert errors == [], errors
     assert [u for u in blocked if not u.startswith(VOILA_TEMPLATE_CDN)] == [], blocked
     assert "Traceback" not in server_log.read_text()
