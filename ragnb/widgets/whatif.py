@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from os import PathLike
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -72,31 +72,9 @@ class WhatIf:
 
     Parameters
     ----------
-    test_set : TestSet
-    runs : sequence or mapping of Run
-        Must include ``baseline`` and ``challenger``.
-    table : DataFrame
-        Strata table: ``query_id`` and candidate columns
-        (:func:`ragnb.strata.strata_table`).
-    baseline, challenger : str
-        Config names.
-    spec : StrataSpec or str, optional
-        Starting stratification (a spec file's, or a column name); default the
-        first candidate column.
-    metric : str
-        Starting metric, e.g. ``"ndcg@10"``.
-    policy : {"lower", "condensed", "upper"}
-    reported_points : float or str, optional
-        A pooled delta reported elsewhere, in points, to reconcile with.
-    resamples, seed, min_stratum
-        As for :func:`ragnb.strata.breakdown`.
-    extra : {"error", "drop"}
-        Run queries the test set lacks (``score(extra=...)``).
-    columns : list of str, optional
-        Columns offered (default :func:`ragnb.strata.stratum_columns`).
-    report_parameters : mapping, optional
-        Other ``-p`` values for the report command an export prints
-        (``data_dir``, ``split``, ...).
+    test_set, runs, table, baseline, challenger, spec, metric, policy, reported_points, \
+resamples, seed, min_stratum, extra, columns, report_parameters
+        As for :class:`~ragnb.strata.whatif.WhatIfState`.
     chart : {"vega", "svg", None}
         How the chart is drawn: ``"vega"`` (default) is Altair's
         :class:`~altair.JupyterChart` widget, drawn by the browser (the kernel
@@ -204,56 +182,20 @@ class WhatIf:
         text = family.name + (f"@{self.k_w.value}" if family.cutoff else "")
         self.state.metric, self.state.policy = str(parse_metric(text)), self.policy_w.value
 
-    @property
-    def metric(self) -> str:
-        """The metric as text (``ndcg@10``), from the metric and k controls."""
-        return self.state.metric
+    #: Read through to :attr:`state`: the session is the state's, the widget only shows it.
+    _STATE_VIEWS = frozenset({
+        "metric", "policy", "spec", "log", "column", "merges", "excluded", "initial_spec",
+        "table", "baseline", "challenger", "reported_points"})
 
-    @property
-    def policy(self) -> str:
-        return self.state.policy
-
-    @property
-    def spec(self) -> StrataSpec:
-        """The stratification now shown (no claim of timing; see :meth:`export_spec`)."""
-        return self.state.spec
-
-    @property
-    def log(self) -> list[LogEntry]:
-        """The changes since the starting stratification (the state's log)."""
-        return self.state.log
-
-    @property
-    def column(self) -> str:
-        return self.state.column
-
-    @property
-    def merges(self) -> dict[str, tuple[str, ...]]:
-        return self.state.merges
-
-    @property
-    def excluded(self) -> set[str]:
-        return self.state.excluded
-
-    @property
-    def initial_spec(self) -> StrataSpec:
-        return self.state.initial_spec
-
-    @property
-    def table(self) -> pd.DataFrame:
-        return self.state.table
-
-    @property
-    def baseline(self) -> str:
-        return self.state.baseline
-
-    @property
-    def challenger(self) -> str:
-        return self.state.challenger
-
-    @property
-    def reported_points(self):
-        return self.state.reported_points
+    def __getattr__(self, name: str) -> Any:
+        """The state's ``metric``, ``policy``, ``spec``, ``log``, ``column``, ``merges``,
+        ``excluded``, ``initial_spec``, ``table``, ``baseline``, ``challenger`` and
+        ``reported_points`` (read-only views, never copies).
+        """
+        state = self.__dict__.get("state")
+        if name in self._STATE_VIEWS and state is not None:
+            return getattr(state, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def scores(self) -> Scores:
         """Per-query scores of the two runs for the current metric and policy (cached)."""
