@@ -151,17 +151,13 @@ def ledger_line(manifest, ledger_dir: str | None, se: float | None = None) -> li
 
 
 def guard_sealed(ledger_dir: str | None, manifest, values: Mapping[str, float | None],
-                 metric: str,
-                 inputs: Inputs | None = None) -> None:
+                 metric: str) -> None:
     """The ledger's scoring policy (:func:`ragnb.ledger.policy.admit_scoring`): refused
     (:class:`~ragnb.errors.PolicyError`, before anything is printed) on a sealed split
-    with no open unseal run for these configs; recorded when allowed. Without
-    ``--ledger``, a workspace's own ledger (``inputs.ledger``) holds its splits' policy.
+    with no open unseal run for these configs; recorded when allowed.
     """
-    from ragnb.ledger.policy import admit_scoring, find_split
+    from ragnb.ledger.policy import admit_scoring
 
-    if not ledger_dir and inputs is not None and inputs.ledger:
-        ledger_dir, manifest = inputs.ledger, find_split(inputs.ledger, inputs.test_set)
     admit_scoring(ledger_dir, manifest, list(values), metric=metric, values=values,
                   note="ragnb CLI")
 
@@ -202,6 +198,8 @@ class Inputs:
     manifest: Path | None = None
     split: str | None = None
     gain: str = "exp"
+    #: The split ledger that governs this split: ``--ledger`` (or ``$RAGNB_LEDGER``),
+    #: else the workspace's own ``ledger`` key; None when neither names one.
     ledger: str | None = None
 
     def metric(self, text: str) -> str:
@@ -240,7 +238,8 @@ def resolve_inputs(args: argparse.Namespace, runs: list[str], run_flag: str = "-
             raise InputError(f"give --judgments and {run_flag}, or --workspace",
                              key="--judgments" if not args.judgments else run_flag)
         return Inputs(read_test_set(args.judgments), load_runs(runs, args.order),
-                      {"missing": args.missing, "extra": args.extra})
+                      {"missing": args.missing, "extra": args.extra},
+                      ledger=getattr(args, "ledger", None))
     from ragnb.io import read_run
     from ragnb.strata import strata_table
 
@@ -269,4 +268,5 @@ def resolve_inputs(args: argparse.Namespace, runs: list[str], run_flag: str = "-
     strata.attrs["notes"] = notes
     strata.attrs.setdefault("source", str(entry.strata.path if entry.strata else test_set.source))
     return Inputs(test_set, loaded, options, strata, ws.manifest.path, split, ws.gain,
-                  None if ws.manifest.ledger is None else str(ws.manifest.ledger))
+                  getattr(args, "ledger", None)
+                  or (None if ws.manifest.ledger is None else str(ws.manifest.ledger)))

@@ -92,14 +92,13 @@ def run(args: argparse.Namespace) -> int:
         where = row["challenger"] + (f", {row['metric']}" if len(metrics) > 1 else "")
         header.append(f"# check [{where}] {row['check']}: "
                       f"{'ok' if row['holds'] else 'FLAGGED'} — {row['detail']}")
-    # the ledger named by --ledger/$RAGNB_LEDGER, else the workspace's own: one policy
-    ledger_dir = args.ledger or inputs.ledger
+    ledger_dir = inputs.ledger
     manifest = split_manifest(ledger_dir, test_set)
     means = scores.means()
     first = means[means["metric"] == metrics[0]].set_index("config")["mean"].to_dict()
     # one scoring per config, whatever the number of metrics (each is scored once per run)
     guard_sealed(ledger_dir, manifest, first if len(metrics) == 1 else dict.fromkeys(first),
-                 ", ".join(metrics), inputs)
+                 ", ".join(metrics))
     refuse_close_ranking(manifest, scores, metrics)
     cols = [c for c in SHOW if c in result.columns]
     for row in result[result["statement"] != ""].itertuples():

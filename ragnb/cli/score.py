@@ -54,8 +54,7 @@ def run(args: argparse.Namespace) -> int:
     header = [f"# test set {test_set.name} ({len(test_set.queries)} queries), "
               f"label policy {scores.policy}, ranking order "
               + ", ".join(sorted({r.order for r in runs}))]
-    # the ledger named by --ledger/$RAGNB_LEDGER, else the workspace's own: one policy
-    ledger_dir = args.ledger or inputs.ledger
+    ledger_dir = inputs.ledger
     manifest = split_manifest(ledger_dir, test_set)
     means = scores.means()
     first = means[means["metric"] == means["metric"].iloc[0]]
@@ -63,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     # one scoring per config, whatever the number of metrics (each is scored once per run)
     one = means["metric"].nunique() == 1
     guard_sealed(ledger_dir, manifest, values if one else dict.fromkeys(values),
-                 ", ".join(dict.fromkeys(means["metric"])), inputs)
+                 ", ".join(dict.fromkeys(means["metric"])))
     header += ledger_line(manifest, ledger_dir)
     header += [f"# note: {n}" for n in (*test_set.notes, *scores.notes)]
     table = scores.table if args.per_query else means
