@@ -397,24 +397,63 @@ def codes_for(values, index: pd.Index) -> np.ndarray:
 def duplicated_pairs(groups: np.ndarray, values) -> np.ndarray:
     """Boolean mask of rows whose (group, value) pair occurred on an earlier row.
 
-    Exact: fingerprints select candidates, pandas confirms them on the strings.
+    Exact: fingerprints select candidates (:func:`_repeated_keys`), pandas confirms
+    them on the strings.
     """
     n = len(values)
     if n == 0:
         return np.zeros(0, dtype=bool)
     key = pair_keys(groups, values)
-    key.sort()
-    repeated = key[1:][key[1:] == key[:-1]]
+    repeated = _repeated_keys(key, groups)
     out = np.zeros(n, dtype=bool)
     if not len(repeated):
         return out
-    repeated = np.unique(repeated)
     candidates = np.flatnonzero(np.isin(pair_keys(groups, values, out=key), repeated))
     del key
     strings = take_sorted(as_arrow(values), candidates)
     frame = pd.DataFrame({"g": groups[candidates], "v": id_series(strings)})
     out[candidates[frame.duplicated(["g", "v"]).to_numpy()]] = True
     return out
+
+
+#: Keys per piece when a grouped column's keys are sorted piece by piece (fits in L2).
+SORT_PIECE = 1 << 13
+
+
+def _repeated_keys(key: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    """The distinct values occurring more than once in ``key`` (which is sorted in place).
+
+    When every group is one contiguous block of rows (a validated run, a qrels
+    file grouped by query), equal (group, value) keys lie in the same block, so
+    pieces of about :data:`SORT_PIECE` keys cut at block heads are sorted on
+    their own, on the thread pool: several times faster than one global sort of
+    ten million keys. Otherwise the keys are sorted whole. Either way a repeat
+    is exact only up to the fingerprint; the caller confirms on the strings.
+    """
+    n = len(key)
+    heads = np.flatnonzero(groups[1:] != groups[:-1]) + 1
+    grouped = n > 2 * SORT_PIECE and (
+        not len(heads) or np.bincount(np.r_[groups[:1], groups[heads]]).max() == 1)
+    if not grouped:
+        key.sort()
+        return np.unique(key[1:][key[1:] == key[:-1]])
+    cuts = np.unique(heads[np.minimum(np.searchsorted(heads, np.arange(SORT_PIECE, n, SORT_PIECE)),
+                                      len(heads) - 1)]) if len(heads) else heads
+    bounds = np.r_[0, cuts, n]
+    step = max(1, BLOCK // SORT_PIECE)
+
+    def job(first: int) -> np.ndarray:
+        found = []
+        for a, b in zip(bounds[first: first + step], bounds[first + 1: first + step + 1]):
+            piece = key[a:b]
+            piece.sort()
+            same = piece[1:] == piece[:-1]
+            if same.any():
+                found.append(piece[1:][same])
+        return np.concatenate(found) if found else key[:0]
+
+    parts = _map(job, range(0, len(bounds) - 1, step))
+    return np.unique(np.concatenate(parts))
 
 
 def _row_dtype(n: int):

@@ -110,6 +110,22 @@ def test_duplicated_pairs_matches_pandas(collide):
     assert np.array_equal(got, expected)
 
 
+def test_duplicated_pairs_of_grouped_rows_sorted_piecewise(collide, monkeypatch):
+    """Groups in contiguous blocks (a validated run): the keys are sorted in pieces cut at
+    block heads; a repeat next to a piece boundary is still found."""
+    monkeypatch.setattr(keys, "SORT_PIECE", 16)
+    rng = np.random.default_rng(6)
+    sizes = rng.integers(1, 40, size=150)
+    groups = np.repeat(np.arange(len(sizes)), sizes).astype(np.int32)
+    values = random_ids(rng, len(groups), 60)
+    got = duplicated_pairs(groups, chunked(values, 4))
+    expected = pd.DataFrame({"g": groups, "v": values}).duplicated().to_numpy()
+    assert expected.any() and not expected.all()
+    assert np.array_equal(got, expected)
+    unique = pd.DataFrame({"g": groups, "v": values}).drop_duplicates()
+    assert not duplicated_pairs(unique["g"].to_numpy(), chunked(list(unique["v"]), 3)).any()
+
+
 def unique_pairs(rng, n, n_groups, pool):
     frame = pd.DataFrame({"g": rng.integers(0, n_groups, size=n).astype(np.int32),
                           "v": random_ids(rng, n, pool)})
