@@ -100,16 +100,29 @@ class JudgedRun:
     """Retrieved passages with their grades, grouped by query in index order.
 
     ``q`` is non-decreasing; within a query rows are in ranking order; ``pos``
-    is the 0-based rank; ``grade`` is NaN where the passage is unjudged. ``q``
-    and ``pos`` are int32 (int64 past 2**31 rows), ``grade`` float64.
+    is the 0-based rank; ``unjudged`` marks the passages without a judgment and
+    ``graded`` holds the grades, 0 where unjudged (what the ``lower`` policy reads,
+    so its views share these arrays instead of copying them); :attr:`grade` is
+    the grade with NaN where unjudged. ``q`` and ``pos`` are int32 (int64 past
+    2**31 rows), ``graded`` float64. The arrays are read-only.
     """
 
     config: str
     index: JudgmentIndex
     q: np.ndarray
     pos: np.ndarray
-    grade: np.ndarray
+    graded: np.ndarray
+    unjudged: np.ndarray
     notes: tuple[Note, ...] = ()
+
+    def __post_init__(self) -> None:
+        for a in (self.q, self.pos, self.graded, self.unjudged):
+            a.flags.writeable = False  # shared with the views
+
+    @property
+    def grade(self) -> np.ndarray:
+        """The grade of each row, NaN where the passage is unjudged (a new array)."""
+        return np.where(self.unjudged, np.nan, self.graded)
 
     @property
     def n_queries(self) -> int:
@@ -121,8 +134,7 @@ class JudgedRun:
         if policy not in POLICIES:
             raise InputError(f"unknown label policy {policy!r}; choose one of {POLICIES}",
                              key="policy")
-        unjudged = np.isnan(self.grade)
-        q, pos, grade = self.q, self.pos, self.grade
+        q, pos, grade, unjudged = self.q, self.pos, self.graded, self.unjudged
         if policy == "condensed" and unjudged.any():
             keep = ~unjudged
             q, grade = q[keep], grade[keep]
@@ -138,8 +150,7 @@ class JudgedRun:
                 raise InputError(f"upper_grade must be >= 1, got {g_upper}", key="upper_grade")
             grade = np.where(unjudged, float(g_upper), grade)
             extra = np.bincount(q[unjudged], minlength=self.n_queries)
-        else:
-            grade = np.where(unjudged, 0.0, grade)
+        else:  # unjudged passages already have grade 0
             extra = np.zeros(self.n_queries, dtype=np.int64)
         return View(self.n_queries, q, pos, grade, unjudged, k, self.index, extra, g_upper)
 
@@ -285,12 +296,21 @@ def judge_run(run: Run, index: JudgmentIndex, *, extra: str = "error",
         notes.append(Note("empty_rankings", len(absent),
                           f"test-set queries with no ranking in run {run.name!r}, scored as "
                           f"empty rankings, e.g. {list(absent[:3])}"))
-    grade = _lookup_grades(run, rows, rq, index)
+    li, ri = _judged_pairs(run, rows, rq, index)
     if len(heads) > 1 and (np.diff(rq[heads]) < 0).any():  # group by test-set query order
-        perm, rq = _block_permutation(rq, heads)
-        grade = grade[perm]
-        del perm
-    judged = JudgedRun(run.name, index, rq, positions(rq), grade, tuple(notes))
+        rq, shift = _block_moves(rq, heads)
+        # li is increasing: count its rows per block, move each by its block's shift
+        li += np.repeat(shift.astype(li.dtype), np.diff(np.searchsorted(li, np.r_[heads, len(rq)])))
+        del shift
+    graded = np.zeros(len(rq))  # allocated after the join's peak
+    unjudged = np.ones(len(rq), dtype=bool)
+    step = 1 << 22
+    for s in range(0, len(li), step):  # bounded temporaries
+        at = li[s: s + step]
+        graded[at] = index.jgrade[ri[s: s + step]]
+        unjudged[at] = False
+    del li, ri
+    judged = JudgedRun(run.name, index, rq, positions(rq), graded, unjudged, tuple(notes))
     release_memory()
     return judged
 
@@ -302,32 +322,30 @@ def _heads(codes: np.ndarray) -> np.ndarray:
     return np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
 
 
-def _block_permutation(codes: np.ndarray, heads: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Blocks of equal codes ordered by code (stable, rows kept inside): the row
-    permutation and the reordered codes.
+def _block_moves(codes: np.ndarray, heads: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Blocks of equal codes ordered by code (stable, rows kept inside): the reordered
+    codes and, per block (in the old order), how many rows it moves (new row = old + shift).
     """
     dtype = np.int32 if len(codes) < 2**31 else np.int64
     lengths = np.diff(np.r_[heads, len(codes)]).astype(dtype)
     block_codes = codes[heads]
     order = np.argsort(block_codes, kind="stable")
-    new_starts = np.r_[0, np.cumsum(lengths[order])[:-1]].astype(dtype)
-    perm = np.repeat(heads[order].astype(dtype) - new_starts, lengths[order])
-    perm += np.arange(len(codes), dtype=dtype)
-    return perm, np.repeat(block_codes[order], lengths[order])
+    new_starts = np.empty(len(heads), dtype=dtype)
+    new_starts[order] = np.r_[0, np.cumsum(lengths[order])[:-1]]
+    return np.repeat(block_codes[order], lengths[order]), new_starts - heads.astype(dtype)
 
 
-def _lookup_grades(run: Run, rows: np.ndarray | None, rq: np.ndarray,
-                   index: JudgmentIndex) -> np.ndarray:
-    """Grade of each kept run row (NaN when unjudged): an exact join on (query, passage)."""
+def _judged_pairs(run: Run, rows: np.ndarray | None, rq: np.ndarray, index: JudgmentIndex
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Kept run rows (increasing) and the judgments they match: an exact join on
+    (query, passage). ``rows`` are the kept rows of the run (None: all), ``rq``
+    their test-set query codes.
+    """
     if len(rq) == 0 or len(index.jq) == 0:
-        return np.full(len(rq), np.nan)
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
     pids = as_arrow(run.table["passage_id"])
     if rows is not None:
         pids = take_sorted(pids, rows)
     li, ri = matching_pairs(rq, pids, index.jq, index.passage_id)
     release_memory()
-    grade = np.full(len(rq), np.nan)  # allocated after the join's peak
-    step = 1 << 22
-    for s in range(0, len(li), step):  # bounded temporaries
-        grade[li[s: s + step]] = index.jgrade[ri[s: s + step]]
-    return grade
+    return li, ri

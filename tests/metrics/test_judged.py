@@ -59,3 +59,26 @@ def test_per_query_sums_booleans_and_floats_by_query():
     assert view.per_query(view.grade).tolist() == [2.0, 0.0, 1.0]
     assert view.per_query(np.ones(2, dtype=bool), rows=np.array([0, 3])).tolist() == [1, 0, 1]
     assert view.depth().tolist() == [3.0, 0.0, 2.0]
+
+
+def test_grades_match_a_pandas_merge_on_shuffled_runs_with_extra_queries():
+    """Random runs whose query blocks are out of test-set order (and include queries the
+    test set lacks): the grades written straight to their reordered rows equal a left
+    merge of the run, kept rows stably sorted by test-set query, with the judgments."""
+    rng = np.random.default_rng(7)
+    for _ in range(20):
+        qids = [f"q{i}" for i in range(int(rng.integers(1, 30)))]
+        rows = [(q, f"d{p}", int(rng.integers(0, 4))) for q in qids
+                for p in rng.choice(50, size=rng.integers(1, 20), replace=False)]
+        ts = make_test_set(rows, qids)
+        order = list(rng.permutation([*qids, "x1", "x2"]))
+        run = run_of([(q, [f"d{p}" for p in rng.choice(60, size=rng.integers(1, 25),
+                                                        replace=False)]) for q in order])
+        judged = judge_run(run, JudgmentIndex.from_test_set(ts), extra="drop")
+        t = run.table[run.table["query_id"].isin(qids)].astype({"query_id": str})
+        t = t.assign(qi=t["query_id"].map({q: i for i, q in enumerate(qids)}))
+        merged = t.sort_values("qi", kind="stable").merge(
+            pd.DataFrame(rows, columns=["query_id", "passage_id", "grade"]),
+            on=["query_id", "passage_id"], how="left")
+        assert judged.q.tolist() == merged["qi"].tolist()
+        assert np.array_equal(judged.grade, merged["grade"].to_numpy(float), equal_nan=True)
