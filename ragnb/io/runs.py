@@ -71,9 +71,8 @@ def _read_trec(path) -> pd.DataFrame:
     names = ["query_id", "q0", "passage_id", "rank", "score", "tag"]
     df = read_whitespace_frame(
         path, names, {"query_id": pa.string(), "passage_id": pa.string(),
-                      "rank": pa.int64(), "score": pa.float64()})
+                      "rank": pa.int64(), "score": pa.float64()}, as_float=("rank",))
     if df is not None:  # one line per row: validate_run numbers them
-        df["rank"] = df["rank"].astype("float64")
         return df
     data = read_bytes(path)
     rows = []

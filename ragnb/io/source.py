@@ -300,6 +300,7 @@ def sniff_format(path, data: bytes | None = None) -> str:
 def read_whitespace_frame(
     path, names: list[str], types: dict[str, pa.DataType],
     one_chunk: tuple[str, ...] = (),
+    as_float: tuple[str, ...] = (),
 ) -> pd.DataFrame | None:
     """Fast path: single-space separated columns parsed by pyarrow, straight from the file.
 
@@ -314,7 +315,10 @@ def read_whitespace_frame(
     mark, a tab, CR, VT or FF anywhere, repeated spaces, blank lines, a value of
     the wrong type); the caller then falls back to :func:`split_lines`, which reports
     the offending line. Columns in ``one_chunk`` are made contiguous (a copy,
-    once), for columns that are later read at random rows.
+    once), for columns that are later read at random rows. Integer columns in
+    ``as_float`` come out as float64 (as runs keep their ranks). Numbers are copied
+    into their numpy array one parser chunk at a time, each chunk released once
+    copied, so a column never exists twice whole.
     """
     src = source_of(path)
     if src.text_head(3).startswith(BOM) or _has_odd_space(src):
@@ -338,6 +342,7 @@ def read_whitespace_frame(
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError, OSError):
         return None
+    release_memory()  # the parser's freed buffers, before the columns are converted
     if table.num_rows == 0:
         return None
     for n in others:
@@ -367,15 +372,37 @@ def read_whitespace_frame(
     for n, typ in types.items():
         column = table.column(n)
         table = table.drop_columns([n])  # this function holds the only reference
-        if typ != read_types[n]:
-            column = pc.cast(column, typ)
-        if n in one_chunk and column.num_chunks > 1:
-            column = pa.chunked_array([column.combine_chunks()], type=column.type)
-        columns[n] = (id_series(column) if pa.types.is_string(column.type)
-                      else column.to_numpy())
-        del column
+        if pa.types.is_string(typ):
+            if n in one_chunk and column.num_chunks > 1:
+                column = pa.chunked_array([column.combine_chunks()], type=column.type)
+            columns[n] = id_series(column)
+        else:
+            chunks = column.chunks
+            del column
+            columns[n] = _numbers(chunks, typ, np.float64 if n in as_float else None)
+            release_memory()  # the parser's chunks of this column, before the next one
     release_memory()  # arrow's allocator keeps the parser's buffers otherwise
     return pd.DataFrame(columns, copy=False)
+
+
+def _numbers(chunks: list[pa.Array], typ: pa.DataType, dtype=None) -> np.ndarray:
+    """Numeric parser chunks (integers still as text when ``typ`` is int64) as one numpy
+    array of ``dtype`` (default: ``typ``'s); ``chunks`` is emptied, each chunk released
+    as soon as it is copied.
+    """
+    dtype = np.dtype(dtype or typ.to_pandas_dtype())
+    if len(chunks) == 1 and chunks[0].type == typ and dtype == typ.to_pandas_dtype():
+        return chunks.pop().to_numpy()  # zero-copy
+    out = np.empty(sum(len(c) for c in chunks), dtype=dtype)
+    at = 0
+    chunks.reverse()
+    while chunks:
+        chunk = chunks.pop()
+        if chunk.type != typ:
+            chunk = pc.cast(chunk, typ)
+        out[at: at + len(chunk)] = chunk.to_numpy()
+        at += len(chunk)
+    return out
 
 
 def _read_csv_with_progress(src: Source, **options) -> pa.Table:
