@@ -67,7 +67,12 @@ def positions(codes: np.ndarray) -> np.ndarray:
     n = len(codes)
     dtype = np.int32 if n < 2**31 else np.int64
     heads = np.flatnonzero(_block_starts(codes)).astype(dtype)
-    return np.arange(n, dtype=dtype) - np.repeat(heads, np.diff(np.r_[heads, n]))
+    out = np.repeat(heads, np.diff(np.r_[heads, n]))  # each row's block head
+    step = 1 << 22
+    for s in range(0, n, step):  # row - head, in place: no full-length temporaries
+        np.subtract(np.arange(s, min(s + step, n), dtype=dtype), out[s: s + step],
+                    out=out[s: s + step])
+    return out
 
 
 def _error_at(df: pd.DataFrame, mask: np.ndarray, source, message) -> InputError:
