@@ -448,35 +448,61 @@ def _repeated_keys(key: np.ndarray, groups: np.ndarray) -> np.ndarray:
 
     When every group is one contiguous block of rows (a validated run, a qrels
     file grouped by query), equal (group, value) keys lie in the same block, so
-    pieces of about :data:`SORT_PIECE` keys cut at block heads are sorted on
-    their own, on the thread pool: several times faster than one global sort of
-    ten million keys. Otherwise the keys are sorted whole. Either way a repeat
-    is exact only up to the fingerprint; the caller confirms on the strings.
+    the keys are sorted in pieces cut at block heads (:func:`_sort_pieces`):
+    several times faster than one global sort of ten million keys. Either way a
+    repeat is exact only up to the fingerprint; the caller confirms on the strings.
     """
     n = len(key)
     heads = np.flatnonzero(groups[1:] != groups[:-1]) + 1
-    grouped = n > 2 * SORT_PIECE and (
-        not len(heads) or np.bincount(np.r_[groups[:1], groups[heads]]).max() == 1)
-    if not grouped:
+    if n > 2 * SORT_PIECE and (
+            not len(heads) or np.bincount(np.r_[groups[:1], groups[heads]]).max() == 1):
+        _sort_pieces(key, heads)
+    else:
         key.sort()
-        return np.unique(key[1:][key[1:] == key[:-1]])
-    cuts = np.unique(heads[np.minimum(np.searchsorted(heads, np.arange(SORT_PIECE, n, SORT_PIECE)),
-                                      len(heads) - 1)]) if len(heads) else heads
-    bounds = np.r_[0, cuts, n]
+    return np.unique(key[1:][key[1:] == key[:-1]])
+
+
+def _sort_pieces(key: np.ndarray, starts: np.ndarray) -> None:
+    """Sort ``key`` in place piece by piece, on the thread pool: pieces of about
+    :data:`SORT_PIECE` keys (they fit in cache), cut only at ``starts`` (increasing
+    positions), so equal keys must lie between the same two starts.
+    """
+    n = len(key)
+    cuts = (starts[np.minimum(np.searchsorted(starts, np.arange(SORT_PIECE, n, SORT_PIECE)),
+                              len(starts) - 1)] if len(starts) else starts)
+    bounds = np.unique(np.r_[0, cuts, n])
     step = max(1, BLOCK // SORT_PIECE)
 
-    def job(first: int) -> np.ndarray:
-        found = []
+    def job(first: int) -> None:
         for a, b in zip(bounds[first: first + step], bounds[first + 1: first + step + 1]):
-            piece = key[a:b]
-            piece.sort()
-            same = piece[1:] == piece[:-1]
-            if same.any():
-                found.append(piece[1:][same])
-        return np.concatenate(found) if found else key[:0]
+            key[a:b].sort()
 
-    parts = _map(job, range(0, len(bounds) - 1, step))
-    return np.unique(np.concatenate(parts))
+    _map(job, range(0, len(bounds) - 1, step))
+
+
+def _group_layout(lgroups: np.ndarray, rgroups: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Where the join's entries go when both sides are grouped (each group code one
+    contiguous block of rows): group by group in code order, its left rows then its
+    right rows. Returns, per group code, the shift (position - row) of its left rows
+    and of its right rows, and the groups' start positions; None when a side is not
+    grouped.
+    """
+    top = max(int(lgroups.max()), int(rgroups.max())) + 1
+    sides = []
+    for groups in (lgroups, rgroups):
+        heads = np.r_[0, np.flatnonzero(groups[1:] != groups[:-1]) + 1]
+        codes = groups[heads]
+        if np.bincount(codes, minlength=top).max() > 1:
+            return None  # a group in two blocks
+        first = np.zeros(top, dtype=np.int64)
+        size = np.zeros(top, dtype=np.int64)
+        first[codes] = heads
+        size[codes] = np.diff(np.r_[heads, len(groups)])
+        sides.append((first, size))
+    (lfirst, lsize), (rfirst, rsize) = sides
+    base = np.r_[0, np.cumsum(lsize + rsize)[:-1]]
+    return base - lfirst, base + lsize - rfirst, base
 
 
 def _row_dtype(n: int):
@@ -527,20 +553,33 @@ def _prefix_candidates(lgroups: np.ndarray, lvalues, rgroups: np.ndarray, rvalue
 
     high = ~np.uint64((1 << (rb + 1)) - 1)  # the key prefix
     table = _group_mix(lgroups, rgroups)
+    # both sides grouped (a run and a qrels file grouped by query): entries laid out
+    # group by group, so equal keys share a group and the sort goes piece by piece
+    layout = _group_layout(lgroups, rgroups) if nl + nr > 2 * SORT_PIECE else None
 
     def pack(item):
         offset, side, groups, start, piece = item
-        h = packed[offset + start: offset + start + len(piece)]
+        g = groups[start: start + len(piece)]
+        h = (packed[offset + start: offset + start + len(piece)] if layout is None
+             else np.empty(len(piece), dtype=np.uint64))
         _fingerprint_into(piece, h)
-        _mix(h, groups[start: start + len(piece)], table)
+        _mix(h, g, table)
         h &= high
         h |= np.arange(start + side, start + side + len(piece), dtype=np.uint64)  # side | row
+        if layout is not None:
+            moves = layout[0 if side else 1][g]
+            moves += np.arange(start, start + len(piece))
+            packed[moves] = h
 
     _map(pack, [(offset, side, groups, start, piece)
                 for offset, side, groups, values in ((0, 1 << rb, lgroups, lvalues),
                                                      (nl, 0, rgroups, rvalues))
                 for start, piece in _pieces(values)])
-    packed.sort()
+    if layout is None:
+        packed.sort()
+    else:
+        _sort_pieces(packed, layout[2])
+        del layout
     # same[i]: entries i and i + 1 share a key prefix
     same = np.empty(len(packed) - 1, dtype=bool)
     limit = np.uint64(1) << shift

@@ -147,6 +147,32 @@ def test_matching_pairs_matches_pandas_merge(collide, pieces):
     assert ri.tolist() == expected["index_y"].tolist()
 
 
+@pytest.mark.parametrize("pieces", [1, 3])
+def test_matching_pairs_of_grouped_sides_laid_out_by_group(collide, pieces, monkeypatch):
+    """Both sides grouped (each group one block; in different group orders, some groups on
+    one side only): entries are laid out group by group and sorted in small pieces."""
+    monkeypatch.setattr(keys, "SORT_PIECE", 8)
+    rng = np.random.default_rng(8)
+    pool = words(rng, 60)
+
+    def grouped(order):
+        frame = unique_pairs(rng, 1500, 40, pool)
+        frame = frame[frame["g"].isin(order)]
+        rank = {g: i for i, g in enumerate(order)}
+        return frame.iloc[np.argsort(frame["g"].map(rank).to_numpy(), kind="stable")
+                          ].reset_index(drop=True)
+
+    left = grouped(list(rng.permutation(35)))
+    right = grouped(list(range(5, 40)))
+    li, ri = matching_pairs(left["g"].to_numpy(), chunked(list(left["v"]), pieces),
+                            right["g"].to_numpy(), chunked(list(right["v"]), pieces))
+    assert keys._group_layout(left["g"].to_numpy(), right["g"].to_numpy()) is not None
+    merged = left.reset_index().merge(right.reset_index(), on=["g", "v"]).sort_values("index_x")
+    assert len(merged) > 100
+    assert li.tolist() == merged["index_x"].tolist()
+    assert ri.tolist() == merged["index_y"].tolist()
+
+
 def test_matching_pairs_with_an_empty_side():
     li, ri = matching_pairs(np.zeros(2, np.int32), pa.chunked_array([["a", "b"]]),
                             np.zeros(0, np.int32), pa.chunked_array([], type=pa.string()))
