@@ -324,10 +324,10 @@ def read_whitespace_frame(
     if src.text_head(3).startswith(BOM) or _has_odd_space(src):
         return None
     read_types = {n: (pa.string() if t == pa.int64() else t) for n, t in types.items()}
-    # the other columns are read too, dictionary-encoded (cheap: few distinct values), so
-    # that an empty field, a tab or bad UTF-8 in them also sends the file to the slow path
+    # the other columns are read too, as bytes (cheaper than text or a dictionary), so
+    # that an empty field or bad UTF-8 in them also sends the file to the slow path
     others = [n for n in names if n not in types]
-    read_types.update({n: pa.dictionary(pa.int32(), pa.string()) for n in others})
+    read_types.update({n: pa.binary() for n in others})
     try:
         table = _read_csv_with_progress(
             src,
@@ -347,12 +347,12 @@ def read_whitespace_frame(
         return None
     for n in others:
         column = table.column(n)
-        if column.null_count:
+        if column.null_count or first_empty(column) >= 0:
             return None
-        for chunk in column.chunks:
-            words = chunk.dictionary
-            if len(words) and pc.any(pc.equal(words, "")).as_py():
-                return None
+        try:
+            column.cast(pa.string())  # validates UTF-8
+        except pa.ArrowInvalid:
+            return None
     table = table.select(list(types))
     for n, typ in types.items():
         column = table.column(n)
