@@ -70,6 +70,13 @@ def _map(fn: Callable, items: Iterable) -> list:
     return list(_POOL[1].map(fn, items))
 
 
+def parallel_map(fn: Callable, items: Iterable) -> list:
+    """``[fn(x) for x in items]`` on the readers' thread pool, for work that releases
+    the GIL (numpy, arrow); ``fn`` must not call it again.
+    """
+    return _map(fn, items)
+
+
 def _malloc_trim() -> Callable[[], None]:
     """Glibc's ``malloc_trim`` (a no-op elsewhere).
 

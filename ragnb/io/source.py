@@ -47,7 +47,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from ragnb.errors import InputError
-from ragnb.io.keys import first_empty, id_series, release_memory
+from ragnb.io.keys import first_empty, id_series, parallel_map, release_memory
 
 GZIP_MAGIC = b"\x1f\x8b"
 BOM = b"\xef\xbb\xbf"
@@ -359,9 +359,7 @@ def read_whitespace_frame(
         if column.null_count:
             return None  # blank lines or missing fields
         if typ == pa.int64():
-            if not (pc.all(pc.ascii_is_decimal(column)).as_py()
-                    and pc.max(pc.binary_length(column)).as_py() <= 18):
-                return None
+            pass  # its digits are checked chunk by chunk by _numbers
         elif typ == pa.float64():
             if pc.any(pc.is_inf(column)).as_py():
                 return None  # 'inf' or '1e999': the slow path tells them apart
@@ -379,30 +377,43 @@ def read_whitespace_frame(
         else:
             chunks = column.chunks
             del column
-            columns[n] = _numbers(chunks, typ, np.float64 if n in as_float else None)
+            values = _numbers(chunks, typ, np.float64 if n in as_float else None)
             release_memory()  # the parser's chunks of this column, before the next one
+            if values is None:
+                return None  # an integer that is not plain ASCII digits
+            columns[n] = values
     release_memory()  # arrow's allocator keeps the parser's buffers otherwise
     return pd.DataFrame(columns, copy=False)
 
 
-def _numbers(chunks: list[pa.Array], typ: pa.DataType, dtype=None) -> np.ndarray:
-    """Numeric parser chunks (integers still as text when ``typ`` is int64) as one numpy
-    array of ``dtype`` (default: ``typ``'s); ``chunks`` is emptied, each chunk released
-    as soon as it is copied.
+def _numbers(chunks: list[pa.Array], typ: pa.DataType, dtype=None) -> np.ndarray | None:
+    """Numeric parser chunks as one numpy array of ``dtype`` (default: ``typ``'s).
+
+    Integers (``typ`` int64) arrive as text and must be ASCII digits, at most 18
+    (:data:`INTEGER` without the sign, which goes to the slow path); else None.
+    The chunks are checked, converted and copied in parallel (arrow and numpy
+    release the GIL), and ``chunks`` is emptied, each chunk released once copied.
     """
     dtype = np.dtype(dtype or typ.to_pandas_dtype())
     if len(chunks) == 1 and chunks[0].type == typ and dtype == typ.to_pandas_dtype():
         return chunks.pop().to_numpy()  # zero-copy
-    out = np.empty(sum(len(c) for c in chunks), dtype=dtype)
-    at = 0
-    chunks.reverse()
-    while chunks:
-        chunk = chunks.pop()
-        if chunk.type != typ:
+    starts = np.cumsum([0] + [len(c) for c in chunks])
+    out = np.empty(int(starts[-1]), dtype=dtype)
+
+    def job(i: int) -> bool:
+        chunk = chunks[i]
+        if chunk.type != typ and len(chunk):
+            if not (pc.all(pc.ascii_is_decimal(chunk)).as_py()
+                    and pc.max(pc.binary_length(chunk)).as_py() <= 18):
+                return False
             chunk = pc.cast(chunk, typ)
-        out[at: at + len(chunk)] = chunk.to_numpy()
-        at += len(chunk)
-    return out
+        out[starts[i]: starts[i + 1]] = chunk.to_numpy()
+        chunks[i] = None  # released
+        return True
+
+    ok = all(parallel_map(job, range(len(chunks))))
+    chunks.clear()
+    return out if ok else None
 
 
 def _read_csv_with_progress(src: Source, **options) -> pa.Table:
