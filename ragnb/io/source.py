@@ -358,13 +358,12 @@ def read_whitespace_frame(
         column = table.column(n)
         if column.null_count:
             return None  # blank lines or missing fields
-        if typ == pa.int64():
-            pass  # its digits are checked chunk by chunk by _numbers
-        elif typ == pa.float64():
+        if typ == pa.float64():
             if pc.any(pc.is_inf(column)).as_py():
                 return None  # 'inf' or '1e999': the slow path tells them apart
-        elif first_empty(column) >= 0:
+        elif pa.types.is_string(typ) and first_empty(column) >= 0:
             return None  # repeated spaces give empty fields
+        # integers (still text) are checked chunk by chunk by _numbers
     del column
     columns = {}
     for n, typ in types.items():
