@@ -69,6 +69,7 @@ class JudgmentIndex:
                              source=test_set.source, line=int(row["line"]))
         grade = j["grade"].to_numpy(dtype=np.int64)
         levels, counts = _grade_counts(jq, grade, len(qids))
+        release_memory()  # the counting's temporaries, before a run is joined
         return cls(qids, jq, grade, as_arrow(j["passage_id"]), levels.astype(np.float64),
                    counts, int(grade.max()) if len(grade) else 0, test_set.source)
 
@@ -280,6 +281,7 @@ def judge_run(run: Run, index: JudgmentIndex, *, extra: str = "error",
                           f"queries of run {run.name!r} not in the test set were dropped "
                           f"({int(unknown.sum())} ranked passages), e.g. {list(names[:3])}"))
     rows = np.flatnonzero(~unknown) if unknown.any() else None
+    del unknown
     if rows is not None:
         rq = rq[rows]
     heads = _heads(rq)
@@ -304,7 +306,7 @@ def judge_run(run: Run, index: JudgmentIndex, *, extra: str = "error",
         del shift
     graded = np.zeros(len(rq))  # allocated after the join's peak
     unjudged = np.ones(len(rq), dtype=bool)
-    step = 1 << 22
+    step = 1 << 20
     for s in range(0, len(li), step):  # bounded temporaries
         at = li[s: s + step]
         graded[at] = index.jgrade[ri[s: s + step]]
