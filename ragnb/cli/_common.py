@@ -123,6 +123,8 @@ def load_runs(specs: list[str], order) -> list:
 
 def split_manifest(ledger_dir: str | None, test_set):
     """The ledger manifest of ``test_set`` (matched by content hash), or None."""
+    if not ledger_dir:  # no ledger: the ledger package is not even imported
+        return None
     from ragnb.ledger.policy import find_split
 
     return find_split(ledger_dir, test_set)
@@ -156,6 +158,8 @@ def guard_sealed(ledger_dir: str | None, manifest, values: Mapping[str, float | 
     (:class:`~ragnb.errors.PolicyError`, before anything is printed) on a sealed split
     with no open unseal run for these configs; recorded when allowed.
     """
+    if not ledger_dir:  # no ledger, nothing to admit (and nothing to import)
+        return
     from ragnb.ledger.policy import admit_scoring
 
     admit_scoring(ledger_dir, manifest, list(values), metric=metric, values=values,
