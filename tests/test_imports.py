@@ -55,7 +55,9 @@ def _after_cli(argv: list[str]) -> str:
 
 
 @pytest.mark.parametrize("argv", [["--help"], ["score", "--help"], ["compare", "--help"],
-                                  ["pool", "list", "--help"], ["tasks", "score", "--help"]])
+                                  ["pool", "list", "--help"], ["tasks", "score", "--help"],
+                                  ["init", "--help"], ["report", "--help"],
+                                  ["ledger", "select", "--help"]])
 def test_the_command_line_help_loads_no_heavy_module_and_no_pandas(argv):
     probe = (f"import sys\n{_after_cli(argv)}\nimport json\n"
              f"print(json.dumps([m for m in {[*HEAVY, 'pandas', 'pyarrow', 'scipy']!r} "
