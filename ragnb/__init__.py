@@ -15,12 +15,6 @@ from __future__ import annotations
 import importlib
 import sys
 import types
-from importlib.metadata import PackageNotFoundError, version
-
-try:
-    __version__ = version("ragnb")
-except PackageNotFoundError:  # running from a source tree without installing
-    __version__ = "0.0.0+unknown"
 
 from ragnb.errors import InputError, PolicyError, RagnbError
 
@@ -76,7 +70,20 @@ class _Package(types.ModuleType):
 sys.modules[__name__].__class__ = _Package
 
 
+def _version() -> str:
+    """The installed distribution's version (importlib.metadata costs ~60 ms: read on use)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("ragnb")
+    except PackageNotFoundError:  # running from a source tree without installing
+        return "0.0.0+unknown"
+
+
 def __getattr__(name: str):
+    if name == "__version__":
+        value = globals()["__version__"] = _version()
+        return value
     if name in _EXPORTS:
         module = importlib.import_module(_EXPORTS[name])
         value = getattr(module, _RENAMED.get(name, name))

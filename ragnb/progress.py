@@ -49,12 +49,30 @@ def bar(total: float, desc: str, *, unit: str = "B", stream=None):
     ``unit="B"`` scales as bytes (kB, MB); use it as a context manager and call
     ``update(n)``. A disabled bar costs almost nothing and writes nothing.
     """
+    stream = sys.stderr if stream is None else stream
+    if not wanted(stream):
+        return _NoBar()  # tqdm is not even imported
     from tqdm import tqdm
 
-    stream = sys.stderr if stream is None else stream
     return tqdm(total=total, desc=desc, unit=unit, unit_scale=unit == "B",
                 unit_divisor=1024 if unit == "B" else 1000, file=stream,
-                disable=not wanted(stream), delay=delay(), leave=False, dynamic_ncols=True)
+                delay=delay(), leave=False, dynamic_ncols=True)
+
+
+class _NoBar:
+    """What :func:`bar` returns when no bar is wanted: accepts tqdm's calls, writes nothing."""
+
+    def __enter__(self) -> _NoBar:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        return None
+
+    def update(self, n: float = 1) -> None:
+        return None
+
+    def close(self) -> None:
+        return None
 
 
 class CountingReader:

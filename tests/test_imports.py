@@ -26,11 +26,23 @@ def test_import_ragnb_loads_no_heavy_module():
     assert loaded_after("import ragnb") == []
 
 
-def test_import_ragnb_loads_no_pandas():
-    probe = "import sys, ragnb; print('pandas' in sys.modules)"
+@pytest.mark.parametrize("module", ["pandas", "importlib.metadata"])
+def test_import_ragnb_loads_no_pandas_and_reads_no_package_metadata(module):
+    # importlib.metadata costs ~60 ms: ragnb.__version__ is looked up on first use
+    probe = f"import sys, ragnb; print({module!r} in sys.modules)"
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == "False"
+
+
+def test_the_version_is_the_installed_distributions():
+    from importlib.metadata import version
+
+    import ragnb
+
+    out = subprocess.run([sys.executable, "-m", "ragnb.cli", "--version"], capture_output=True,
+                         text=True, check=True).stdout
+    assert ragnb.__version__ == version("ragnb") and out == f"ragnb {version('ragnb')}\n"
 
 
 def _after_cli(argv: list[str]) -> str:
@@ -43,7 +55,9 @@ def _after_cli(argv: list[str]) -> str:
 
 
 @pytest.mark.parametrize("argv", [["--help"], ["score", "--help"], ["compare", "--help"],
-                                  ["pool", "list", "--help"], ["tasks", "score", "--help"]])
+                                  ["pool", "list", "--help"], ["tasks", "score", "--help"],
+                                  ["init", "--help"], ["report", "--help"],
+                                  ["ledger", "select", "--help"]])
 def test_the_command_line_help_loads_no_heavy_module_and_no_pandas(argv):
     probe = (f"import sys\n{_after_cli(argv)}\nimport json\n"
              f"print(json.dumps([m for m in {[*HEAVY, 'pandas', 'pyarrow', 'scipy']!r} "
@@ -84,16 +98,22 @@ DEMO_RUNS = "data/demo/runs/production"
 @pytest.mark.parametrize("argv, absent", [
     (["score", "--judgments", "data/demo/production.jsonl",
       "--run", f"a={DEMO_RUNS}/round-00.jsonl", "--run", f"b={DEMO_RUNS}/round-40.jsonl",
-      "--metric", "ndcg@10", "--metric", "rr@10"], ["scipy"]),
+      "--metric", "ndcg@10", "--metric", "rr@10"], ["scipy", "ragnb.ledger", "tqdm"]),
     (["compare", "--judgments", "data/demo/production.jsonl",
       "--baseline", f"a={DEMO_RUNS}/round-00.jsonl",
       "--challenger", f"b={DEMO_RUNS}/round-40.jsonl",
       "--metric", "ndcg@10", "--resamples", "200", "--strata", "data/demo/production_strata.csv",
-      "--by", "query_type"], ["scipy.stats", "scipy.integrate", "scipy.optimize"]),
+      "--by", "query_type"], ["scipy.stats", "scipy.integrate", "scipy.optimize", "ragnb.ledger",
+                              "tqdm"]),
+    (["compare", "--workspace", "data/demo", "--split", "golden", "--baseline", "round-00",
+      "--challenger", "round-40", "--metric", "ndcg@10", "--resamples", "200", "--by", "intent"],
+     ["scipy.stats", "scipy.integrate", "scipy.optimize", "altair", "ragnb.report"]),
 ])
 def test_score_and_compare_on_the_demo_load_only_what_they_use(argv, absent):
     # scoring needs no scipy; a comparison needs scipy.special (intervals), not scipy.stats
-    # (only --also ttest/wilcoxon) nor scipy.integrate (only a ledger's expected maximum)
+    # (only --also ttest/wilcoxon) nor scipy.integrate (the ledger's expected maximum is a
+    # trapezoid sum), nor the report layer;
+    # without a ledger the ledger package stays unloaded, and with stderr not a terminal tqdm
     from ragnb.paths import PROJ_ROOT
 
     probe = (f"import sys, io, contextlib\nfrom ragnb.cli import main\n"

@@ -45,13 +45,12 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     With ``only`` (a command name) just that command's options are built; the
     others are listed by name and help (enough for ``ragnb --help``).
     """
-    from ragnb import __version__
-
     parser = argparse.ArgumentParser(
         prog="ragnb",
         description="Statistically honest retrieval evaluation: scores, comparisons, reports.",
     )
-    parser.add_argument("--version", action="version", version=f"ragnb {__version__}")
+    parser.add_argument("--version", action=_Version, nargs=0,
+                        help="show the installed version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name, module in _commands().items():
         if only is not None and name != only:
@@ -62,6 +61,16 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         module.add_arguments(p)
         p.set_defaults(_run=module.run)
     return parser
+
+
+class _Version(argparse.Action):
+    """``--version``: the version is looked up when asked (importlib.metadata is slow)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from ragnb import __version__
+
+        print(f"ragnb {__version__}")  # on stdout, as argparse's own version action does
+        parser.exit()
 
 
 def _command_of(argv: Sequence[str]) -> str | None:

@@ -107,22 +107,28 @@ def emit(df: pd.DataFrame, fmt: str, out: str | None, header_lines: Sequence[str
         sys.stdout.write(text)
 
 
-def load_runs(specs: list[str], order) -> list:
-    from ragnb.io import read_run
+def load_runs(specs: list[str], order, *, read: bool = True) -> list:
+    """The runs of ``NAME=FILE`` specs, names checked before any is read; with
+    ``read=False`` unread :class:`~ragnb.io.runs.RunFile` objects, which
+    :func:`~ragnb.metrics.score.score` reads one at a time.
+    """
+    from ragnb.io import RunFile
 
     runs = []
     for spec in specs:
         name, path = name_file(spec)
-        runs.append(read_run(path, name=name, order=order))
+        runs.append(RunFile.of(path, name=name, order=order))
     names = [r.name for r in runs]
     if len(set(names)) != len(names):
         shared = sorted({n for n in names if names.count(n) > 1})
         raise InputError(f"two runs share the name(s) {shared}; use NAME=FILE", key="--run")
-    return runs
+    return [r.read() for r in runs] if read else runs
 
 
 def split_manifest(ledger_dir: str | None, test_set):
     """The ledger manifest of ``test_set`` (matched by content hash), or None."""
+    if not ledger_dir:  # no ledger: the ledger package is not even imported
+        return None
     from ragnb.ledger.policy import find_split
 
     return find_split(ledger_dir, test_set)
@@ -156,6 +162,8 @@ def guard_sealed(ledger_dir: str | None, manifest, values: Mapping[str, float | 
     (:class:`~ragnb.errors.PolicyError`, before anything is printed) on a sealed split
     with no open unseal run for these configs; recorded when allowed.
     """
+    if not ledger_dir:  # no ledger, nothing to admit (and nothing to import)
+        return
     from ragnb.ledger.policy import admit_scoring
 
     admit_scoring(ledger_dir, manifest, list(values), metric=metric, values=values,
@@ -224,10 +232,14 @@ def workspace_split(args: argparse.Namespace):
     return ws, args.split or ws.test_set_for(getattr(args, "command", None) or "score")
 
 
-def resolve_inputs(args: argparse.Namespace, runs: list[str], run_flag: str = "--run"
-                   ) -> Inputs:
+def resolve_inputs(args: argparse.Namespace, runs: list[str], run_flag: str = "--run",
+                   *, read: bool = True) -> Inputs:
     """The test set and runs of a command: from ``--workspace`` (``runs`` are config names,
     default every config of the split) or from ``--judgments`` and ``runs`` (``NAME=FILE``).
+
+    With ``read=False`` the runs are unread :class:`~ragnb.io.runs.RunFile` objects, for a
+    command that only scores them (:func:`~ragnb.metrics.score.score` then holds one run
+    in memory at a time).
 
     Errors name the manifest key (``test_sets.<split>.runs``) or the missing option.
     """
@@ -237,10 +249,10 @@ def resolve_inputs(args: argparse.Namespace, runs: list[str], run_flag: str = "-
         if not args.judgments or not runs:
             raise InputError(f"give --judgments and {run_flag}, or --workspace",
                              key="--judgments" if not args.judgments else run_flag)
-        return Inputs(read_test_set(args.judgments), load_runs(runs, args.order),
+        return Inputs(read_test_set(args.judgments), load_runs(runs, args.order, read=read),
                       {"missing": args.missing, "extra": args.extra},
                       ledger=getattr(args, "ledger", None))
-    from ragnb.io import read_run
+    from ragnb.io import RunFile
     from ragnb.strata import strata_table
 
     if run_flag == "--run" and getattr(args, "run", None):
@@ -252,13 +264,14 @@ def resolve_inputs(args: argparse.Namespace, runs: list[str], run_flag: str = "-
     if len(set(configs)) != len(configs):
         raise InputError(f"a config is named twice: {configs}", key="--config")
     order = args.order or ws.run_order
-    loaded = []
+    files = []
     for c in configs:
         if c not in entry.runs:
             raise InputError(f"no run of config {c!r} on test set {split!r}; configs: "
                              f"{', '.join(entry.runs) or 'none'}", source=ws.manifest.path,
                              key=f"test_sets.{split}.runs")
-        loaded.append(read_run(entry.runs[c], name=c, order=order))
+        files.append(RunFile.of(entry.runs[c], name=c, order=order))
+    loaded: list = [r.read() for r in files] if read else files
     options = {"missing": args.missing if args.missing != "error" else ws.manifest.missing,
                "extra": args.extra if args.extra != "error" else ws.manifest.extra}
     test_set = ws.test_set(split)

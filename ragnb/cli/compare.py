@@ -66,7 +66,9 @@ def run(args: argparse.Namespace) -> int:
     metrics = list(dict.fromkeys(str(parse_metric(m)) for m in args.metric))
     if args.strata and not args.by:
         raise InputError("--strata needs --by COLUMN", key="--by")
-    inputs = resolve_inputs(args, [args.baseline, *args.challenger], run_flag="--baseline")
+    # runs are read one at a time while scoring: one run in memory at once
+    inputs = resolve_inputs(args, [args.baseline, *args.challenger], run_flag="--baseline",
+                            read=False)
     test_set, runs = inputs.test_set, inputs.runs
     # the workspace's gain map for an nDCG that names none
     metrics = list(dict.fromkeys(str(parse_metric(inputs.metric(m))) for m in metrics))

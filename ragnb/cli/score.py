@@ -46,14 +46,15 @@ def run(args: argparse.Namespace) -> int:
 
     for m in args.metric:  # fail fast on a typo, before reading big files
         parse_metric(m)
-    inputs = resolve_inputs(args, args.config if args.workspace else args.run)
+    # runs are read one at a time while scoring: one run in memory at once
+    inputs = resolve_inputs(args, args.config if args.workspace else args.run, read=False)
     test_set, runs, options = inputs.test_set, inputs.runs, inputs.options
     metrics = [inputs.metric(m) for m in args.metric]  # the workspace's gain map for nDCG
     scores = score(test_set, runs, metrics, policy=args.policy, upper_grade=args.upper_grade,
                    no_relevant=args.no_relevant, **options)
     header = [f"# test set {test_set.name} ({len(test_set.queries)} queries), "
               f"label policy {scores.policy}, ranking order "
-              + ", ".join(sorted({r.order for r in runs}))]
+              + ", ".join(sorted(set(scores.orders.values())))]
     ledger_dir = inputs.ledger
     manifest = split_manifest(ledger_dir, test_set)
     means = scores.means()

@@ -26,7 +26,7 @@ import pandas as pd
 
 from ragnb.errors import InputError
 from ragnb.io.run import Order, Run, validate_run
-from ragnb.io.runs import read_run
+from ragnb.io.runs import RunFile, read_run
 from ragnb.io.testset import TestSet, validate_judgments
 from ragnb.io.testsets import _queries_of, read_test_set
 
@@ -83,9 +83,13 @@ def as_test_set(obj: Any, *, name: str | None = None, format: str = "auto") -> T
 
 def as_run(obj: Any, *, name: str | None = None, order: Order | None = None,
            format: str = "auto") -> Run:
-    """A :class:`~ragnb.io.run.Run` from a path, a long DataFrame or a run dict."""
+    """A :class:`~ragnb.io.run.Run` from a path, a :class:`~ragnb.io.runs.RunFile`, a long
+    DataFrame or a run dict.
+    """
     if isinstance(obj, Run):
         return obj
+    if isinstance(obj, RunFile):
+        return obj.read()
     if isinstance(obj, (str, Path)):
         return read_run(obj, name=name, order=order, format=format)
     name = name or "run"

@@ -10,6 +10,8 @@ All of them end in :func:`ragnb.io.run.validate_run`, which fixes the ranking or
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -21,6 +23,7 @@ from ragnb.io.keys import release_memory
 from ragnb.io.run import Order, Run, validate_run
 from ragnb.io.source import (
     InputPath,
+    Source,
     decode_utf8,
     json_id,
     json_objects,
@@ -61,10 +64,41 @@ def read_run(path: InputPath, *, name: str | None = None, format: str = "auto",
         raise InputError(f"unknown run format {fmt!r}; choose one of {sorted(_READERS)}",
                          source=path)
     df = reader(path)
-    run = validate_run(df, str(path), order=order, name=name or path.name.split(".")[0])
+    run = validate_run(df, str(path), order=order, name=name or run_name(path))
     del df
     release_memory()
     return run
+
+
+def run_name(path: InputPath) -> str:
+    """A run's default config name: its file name without extensions (``<stdin>`` for ``-``)."""
+    if isinstance(path, Source):
+        return path.name.split(".")[0]
+    return "<stdin>" if str(path) == "-" else Path(path).name.split(".")[0]
+
+
+@dataclass(frozen=True)
+class RunFile:
+    """A run file named but not read yet: :meth:`read` reads it (:func:`read_run`).
+
+    Its config ``name`` is known before reading, so a scorer can take a list of
+    them, check the names, and hold one run in memory at a time
+    (:func:`ragnb.metrics.score.score` reads each, scores it and lets it go).
+    """
+
+    path: InputPath
+    name: str
+    order: Order | None = None
+    format: str = "auto"
+
+    @classmethod
+    def of(cls, path: InputPath, *, name: str | None = None, order: Order | None = None,
+           format: str = "auto") -> RunFile:
+        """The run file at ``path``, named ``name`` or after the file (:func:`run_name`)."""
+        return cls(path, name or run_name(path), order, format)
+
+    def read(self) -> Run:
+        return read_run(self.path, name=self.name, order=self.order, format=self.format)
 
 
 def _read_trec(path) -> pd.DataFrame:

@@ -13,7 +13,8 @@ makes an out-of-scope stratum's difference exactly zero) and reports the count;
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -95,12 +96,16 @@ class Scores:
         Everything dropped, repaired or specially handled, with counts.
     no_relevant : Index
         Query ids that have no passage judged relevant.
+    orders : dict
+        The ranking order of each config's run (``"score"`` or ``"rank"``,
+        :mod:`ragnb.io.run`).
     """
 
     table: pd.DataFrame
     policy: str
     notes: tuple[Note, ...]
     no_relevant: pd.Index
+    orders: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def configs(self) -> list[str]:
@@ -140,20 +145,30 @@ def _is_run_dict(obj) -> bool:
     return False
 
 
-def _as_runs(runs) -> list[Run]:
-    """Runs from Run objects, paths, long DataFrames or dicts (:func:`ragnb.io.as_run`)."""
-    from ragnb.io import as_run
+def _as_runs(runs) -> list:
+    """The runs to score, in order: :class:`Run` objects as given, paths as unread
+    :class:`~ragnb.io.runs.RunFile` (read one at a time by :func:`score`), long
+    DataFrames and dicts converted (:func:`ragnb.io.as_run`).
+    """
+    import dataclasses
 
-    if isinstance(runs, (Run, pd.DataFrame, str)) or (
+    from ragnb.io import RunFile, as_run
+
+    def one(r, name: str | None = None):
+        if isinstance(r, (str, Path)):
+            return RunFile.of(r, name=name)
+        if isinstance(r, RunFile):
+            return r if name is None or r.name == name else dataclasses.replace(r, name=name)
+        r = as_run(r, name=name)
+        return r if name is None or r.name == name else Run(name, r.table, r.order, r.source,
+                                                             r.notes)
+
+    if isinstance(runs, (Run, RunFile, pd.DataFrame, str, Path)) or (
             isinstance(runs, Mapping) and _is_run_dict(runs)):
-        return [as_run(runs)]
+        return [one(runs)]
     if isinstance(runs, Mapping):
-        out = []
-        for name, r in runs.items():
-            r = as_run(r, name=str(name))
-            out.append(r if r.name == name else Run(name, r.table, r.order, r.source, r.notes))
-        return out
-    return [as_run(r) for r in runs]
+        return [one(r, str(name)) for name, r in runs.items()]
+    return [one(r) for r in runs]
 
 
 def score(
@@ -177,7 +192,10 @@ def score(
         dict ``{query_id: {passage_id: grade}}`` is validated like a file.
     runs : Run, list of Run or {name: Run}
         Each run may also be a long DataFrame, a dict ``{query_id:
-        {passage_id: score}}`` (pytrec_eval/ranx) or a path (:func:`ragnb.io.as_run`).
+        {passage_id: score}}`` (pytrec_eval/ranx), a path or a
+        :class:`~ragnb.io.runs.RunFile` (:func:`ragnb.io.as_run`). Paths and run files
+        are read one at a time, each scored and let go before the next is read, so
+        only one run is in memory at once.
     metrics : str or list of str
         Names such as ``"ndcg@10"``; see :func:`ragnb.metrics.metric_help`.
     policy : {"lower", "condensed", "upper"}
@@ -211,6 +229,8 @@ def score(
         if m.spec.uses_policy and policy not in m.spec.policies:
             raise InputError(f"metric {m.text} is not defined under the {policy!r} label policy; "
                              f"it is defined under {', '.join(m.spec.policies)}", key=m.text)
+    from ragnb.io import as_run
+
     run_list = _as_runs(runs)
     names = [r.name for r in run_list]
     if len(set(names)) != len(names):
@@ -232,12 +252,17 @@ def score(
                           f"queries with no passage judged relevant (grade >= 1): {what}"))
 
     frames = []
+    orders = {}
     with progress.bar(len(run_list) * (1 + len(parsed)), "scoring", unit="step") as bar:
-        for run in run_list:
+        for i in range(len(run_list)):
+            run = as_run(run_list[i])
+            run_list[i] = None  # this loop holds the only reference: freed once scored
+            orders[run.name] = run.order
             frames.extend(_score_run(run, index, parsed, policy, upper_grade, keep_q, missing,
                                      extra, notes, bar))
+            del run
     table = pd.concat(frames, ignore_index=True)
-    return Scores(table, policy, tuple(notes), index.query_ids[no_rel])
+    return Scores(table, policy, tuple(notes), index.query_ids[no_rel], orders)
 
 
 def _score_run(run: Run, index: JudgmentIndex, parsed: list[Metric], policy: Policy,

@@ -5,9 +5,21 @@
 - :mod:`ragnb.workspace.needs` — which inputs each notebook needs (skip reasons)
 - :mod:`ragnb.workspace.init` — scaffolding a workspace from existing files
 """
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
 from ragnb.workspace.manifest import MANIFEST_NAME, Manifest, describe_keys, parse_manifest
-from ragnb.workspace.needs import NEEDS, skip_reason
-from ragnb.workspace.workspace import Workspace, open_workspace
+
+if TYPE_CHECKING:
+    from ragnb.workspace.needs import NEEDS, skip_reason
+    from ragnb.workspace.workspace import Workspace, open_workspace
+
+#: Names loaded on first use (PEP 562): the manifest alone needs no pandas, so
+#: ``ragnb init --help`` (which lists the manifest's keys) stays light.
+_LAZY = {"NEEDS": "ragnb.workspace.needs", "skip_reason": "ragnb.workspace.needs",
+         "Workspace": "ragnb.workspace.workspace", "open_workspace": "ragnb.workspace.workspace"}
 
 __all__ = [
     "MANIFEST_NAME",
@@ -19,3 +31,11 @@ __all__ = [
     "parse_manifest",
     "skip_reason",
 ]
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

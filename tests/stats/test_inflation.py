@@ -29,6 +29,20 @@ def test_harter_table_values(n, expected):
     assert expected_max_normal(n) == pytest.approx(expected, abs=5e-5)
 
 
+@pytest.mark.parametrize("n", [2, 4, 7, 41, 360, 5_000, 10**6])
+def test_the_trapezoid_rule_agrees_with_adaptive_quadrature(n):
+    """The same integral by scipy.integrate.quad (adaptive Gauss-Kronrod), the reference."""
+    from scipy import integrate
+
+    def integrand(x):
+        return x * n * stats.norm.pdf(x) * stats.norm.cdf(x) ** (n - 1)
+
+    centre = stats.norm.ppf((n - 0.375) / (n + 0.25))
+    reference, _ = integrate.quad(integrand, centre - 12, centre + 12, points=[centre],
+                                  epsabs=1e-13, limit=200)
+    assert expected_max_normal(n) == pytest.approx(reference, abs=1e-9)
+
+
 def test_n_360_matches_a_simulation_and_is_not_the_loose_bound():
     rng = np.random.default_rng(0)
     sim = rng.standard_normal((20_000, 360)).max(axis=1)
