@@ -54,6 +54,11 @@ _MASKS = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [2**64 - 1], dtype=np
 _POOL: tuple[int, ThreadPoolExecutor] | None = None
 
 
+def _workers() -> int:
+    """Threads of the pool: one per core, at most 8."""
+    return min(os.cpu_count() or 1, 8)
+
+
 def _map(fn: Callable, items: Iterable) -> list:
     """``[fn(x) for x in items]`` on a small thread pool (re-made after a fork).
 
@@ -62,7 +67,7 @@ def _map(fn: Callable, items: Iterable) -> list:
     """
     global _POOL
     items = list(items)
-    workers = min(os.cpu_count() or 1, 8)
+    workers = _workers()
     if workers == 1 or len(items) < 2:
         return [fn(x) for x in items]
     if _POOL is None or _POOL[0] != os.getpid():
@@ -117,7 +122,7 @@ def _release_in_workers() -> None:
     if _POOL is None or _POOL[0] != os.getpid():
         return
     executor = _POOL[1]
-    workers = executor._max_workers
+    workers = _workers()
     barrier = threading.Barrier(workers)
 
     def job(_):  # the barrier holds every job until all run, one per thread
