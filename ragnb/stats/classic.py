@@ -126,13 +126,18 @@ def add_classic_columns(table: pd.DataFrame, scores: pd.DataFrame, *, strata=Non
         raise InputError(f"unknown test(s) {unknown}; choose from {sorted(TESTS)}", key="tests")
     out = table.copy()
     rows = []
+    pairs: dict[tuple, tuple] = {}  # (metric, baseline, challenger) -> differences, labels
     for row in out[["metric", "baseline", "challenger", "stratum"]].itertuples(index=False):
-        base, chal = (per_query(scores, c, row.metric) for c in (row.baseline, row.challenger))
-        pair = align(base, chal, drop_mismatched=drop_mismatched)
-        d = pair.challenger - pair.baseline
-        if strata is not None and str(row.stratum) != POOLED:
-            labels, _ = stratum_labels(strata, pair.query_ids)
-            d = d[labels.astype(str) == str(row.stratum)]
+        key = (row.metric, row.baseline, row.challenger)
+        if key not in pairs:  # once per pair, not once per stratum row
+            base, chal = (per_query(scores, c, row.metric) for c in key[1:])
+            pair = align(base, chal, drop_mismatched=drop_mismatched)
+            labels = (None if strata is None
+                      else stratum_labels(strata, pair.query_ids)[0].astype(str))
+            pairs[key] = (pair.challenger - pair.baseline, labels)
+        d, labels = pairs[key]
+        if labels is not None and str(row.stratum) != POOLED:
+            d = d[labels == str(row.stratum)]
         rows.append(classic_tests(d, tests))
     out["effect_size"] = [r.effect_size for r in rows]
     for name in tests:
