@@ -37,6 +37,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "data" / "demo"
@@ -51,34 +52,46 @@ def ragnb_command() -> list[str]:
     return [found] if found else [sys.executable, "-m", "ragnb.cli"]
 
 
-#: Which floor a data command is measured against (the ``over floor`` column).
+class Case(NamedTuple):
+    """One timed command: its goal in seconds (None for a floor) and, for a data
+    command, the floor case it is measured over (the ``over floor`` column)."""
+
+    name: str
+    command: list[str]
+    goal: float | None = None
+    floor: str | None = None
+
+
+#: The two floors a data command cannot start without.
 PANDAS, COMPARE = "import pandas", "import pandas, scipy.special"
 
 
-def cases() -> list[tuple[str, list[str], float | None]]:
+def cases() -> list[Case]:
     ragnb = ragnb_command()
     py = sys.executable
     prod = DEMO / "runs" / "production"
     return [
-        ("python -c pass (floor)", [py, "-c", "pass"], None),
-        (f"python -c '{PANDAS}' (floor: score)", [py, "-c", PANDAS], None),
-        (f"python -c '{COMPARE}' (floor: compare)", [py, "-c", COMPARE], None),
-        ("import ragnb", [py, "-c", "import ragnb"], 0.3),
-        ("ragnb --help", [*ragnb, "--help"], 0.4),
-        ("ragnb score --help", [*ragnb, "score", "--help"], 0.4),
-        ("ragnb score, 200-query demo, 2 runs x 2 metrics",
-         [*ragnb, "score", "--judgments", str(DEMO / "production.jsonl"),
-          "--run", f"jan={prod / 'round-00.jsonl'}", "--run", f"champ={prod / 'round-40.jsonl'}",
-          "--metric", "ndcg@10", "--metric", "rr@10"], 1.0),
-        ("ragnb compare, 200-query demo, by stratum (README)",
-         [*ragnb, "compare", "--judgments", str(DEMO / "production.jsonl"),
-          "--baseline", f"jan={prod / 'round-00.jsonl'}",
-          "--challenger", f"champ={prod / 'round-40.jsonl'}", "--metric", "ndcg@10",
-          "--strata", str(DEMO / "production_strata.csv"), "--by", "query_type"], 1.0),
-        ("ragnb compare --workspace, 300-query golden (README)",
-         [*ragnb, "compare", "--workspace", str(DEMO), "--split", "golden",
-          "--baseline", "round-00", "--challenger", "round-40", "--metric", "ndcg@10",
-          "--by", "intent"], 1.0),
+        Case("python -c pass (floor)", [py, "-c", "pass"]),
+        Case(f"python -c '{PANDAS}' (floor: score)", [py, "-c", PANDAS]),
+        Case(f"python -c '{COMPARE}' (floor: compare)", [py, "-c", COMPARE]),
+        Case("import ragnb", [py, "-c", "import ragnb"], 0.3),
+        Case("ragnb --help", [*ragnb, "--help"], 0.4),
+        Case("ragnb score --help", [*ragnb, "score", "--help"], 0.4),
+        Case("ragnb score, 200-query demo, 2 runs x 2 metrics",
+             [*ragnb, "score", "--judgments", str(DEMO / "production.jsonl"),
+              "--run", f"jan={prod / 'round-00.jsonl'}",
+              "--run", f"champ={prod / 'round-40.jsonl'}",
+              "--metric", "ndcg@10", "--metric", "rr@10"], 1.0, PANDAS),
+        Case("ragnb compare, 200-query demo, by stratum (README)",
+             [*ragnb, "compare", "--judgments", str(DEMO / "production.jsonl"),
+              "--baseline", f"jan={prod / 'round-00.jsonl'}",
+              "--challenger", f"champ={prod / 'round-40.jsonl'}", "--metric", "ndcg@10",
+              "--strata", str(DEMO / "production_strata.csv"), "--by", "query_type"],
+             1.0, COMPARE),
+        Case("ragnb compare --workspace, 300-query golden (README)",
+             [*ragnb, "compare", "--workspace", str(DEMO), "--split", "golden",
+              "--baseline", "round-00", "--challenger", "round-40", "--metric", "ndcg@10",
+              "--by", "intent"], 1.0, COMPARE),
     ]
 
 
@@ -108,20 +121,16 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'case':<58} {'wall s':>7} {'[min - max]':>15} {'cpu s':>6} {'goal s':>6} "
           f"{'ratio':>6} {'over floor s':>12}")
     worst = 0.0
-    floors: dict[str, float] = {}
-    for name, command, goal in cases():
+    walls_of: dict[str, float] = {}  # each case's median, by the command's code
+    for name, command, goal, floor in cases():
         time_once(command)  # warm-up: file cache, site-packages bytecode
         runs = [time_once(command) for _ in range(args.repeats)]
         walls = [w for w, _ in runs]
         wall, cpu = statistics.median(walls), statistics.median(c for _, c in runs)
         ratio = f"{wall / goal:6.2f}" if goal else f"{'':>6}"
         shown = f"{goal:6.2f}" if goal else f"{'—':>6}"
-        for floor in (PANDAS, COMPARE):
-            if f"'{floor}'" in name:
-                floors[floor] = wall
-        floor = (floors.get(COMPARE) if "ragnb compare," in name or "compare --work" in name
-                 else floors.get(PANDAS) if "ragnb score," in name else None)
-        over = f"{wall - floor:+12.3f}" if floor is not None else ""
+        walls_of[command[-1]] = wall  # a floor's code is its last argument
+        over = f"{wall - walls_of[floor]:+12.3f}" if floor is not None else ""
         print(f"{name:<58} {wall:7.3f} [{min(walls):6.3f} - {max(walls):6.3f}] {cpu:6.3f} "
               f"{shown} {ratio} {over}")
         if goal:

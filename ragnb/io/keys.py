@@ -59,11 +59,12 @@ def _workers() -> int:
     return min(os.cpu_count() or 1, 8)
 
 
-def _map(fn: Callable, items: Iterable) -> list:
-    """``[fn(x) for x in items]`` on a small thread pool (re-made after a fork).
+def parallel_map(fn: Callable, items: Iterable) -> list:
+    """``[fn(x) for x in items]`` on the readers' small thread pool (re-made after a
+    fork), for work that releases the GIL (numpy, arrow).
 
-    ``fn`` must not call :func:`_map` itself (a job waiting for jobs of the same
-    pool could wait forever).
+    ``fn`` must not call :func:`parallel_map` itself (a job waiting for jobs of the
+    same pool could wait forever).
     """
     global _POOL
     items = list(items)
@@ -73,13 +74,6 @@ def _map(fn: Callable, items: Iterable) -> list:
     if _POOL is None or _POOL[0] != os.getpid():
         _POOL = (os.getpid(), ThreadPoolExecutor(workers, thread_name_prefix="ragnb-keys"))
     return list(_POOL[1].map(fn, items))
-
-
-def parallel_map(fn: Callable, items: Iterable) -> list:
-    """``[fn(x) for x in items]`` on the readers' thread pool, for work that releases
-    the GIL (numpy, arrow); ``fn`` must not call it again.
-    """
-    return _map(fn, items)
 
 
 def _malloc_trim() -> Callable[[], None]:
@@ -296,7 +290,7 @@ def fingerprints(values) -> np.ndarray:
         _fingerprint_into(piece, h)
         h ^= h >> np.uint64(29)
 
-    _map(job, _pieces(arr))
+    parallel_map(job, _pieces(arr))
     return out
 
 
@@ -328,7 +322,7 @@ def pair_keys(groups: np.ndarray, values, out: np.ndarray | None = None) -> np.n
         _fingerprint_into(piece, h)
         _mix(h, groups[start: start + len(piece)], table)
 
-    _map(job, _pieces(arr))
+    parallel_map(job, _pieces(arr))
     return out
 
 
@@ -364,7 +358,7 @@ def equal_strings(a, ia: np.ndarray, b, ib: np.ndarray) -> np.ndarray:
             if len(sel):
                 compare(sel, chunk, start)
 
-    _map(job, [(c, s) for c in range(b.num_chunks) for s in range(0, len(ia), step)])
+    parallel_map(job, [(c, s) for c in range(b.num_chunks) for s in range(0, len(ia), step)])
     return out
 
 
@@ -391,7 +385,7 @@ def _blocks(arr: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray, pd.Index]:
         change = pc.not_equal(arr.slice(start + 1, stop - start), arr.slice(start, stop - start))
         return np.flatnonzero(change.to_numpy(zero_copy_only=False)) + (start + 1)
 
-    heads = np.concatenate([np.zeros(1, dtype=np.int64), *_map(job, steps)])
+    heads = np.concatenate([np.zeros(1, dtype=np.int64), *parallel_map(job, steps)])
     head_codes, uniques = pd.factorize(id_series(take_sorted(arr, heads)), sort=False)
     return heads, head_codes, pd.Index(uniques, dtype="str")
 
@@ -503,7 +497,7 @@ def _sort_pieces(key: np.ndarray, starts: np.ndarray) -> None:
         for a, b in zip(bounds[first: first + step], bounds[first + 1: first + step + 1]):
             key[a:b].sort()
 
-    _map(job, range(0, len(bounds) - 1, step))
+    parallel_map(job, range(0, len(bounds) - 1, step))
 
 
 def _group_layout(lgroups: np.ndarray, rgroups: np.ndarray
@@ -597,7 +591,7 @@ def _prefix_candidates(lgroups: np.ndarray, lvalues, rgroups: np.ndarray, rvalue
             moves += np.arange(start, start + len(piece))
             packed[moves] = h
 
-    _map(pack, [(offset, side, groups, start, piece)
+    parallel_map(pack, [(offset, side, groups, start, piece)
                 for offset, side, groups, values in ((0, 1 << rb, lgroups, lvalues),
                                                      (nl, 0, rgroups, rvalues))
                 for start, piece in _pieces(values)])
@@ -614,7 +608,7 @@ def _prefix_candidates(lgroups: np.ndarray, lvalues, rgroups: np.ndarray, rvalue
         e = min(s + BLOCK, len(same))
         np.less(packed[s + 1: e + 1] ^ packed[s:e], limit, out=same[s:e])
 
-    _map(compare, range(0, len(same), BLOCK))
+    parallel_map(compare, range(0, len(same), BLOCK))
 
     def pairs(s):
         """Groups of exactly two entries: the usual match (right entry first: tag 0)."""
@@ -632,7 +626,7 @@ def _prefix_candidates(lgroups: np.ndarray, lvalues, rgroups: np.ndarray, rvalue
         cross = ((lo & tag) == 0) & ((hi & tag) != 0)
         return (hi[cross] & row_mask).astype(dtype), (lo[cross] & row_mask).astype(dtype)
 
-    found = _map(pairs, range(0, len(same), BLOCK))
+    found = parallel_map(pairs, range(0, len(same), BLOCK))
     li = np.concatenate([f[0] for f in found])
     ri = np.concatenate([f[1] for f in found])
     del found
@@ -668,8 +662,8 @@ def _by_left(li: np.ndarray, ri: np.ndarray, nl: int) -> tuple[np.ndarray, np.nd
     def scatter(s):  # left rows are distinct: the blocks write disjoint places
         partner[li[s: s + step]] = ri[s: s + step]
 
-    _map(scatter, range(0, len(li), step))
-    found = _map(lambda s: _nonzero32(partner[s: s + step] >= 0) + np.int32(s)
+    parallel_map(scatter, range(0, len(li), step))
+    found = parallel_map(lambda s: _nonzero32(partner[s: s + step] >= 0) + np.int32(s)
                  if nl < 2**31 else np.flatnonzero(partner[s: s + step] >= 0) + s,
                  range(0, nl, step))
     li = np.concatenate(found).astype(partner.dtype, copy=False) if found else li[:0]
