@@ -107,22 +107,18 @@ def emit(df: pd.DataFrame, fmt: str, out: str | None, header_lines: Sequence[str
         sys.stdout.write(text)
 
 
-def load_runs(specs: list[str], order, *, read: bool = True) -> list:
-    """The runs of ``NAME=FILE`` specs, names checked before any is read; with
-    ``read=False`` unread :class:`~ragnb.io.runs.RunFile` objects, which
-    :func:`~ragnb.metrics.score.score` reads one at a time.
+def run_files(specs: list[str], order) -> list:
+    """Unread :class:`~ragnb.io.runs.RunFile` objects of ``NAME=FILE`` specs, their names
+    checked before any file is read.
     """
     from ragnb.io import RunFile
 
-    runs = []
-    for spec in specs:
-        name, path = name_file(spec)
-        runs.append(RunFile.of(path, name=name, order=order))
+    runs = [RunFile.of(path, name=name, order=order) for name, path in map(name_file, specs)]
     names = [r.name for r in runs]
     if len(set(names)) != len(names):
         shared = sorted({n for n in names if names.count(n) > 1})
         raise InputError(f"two runs share the name(s) {shared}; use NAME=FILE", key="--run")
-    return [r.read() for r in runs] if read else runs
+    return runs
 
 
 def split_manifest(ledger_dir: str | None, test_set):
@@ -245,11 +241,14 @@ def resolve_inputs(args: argparse.Namespace, runs: list[str], run_flag: str = "-
     """
     from ragnb.io import read_test_set
 
+    def loaded(files: list) -> list:
+        return [f.read() for f in files] if read else files
+
     if not getattr(args, "workspace", None):
         if not args.judgments or not runs:
             raise InputError(f"give --judgments and {run_flag}, or --workspace",
                              key="--judgments" if not args.judgments else run_flag)
-        return Inputs(read_test_set(args.judgments), load_runs(runs, args.order, read=read),
+        return Inputs(read_test_set(args.judgments), loaded(run_files(runs, args.order)),
                       {"missing": args.missing, "extra": args.extra},
                       ledger=getattr(args, "ledger", None))
     from ragnb.io import RunFile
@@ -271,7 +270,6 @@ def resolve_inputs(args: argparse.Namespace, runs: list[str], run_flag: str = "-
                              f"{', '.join(entry.runs) or 'none'}", source=ws.manifest.path,
                              key=f"test_sets.{split}.runs")
         files.append(RunFile.of(entry.runs[c], name=c, order=order))
-    loaded: list = [r.read() for r in files] if read else files
     options = {"missing": args.missing if args.missing != "error" else ws.manifest.missing,
                "extra": args.extra if args.extra != "error" else ws.manifest.extra}
     test_set = ws.test_set(split)
@@ -280,6 +278,6 @@ def resolve_inputs(args: argparse.Namespace, runs: list[str], run_flag: str = "-
     strata = strata[strata["query_id"].isin(set(test_set.query_ids))]
     strata.attrs["notes"] = notes
     strata.attrs.setdefault("source", str(entry.strata.path if entry.strata else test_set.source))
-    return Inputs(test_set, loaded, options, strata, ws.manifest.path, split, ws.gain,
+    return Inputs(test_set, loaded(files), options, strata, ws.manifest.path, split, ws.gain,
                   getattr(args, "ledger", None)
                   or (None if ws.manifest.ledger is None else str(ws.manifest.ledger)))
