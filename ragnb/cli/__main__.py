@@ -1,6 +1,6 @@
 """``python -m ragnb.cli``: the same as the ``ragnb`` console script."""
 import sys
 
-from ragnb.cli import main
+from ragnb.cli import console
 
-sys.exit(main())
+sys.exit(console())
