@@ -30,7 +30,14 @@ import pandas as pd
 import pyarrow as pa
 
 from ragnb.errors import InputError
-from ragnb.io.keys import as_arrow, codes_for, matching_pairs, release_memory, take_sorted
+from ragnb.io.keys import (
+    as_arrow,
+    codes_for,
+    matching_pairs,
+    parallel_map,
+    release_memory,
+    take_sorted,
+)
 from ragnb.io.run import Run, positions
 from ragnb.io.testset import Note, TestSet
 from ragnb.vocab import POLICIES
@@ -304,17 +311,31 @@ def judge_run(run: Run, index: JudgmentIndex, *, extra: str = "error",
         # li is increasing: count its rows per block, move each by its block's shift
         li += np.repeat(shift.astype(li.dtype), np.diff(np.searchsorted(li, np.r_[heads, len(rq)])))
         del shift
-    graded = np.zeros(len(rq))  # allocated after the join's peak
-    unjudged = np.ones(len(rq), dtype=bool)
-    step = 1 << 20
-    for s in range(0, len(li), step):  # bounded temporaries
-        at = li[s: s + step]
-        graded[at] = index.jgrade[ri[s: s + step]]
-        unjudged[at] = False
+    graded, unjudged = _scatter_grades(len(rq), li, ri, index.jgrade)  # after the join's peak
     del li, ri
     judged = JudgedRun(run.name, index, rq, positions(rq), graded, unjudged, tuple(notes))
     release_memory()
     return judged
+
+
+def _scatter_grades(n: int, rows: np.ndarray, judgments: np.ndarray, jgrade: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """``graded`` (0 where unjudged) and the ``unjudged`` mask of ``n`` run rows, from the
+    join's pairs (run ``rows``, distinct, and the ``judgments`` they match). Written in
+    blocks on the readers' thread pool: distinct rows make the blocks' writes disjoint,
+    and each block's temporaries stay small.
+    """
+    graded = np.zeros(n)
+    unjudged = np.ones(n, dtype=bool)
+    step = 1 << 20
+
+    def scatter(s: int) -> None:
+        at = rows[s: s + step]
+        graded[at] = jgrade[judgments[s: s + step]]
+        unjudged[at] = False
+
+    parallel_map(scatter, range(0, len(rows), step))
+    return graded, unjudged
 
 
 def _heads(codes: np.ndarray) -> np.ndarray:

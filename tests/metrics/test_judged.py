@@ -82,3 +82,21 @@ def test_grades_match_a_pandas_merge_on_shuffled_runs_with_extra_queries():
             on=["query_id", "passage_id"], how="left")
         assert judged.q.tolist() == merged["qi"].tolist()
         assert np.array_equal(judged.grade, merged["grade"].to_numpy(float), equal_nan=True)
+
+
+def test_grades_scattered_in_blocks_on_the_pool_equal_a_plain_assignment():
+    # 2.5M joined pairs: three blocks of 2**20 written by the thread pool, against numpy's
+    # one-shot fancy assignment (the rows are distinct, so the order of writes is moot)
+    from ragnb.metrics.judged import _scatter_grades
+
+    rng = np.random.default_rng(7)
+    n, m = 4_000_000, 2_500_000
+    rows = np.sort(rng.choice(n, m, replace=False)).astype(np.int32)
+    judgments = rng.permutation(m).astype(np.int32)
+    jgrade = rng.integers(0, 4, m).astype(np.float64)
+    graded, unjudged = _scatter_grades(n, rows, judgments, jgrade)
+    want_graded, want_unjudged = np.zeros(n), np.ones(n, dtype=bool)
+    want_graded[rows], want_unjudged[rows] = jgrade[judgments], False
+    np.testing.assert_array_equal(graded, want_graded)
+    np.testing.assert_array_equal(unjudged, want_unjudged)
+    assert unjudged.sum() == n - m
