@@ -81,29 +81,6 @@ def test_python_dash_m_ragnb_cli_is_the_console_script():
     assert out.startswith("usage: ragnb score") and "ndcg@k" in out
 
 
-def test_the_console_script_is_console_and_sets_the_collector_for_a_one_shot_process():
-    # the installed script calls console(); console() runs main() with rarer young
-    # collections and freezes what is alive when it returns, so that the interpreter's
-    # exit collections skip it; an atexit handler still runs, and main() alone leaves the
-    # collector as it was
-    from importlib.metadata import entry_points
-
-    (script,) = entry_points(group="console_scripts", name="ragnb")
-    assert script.value == "ragnb.cli:console"
-    probe = ("import atexit, contextlib, gc, io, sys\n"
-             "from ragnb import cli\n"
-             "atexit.register(lambda: print('atexit ran', flush=True))\n"
-             "with contextlib.suppress(SystemExit), contextlib.redirect_stdout(io.StringIO()):\n"
-             "    cli.main(['--version'])\n"
-             "after_main = (gc.get_threshold(), gc.get_freeze_count())\n"
-             "cli.main = lambda: 3\n"
-             "status = cli.console()\n"
-             "print(after_main, gc.get_threshold(), gc.get_freeze_count() > 1000, status)\n")
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                         check=True).stdout.splitlines()
-    assert out == ["((700, 10, 10), 0) (200000, 30, 30) True 3", "atexit ran"]
-
-
 def test_score_and_trajectory_stay_functions_when_their_modules_are_imported():
     import ragnb
     import ragnb.metrics.score

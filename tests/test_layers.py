@@ -11,7 +11,7 @@ Layers, from the bottom (a module may import its own layer and the ones below):
 foundation                  ``ragnb`` itself, ``errors``, ``paths``, ``filefacts``,
                             ``_atomic``, ``result`` (the result protocol), ``vocab``
                             (the allowed option values), ``progress`` (bars on a
-                            terminal)
+                            terminal), ``startup`` (ragnb's own processes)
 inputs                      ``ragnb.io``
 scoring                     ``ragnb.metrics``
 statistics                  ``ragnb.stats``
@@ -37,7 +37,7 @@ ROOT = Path(ragnb.__file__).parent
 
 LAYERS: dict[str, list[str]] = {
     "foundation": ["ragnb", "ragnb.errors", "ragnb.paths", "ragnb._atomic", "ragnb.filefacts",
-                   "ragnb.result", "ragnb.vocab", "ragnb.progress"],
+                   "ragnb.result", "ragnb.vocab", "ragnb.progress", "ragnb.startup"],
     "inputs": ["ragnb.io"],
     "scoring": ["ragnb.metrics"],
     "statistics": ["ragnb.stats"],

@@ -12,7 +12,6 @@ input ends with a one-line message on stderr and exit code 2.
 from __future__ import annotations
 
 import argparse
-import gc
 import importlib
 import pkgutil
 import sys
@@ -98,26 +97,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def console() -> int:
-    """The ``ragnb`` console script (and ``python -m ragnb.cli``): :func:`main`, with
-    the cyclic garbage collector set for a one-shot process.
+    """The ``ragnb`` console script (and ``python -m ragnb.cli``): :func:`main` in a
+    process set up for one job (:func:`ragnb.startup.one_shot_process`: an optional
+    3-4 s import skipped, the garbage collector set for a short life).
 
-    - At exit, CPython runs full collections while it tears the modules down (even
-      with the collector disabled). Once pandas, pyarrow and scipy are loaded, that
-      teardown costs 0.2-0.4 s, as much as any command's own work on the demo.
-      Objects frozen with :func:`gc.freeze` are skipped by those collections, so
-      everything alive at exit is frozen. The exit is otherwise normal: ``atexit``
-      handlers run and open files are flushed.
-    - Young-generation collections run every 200,000 allocations instead of 700
-      (mypy's setting), so the imports are not interrupted some 200 times.
-
-    :func:`main` leaves the collector alone, so tests and notebooks that call it
-    are unaffected. Timed by ``benchmarks/bench_startup.py``.
+    :func:`main` itself leaves the process alone, so tests and notebooks that call
+    it are unaffected.
     """
-    gc.set_threshold(200_000, 30, 30)
-    try:
-        return main()
-    finally:
-        gc.freeze()
+    from ragnb.startup import one_shot_process
+
+    one_shot_process()
+    return main()
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -10,7 +10,8 @@ user's home, a side effect a report command must not have.
 Choice: no kernelspec file at all. :func:`report_kernel` yields papermill
 arguments with a kernel manager whose kernelspec manager answers one name,
 :data:`KERNEL_NAME`, with a spec built in memory: ``sys.executable -m
-ipykernel_launcher``, and an environment holding
+ragnb.startup`` (ipykernel's launcher, minus a 3-4 s optional import:
+:mod:`ragnb.startup`), and an environment holding
 
 - :data:`REPORT_ENV` = ``1``: :func:`ragnb.report.setup_notebook` then renders
   charts for a static page instead of for JupyterLab;
@@ -59,8 +60,10 @@ def kernel_env() -> dict[str, str]:
 
 
 def kernel_argv() -> list[str]:
-    """Command line of the report kernel: this interpreter's ipykernel."""
-    return [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+    """Command line of the report kernel: this interpreter's ipykernel, launched by
+    :mod:`ragnb.startup` (ipykernel's own launcher in a process set up for one job).
+    """
+    return [sys.executable, "-m", "ragnb.startup", "-f", "{connection_file}"]
 
 
 @contextmanager

@@ -34,7 +34,7 @@ def test_report_kernel_spec_is_built_in_memory():
         km = args["kernel_manager_class"](kernel_name=KERNEL_NAME)
         spec = km.kernel_spec
         assert spec.argv[0] == sys.executable
-        assert spec.argv[1:3] == ["-m", "ipykernel_launcher"]
+        assert spec.argv[1:3] == ["-m", "ragnb.startup"]
         assert spec.env[REPORT_ENV] == "1"
         folder = os.path.dirname(km.connection_file)
         assert os.path.isdir(folder)
