@@ -23,9 +23,11 @@ exit, so :func:`one_shot_process` sets them up:
   disabled): 0.2-0.4 s once pandas, pyarrow and scipy are loaded. The exit is
   otherwise normal: the other ``atexit`` handlers run and files are flushed.
 
-Library code never calls this: a notebook or script that imports ``ragnb``
-keeps its own import system and collector. Timed by
-``benchmarks/bench_startup.py``.
+Library code leaves a caller's process alone: importing ``ragnb`` changes
+neither the import system nor the collector. The one exception is asked for:
+:func:`ragnb.report.setup_notebook`, which ragnb's notebooks call first, skips
+the same import in a JupyterLab kernel. Timed by ``benchmarks/bench_startup.py``
+and ``ragnb report``'s per-notebook times.
 
 ``python -m ragnb.startup -f CONNECTION_FILE`` is ipykernel's launcher
 (``python -m ipykernel_launcher``) in a process set up this way.

@@ -92,3 +92,33 @@ def test_the_report_kernel_runs_as_a_one_shot_process(tmp_path):
     printed = done.cells[0].outputs[0]["text"].strip()
     assert printed.startswith("False (200000, 30, 30) ")
     assert printed.endswith("startup.py")
+
+
+def test_setup_notebook_called_first_spares_an_interactive_kernel_the_import_and_nothing_else():
+    # ragnb's notebooks call setup_notebook() before their chart imports: in a JupyterLab
+    # kernel too, altair then comes without rfc3987_syntax; the collector is the user's
+    out = run_python(
+        "import gc, sys\n"
+        "from ragnb.report import setup_notebook\n"
+        "setup_notebook()\n"
+        "from ragnb.labelbias.charts import bounds_chart\n"
+        "print('altair' in sys.modules, 'rfc3987_syntax' in sys.modules, gc.get_threshold())\n")
+    assert out == ["True False (700, 10, 10)"]
+
+
+def test_every_notebook_sets_up_before_its_first_other_import():
+    # the first statement of each notebook imports ragnb.report, the second calls
+    # setup_notebook(): any earlier import could pull in altair (and the slow import)
+    import ast
+
+    from ragnb.paths import PROJ_ROOT
+
+    notebooks = sorted((PROJ_ROOT / "notebooks").glob("*.ipynb"))
+    assert len(notebooks) == 7
+    for path in notebooks:
+        first = next(c for c in nbformat.read(path, as_version=4).cells
+                     if c.cell_type == "code")
+        body = ast.parse(first.source).body
+        assert isinstance(body[0], ast.ImportFrom) and body[0].module == "ragnb.report", path
+        call = body[1]
+        assert isinstance(call, ast.Expr) and call.value.func.id == "setup_notebook", path

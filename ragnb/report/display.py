@@ -54,12 +54,19 @@ def setup_notebook() -> None:
     ``"svg"`` in a report run, ``"jupyter"`` (offline) otherwise; see
     ``altair.renderers.active``. Returns nothing, so the cell shows nothing.
 
+    Called first in a notebook, before anything imports altair, it also spares the
+    kernel jsonschema's optional ``rfc3987_syntax`` import (3-4 s; see
+    :func:`ragnb.startup.skip_optional_imports`), as a report kernel is spared it.
+
     Raises
     ------
     RagnbError
         In a report run, when the kernel imported a different ``ragnb`` than the
         runner (the report would not show what the command's code computes).
     """
+    from ragnb.startup import skip_optional_imports
+
+    skip_optional_imports()
     import altair as alt
 
     if in_report():
