@@ -8,13 +8,21 @@ exit, so :func:`one_shot_process` sets them up:
 - **An optional import skipped** (:data:`SKIPPED_IMPORTS`). ``jsonschema``
   imports ``rfc3987_syntax`` whenever it is importable (jsonschema issue #1428),
   only to check the ``iri`` and ``iri-reference`` string formats, which neither
-  altair's chart schema nor nbformat's notebook schema uses. Importing it builds a
-  Lark Earley parser of the RFC 3987 grammar: 3-4 s on a 2-core machine, paid by
-  every process that imports altair (each report kernel) or papermill (``ragnb
-  report``). It is installed wherever JupyterLab is (``jupyter-events`` asks for
-  ``jsonschema[format-nongpl]``). A meta-path finder makes its import fail with
+  altair's chart schema nor nbformat's notebook schema uses (they use ``uri``,
+  ``uri-reference`` and ``color-hex``). Importing it builds a Lark Earley parser
+  of the RFC 3987 grammar: 3-4 s on a 2-core machine, paid by every process that
+  imports altair (each report kernel) or papermill (``ragnb report``). It is
+  installed wherever JupyterLab is (``jupyter-events`` asks for
+  ``jsonschema[format-nongpl]``). Its import fails with
   :class:`ModuleNotFoundError`, which jsonschema expects and handles by leaving
   those two format checks out.
+- **Two imports deferred until used** (:data:`LAZY_IMPORTS`). Importing
+  ``scipy.special`` (t and normal quantiles: every comparison) runs scipy's
+  vendored ``array_api_compat``, which reads every attribute of ``numpy`` and so
+  imports ``numpy.f2py`` (and with it ``charset_normalizer``) and
+  ``numpy.testing``: 0.1-0.2 s of a 1 s command, for modules nothing calls. They
+  are loaded by :class:`importlib.util.LazyLoader`: the module object exists at
+  once, its code runs on its first attribute access.
 - **The cyclic garbage collector set for a short life.** Young collections run
   every 200,000 allocations instead of 700 (mypy's setting), so big imports are
   not interrupted hundreds of times; and at exit everything still alive is
@@ -25,8 +33,8 @@ exit, so :func:`one_shot_process` sets them up:
 
 Library code leaves a caller's process alone: importing ``ragnb`` changes
 neither the import system nor the collector. The one exception is asked for:
-:func:`ragnb.report.setup_notebook`, which ragnb's notebooks call first, skips
-the same import in a JupyterLab kernel. Timed by ``benchmarks/bench_startup.py``
+:func:`ragnb.report.setup_notebook`, which ragnb's notebooks call first, applies
+:func:`lighten_imports` in a JupyterLab kernel too. Timed by ``benchmarks/bench_startup.py``
 and ``ragnb report``'s per-notebook times.
 
 ``python -m ragnb.startup -f CONNECTION_FILE`` is ipykernel's launcher
@@ -37,6 +45,7 @@ from __future__ import annotations
 import atexit
 import gc
 import importlib.abc
+import importlib.util
 import sys
 from pathlib import Path
 
@@ -47,9 +56,17 @@ SKIPPED_IMPORTS: dict[str, str] = {
                        "those formats"),
 }
 
+#: Modules whose code runs only when first used, each with its reason.
+LAZY_IMPORTS: dict[str, str] = {
+    "numpy.f2py": "imported by scipy.special's array_api_compat, never called (0.1 s)",
+    "numpy.testing": "imported by scipy.special's array_api_compat, never called (0.05 s)",
+}
 
-class _SkipImports(importlib.abc.MetaPathFinder):
-    """Fails the import of :data:`SKIPPED_IMPORTS` (and their submodules)."""
+
+class _ImportPolicy(importlib.abc.MetaPathFinder):
+    """Refuses :data:`SKIPPED_IMPORTS` (and their submodules); loads
+    :data:`LAZY_IMPORTS` through :class:`importlib.util.LazyLoader`.
+    """
 
     def find_spec(self, fullname, path=None, target=None):
         top = fullname.partition(".")[0]
@@ -57,21 +74,30 @@ class _SkipImports(importlib.abc.MetaPathFinder):
             raise ModuleNotFoundError(
                 f"No module named {fullname!r} (not imported by ragnb's processes: "
                 f"{SKIPPED_IMPORTS[top]})", name=fullname)
+        if fullname not in LAZY_IMPORTS:
+            return None
+        for finder in sys.meta_path:  # the spec the other finders would give
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(fullname, path, target)
+            if spec is not None:
+                if spec.loader is not None and hasattr(spec.loader, "exec_module"):
+                    spec.loader = importlib.util.LazyLoader(spec.loader)
+                return spec
         return None
 
 
-def skip_optional_imports() -> None:
-    """Make :data:`SKIPPED_IMPORTS` unimportable in this process (idempotent).
-
-    A module already imported stays as it is.
+def lighten_imports() -> None:
+    """Skip :data:`SKIPPED_IMPORTS` and defer :data:`LAZY_IMPORTS` in this process
+    (idempotent). Modules already imported stay as they are.
     """
-    if not any(isinstance(f, _SkipImports) for f in sys.meta_path):
-        sys.meta_path.insert(0, _SkipImports())
+    if not any(isinstance(f, _ImportPolicy) for f in sys.meta_path):
+        sys.meta_path.insert(0, _ImportPolicy())
 
 
 def one_shot_process() -> None:
     """Set up a process that does one job and exits (module docstring)."""
-    skip_optional_imports()
+    lighten_imports()
     gc.set_threshold(200_000, 30, 30)
     atexit.register(gc.freeze)  # atexit runs last-registered first: this runs late
 

@@ -55,8 +55,9 @@ def setup_notebook() -> None:
     ``altair.renderers.active``. Returns nothing, so the cell shows nothing.
 
     Called first in a notebook, before anything imports altair, it also spares the
-    kernel jsonschema's optional ``rfc3987_syntax`` import (3-4 s; see
-    :func:`ragnb.startup.skip_optional_imports`), as a report kernel is spared it.
+    kernel jsonschema's optional ``rfc3987_syntax`` import (3-4 s) and two numpy
+    modules scipy imports but never calls (:func:`ragnb.startup.lighten_imports`),
+    as a report kernel is spared them.
 
     Raises
     ------
@@ -64,9 +65,9 @@ def setup_notebook() -> None:
         In a report run, when the kernel imported a different ``ragnb`` than the
         runner (the report would not show what the command's code computes).
     """
-    from ragnb.startup import skip_optional_imports
+    from ragnb.startup import lighten_imports
 
-    skip_optional_imports()
+    lighten_imports()
     import altair as alt
 
     if in_report():
