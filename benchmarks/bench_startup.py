@@ -15,11 +15,12 @@ interpreter, ``import pandas`` (which any command reading data needs) and
 ``import pandas, scipy.special`` (a comparison's intervals need the t and normal
 quantiles); a data command's ``over floor`` is its median minus its floor's,
 what ragnb itself costs on top of the libraries it cannot start without. The
-two import floors run with the collector set as ``ragnb.cli.console`` sets it
-(rarer young collections, everything frozen at exit), so that they are what
-those imports cost a program that exits the way ``ragnb`` does: without it,
-``import pandas`` alone pays 0.2-0.4 s more for the collections of the
-interpreter's teardown.
+two import floors run in a process set up as ``ragnb.cli.console`` sets up its
+own (:func:`ragnb.startup.one_shot_process`: rarer young collections, everything
+frozen at exit, numpy modules scipy never calls deferred), so that they are what
+those imports cost a program that starts and exits the way ``ragnb`` does:
+without it, ``import pandas`` alone pays 0.2-0.4 s more for the collections of
+the interpreter's teardown, and ``scipy.special`` 0.1-0.2 s more.
 
 Bytecode: ``ragnb`` is compiled first (``python -m compileall``), as an installed
 wheel is at install time. Without it, an editable install in an environment
@@ -68,11 +69,11 @@ class Case(NamedTuple):
 
 
 def floor_code(imports: str) -> str:
-    """``imports`` with the collector set as the console script sets it."""
-    return f"import gc; gc.set_threshold(200_000, 30, 30); {imports}; gc.freeze()"
+    """``imports`` in a process set up as the console script sets up its own."""
+    return f"from ragnb.startup import one_shot_process; one_shot_process(); {imports}"
 
 
-#: The two floors a data command cannot start without, run as ``ragnb.cli.console`` runs.
+#: The two floors a data command cannot start without, set up as ``ragnb.cli.console`` is.
 PANDAS, COMPARE = floor_code("import pandas"), floor_code("import pandas, scipy.special")
 
 
