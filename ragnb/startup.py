@@ -66,7 +66,13 @@ LAZY_IMPORTS: dict[str, str] = {
 class _ImportPolicy(importlib.abc.MetaPathFinder):
     """Refuses :data:`SKIPPED_IMPORTS` (and their submodules); loads
     :data:`LAZY_IMPORTS` through :class:`importlib.util.LazyLoader`.
+
+    Policies are recognised by :attr:`ragnb_import_policy`, not by class: a report
+    kernel runs this module as ``__main__`` and imports it again as
+    ``ragnb.startup``, which makes two classes of the same name.
     """
+
+    ragnb_import_policy = True
 
     def find_spec(self, fullname, path=None, target=None):
         top = fullname.partition(".")[0]
@@ -77,7 +83,7 @@ class _ImportPolicy(importlib.abc.MetaPathFinder):
         if fullname not in LAZY_IMPORTS:
             return None
         for finder in sys.meta_path:  # the spec the other finders would give
-            if finder is self or not hasattr(finder, "find_spec"):
+            if _is_policy(finder) or not hasattr(finder, "find_spec"):
                 continue
             spec = finder.find_spec(fullname, path, target)
             if spec is not None:
@@ -87,11 +93,15 @@ class _ImportPolicy(importlib.abc.MetaPathFinder):
         return None
 
 
+def _is_policy(finder) -> bool:
+    return getattr(finder, "ragnb_import_policy", False) is True
+
+
 def lighten_imports() -> None:
     """Skip :data:`SKIPPED_IMPORTS` and defer :data:`LAZY_IMPORTS` in this process
     (idempotent). Modules already imported stay as they are.
     """
-    if not any(isinstance(f, _ImportPolicy) for f in sys.meta_path):
+    if not any(_is_policy(f) for f in sys.meta_path):
         sys.meta_path.insert(0, _ImportPolicy())
 
 
@@ -117,4 +127,8 @@ def _launch_kernel() -> None:
 
 
 if __name__ == "__main__":  # pragma: no cover - run as a report kernel
-    _launch_kernel()
+    # the importable module's function, so that the kernel holds one copy of this
+    # module's state (``python -m`` runs the file as ``__main__``, a second copy)
+    from ragnb.startup import _launch_kernel as launch
+
+    launch()

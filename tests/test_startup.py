@@ -80,17 +80,23 @@ def test_the_report_kernel_runs_as_a_one_shot_process(tmp_path):
 
     from ragnb.report.kernel import report_kernel
 
+    # as every notebook does: setup_notebook() first (the same import rules again, from
+    # the module the kernel imports), then altair and scipy.special
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(
-        "import gc, sys, altair\n"
-        "print('rfc3987_syntax' in sys.modules, gc.get_threshold(), sys.argv[0])")]
+        "from ragnb.report import setup_notebook\n"
+        "setup_notebook()\n"
+        "import gc, sys, altair, scipy.special\n"
+        "print('rfc3987_syntax' in sys.modules, 'numpy.f2py.crackfortran' in sys.modules,\n"
+        "      sum(getattr(f, 'ragnb_import_policy', False) for f in sys.meta_path),\n"
+        "      gc.get_threshold(), sys.argv[0])")]
     path = tmp_path / "probe.ipynb"
     nbformat.write(nb, path)
     with report_kernel() as kernel:
         done = papermill.execute_notebook(str(path), str(tmp_path / "done.ipynb"),
                                           progress_bar=False, **kernel)
     printed = done.cells[0].outputs[0]["text"].strip()
-    assert printed.startswith("False (200000, 30, 30) ")
+    assert printed.startswith("False False 1 (200000, 30, 30) ")
     assert printed.endswith("startup.py")
 
 
