@@ -144,9 +144,11 @@ class PairedBootstrap:
     se : float
         Standard error of the calibrated interval (:mod:`ragnb.stats.interval`).
     p_value : float
-        Two-sided paired sign-flip randomization p-value (the headline).
+        Two-sided paired sign-flip randomization p-value (the headline); the
+        betting test's when ``guard`` is set.
     p_method : str
-        ``"exact"`` or ``"monte carlo"`` (``resamples`` sign vectors, ``seed``).
+        ``"exact"`` or ``"monte carlo"`` (``resamples`` sign vectors, ``seed``),
+        or ``"betting"``.
     se_bootstrap, p_value_bootstrap : float
         Secondary: SD of the bootstrap replicates and the shift-method p-value,
         never below ``1 / (resamples + 1)``.
@@ -171,7 +173,10 @@ class PairedBootstrap:
         Number of distinct per-query differences.
     note : str
         What a reader must know about the interval ("too few queries to say",
-        an all-zero sample, a difference fixed by construction), or "".
+        an all-zero sample, a difference fixed by construction, the guard), or "".
+    guard : str
+        ``"betting"`` when the interval and p-value are the distribution-free
+        betting ones (:mod:`ragnb.stats.interval`, "The guard"), else ``""``.
     """
 
     delta: float
@@ -195,15 +200,20 @@ class PairedBootstrap:
     se_bootstrap: float = float("nan")
     p_value_bootstrap: float = float("nan")
     note: str = ""
+    guard: str = ""
 
     def describe(self) -> str:
         """One line stating how the interval and p-value were made."""
-        text = (
-            f"{self.ci:.0%} {describe_method(self.method, self.resamples)} of n={self.n} "
-            f"queries; p: paired sign-flip test ({self.p_method}"
-            + (f", {self.resamples:,} sign vectors" if self.p_method != "exact" else "")
-            + f"), seed {self.seed}"
-        )
+        if self.guard:
+            text = (f"{self.ci:.0%} interval of n={self.n} queries and p: {self.note}; "
+                    "p from the betting test")
+        else:
+            text = (
+                f"{self.ci:.0%} {describe_method(self.method, self.resamples)} of n={self.n} "
+                f"queries; p: paired sign-flip test ({self.p_method}"
+                + (f", {self.resamples:,} sign vectors" if self.p_method != "exact" else "")
+                + f"), seed {self.seed}"
+            )
         if self.dropped:
             text += f" ({self.dropped} unmatched query ids dropped)"
         return text
@@ -291,20 +301,24 @@ def paired_bootstrap(
     sums, used, n_distinct = resample_sums(d, resamples, rng, path)
     reps = sums / n
     calibrated = delta_interval(d, ci, fixed=fixed)
-    if method == "t" or fixed:
+    if method == "t" or fixed:  # the headline interval (with its guard)
         low, high = calibrated.low, calibrated.high
     else:
         accel = jackknife_acceleration((d - delta) / (n - 1)) if method == "bca" else 0.0
         low, high = interval(reps, delta, ci=ci, method=method, accel=accel, tol=tol)
         if low == high:  # every resample alike, but not by construction: not certainty
             low, high = calibrated.low, calibrated.high
-    sf = sign_flip_test(d, permutations=resamples, seed=seed)
+    if calibrated.guard:  # the sign-flip test assumes symmetry; the betting test does not
+        p_value, p_method = calibrated.p_guard, "betting"
+    else:
+        sf = sign_flip_test(d, permutations=resamples, seed=seed)
+        p_value, p_method = float(sf.p_value), str(sf.method)
     return PairedBootstrap(
         delta=delta,
         ci_low=low,
         ci_high=high,
         se=calibrated.se,
-        p_value=float(sf.p_value),
+        p_value=p_value,
         n=n,
         resamples=resamples,
         seed=seed,
@@ -317,7 +331,8 @@ def paired_bootstrap(
         dropped=pair.dropped,
         path=used,
         n_distinct=n_distinct,
-        p_method=str(sf.method),
+        p_method=p_method,
+        guard=calibrated.guard,
         se_bootstrap=float(reps.std(ddof=1)) if resamples > 1 else 0.0,
         p_value_bootstrap=shift_p_value(reps, delta, tol),
         note=calibrated.note,

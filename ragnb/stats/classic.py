@@ -116,9 +116,12 @@ def add_classic_columns(table: pd.DataFrame, scores: pd.DataFrame, *, strata=Non
 
     ``tests`` are names from :data:`TESTS`. The differences of each row are
     recomputed from the score table, on the row's stratum (every
-    query for the ``pooled`` row). ``attrs["classic"]`` describes the added columns.
+    query for the ``pooled`` row); a row under
+    :data:`ragnb.stats.interval.MIN_QUERIES` queries gets NaN, as its headline
+    reads "too few queries to say". ``attrs["classic"]`` describes the added columns.
     """
     from ragnb.metrics.score import per_query
+    from ragnb.stats.interval import MIN_QUERIES
 
     tests = list(dict.fromkeys(tests))
     unknown = [t for t in tests if t not in TESTS]
@@ -138,7 +141,8 @@ def add_classic_columns(table: pd.DataFrame, scores: pd.DataFrame, *, strata=Non
         d, labels = pairs[key]
         if labels is not None and str(row.stratum) != POOLED:
             d = d[labels == str(row.stratum)]
-        rows.append(classic_tests(d, tests))
+        # below the headline's minimum the row reads "too few queries to say": no test either
+        rows.append(classic_tests(d if d.size >= MIN_QUERIES else d[:0], tests))
     out["effect_size"] = [r.effect_size for r in rows]
     for name in tests:
         out[TESTS[name]] = [getattr(r, TESTS[name]) for r in rows]

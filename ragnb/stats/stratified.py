@@ -68,7 +68,7 @@ IDENTITY_TOLERANCE = 1e-12
 TABLE_COLUMNS = [
     "stratum", "n", "baseline_mean", "challenger_mean", "delta", "ci_low", "ci_high",
     "p_value", "p_method", "se", "mde", "queries_needed", "small", "zero_width", "statement",
-    "p_bootstrap", "se_bootstrap", "seed", "path",
+    "p_bootstrap", "se_bootstrap", "seed", "path", "guard",
 ]  # fmt: skip
 
 
@@ -239,27 +239,30 @@ def _fixed_mask(fixed, query_ids: np.ndarray, d: np.ndarray) -> np.ndarray:
 def row_figures(d: np.ndarray, *, reps: np.ndarray, delta: float, tol: float, ci: float,
                 method: str, accel: float, fixed: bool, resamples: int, seed: int) -> dict:
     """Interval, p-values, SE, MDE and queries needed of one row (stratum or pooled)."""
-    from ragnb.stats.interval import delta_interval
+    from ragnb.stats.interval import MIN_QUERIES, delta_interval
     from ragnb.stats.permutation import sign_flip_test
 
     n = d.size
     cal = delta_interval(d, ci, fixed=fixed)
-    if method == "t" or fixed:
+    if method == "t" or fixed:  # the headline interval (with its guard)
         low, high = cal.low, cal.high
     else:
         low, high = interval(reps, delta, ci=ci, method=method, accel=accel, tol=tol)
         if low == high:  # every resample alike, but not by construction: not certainty
             low, high = cal.low, cal.high
-    if n > 1 and not fixed:  # a row fixed by construction is not a test
+    if cal.guard:  # the sign-flip test assumes symmetry; the betting test does not
+        p, p_method = cal.p_guard, "betting"
+    elif n >= MIN_QUERIES and not fixed:  # a row fixed by construction is not a test
         sf = sign_flip_test(d, permutations=resamples, seed=seed)
-        p, p_method = sf.p_value, sf.method
-    else:
+        p, p_method = float(sf.p_value), str(sf.method)
+    else:  # too few queries to say: no p-value either
         p, p_method = math.nan, ""
     return {
         "ci_low": low, "ci_high": high, "p_value": p, "p_method": p_method,
         "se": cal.se, "mde": cal.mde, "queries_needed": cal.queries_needed,
         "zero_width": cal.note if fixed else "", "statement": "" if fixed else cal.note,
-        "p_bootstrap": shift_p_value(reps, delta, tol) if n > 1 else math.nan,
+        "p_bootstrap": shift_p_value(reps, delta, tol) if n >= MIN_QUERIES else math.nan,
+        "guard": cal.guard,
         "se_bootstrap": float(reps.std(ddof=1)) if resamples > 1 else 0.0,
     }  # fmt: skip
 

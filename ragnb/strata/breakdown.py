@@ -60,8 +60,10 @@ from ragnb.metrics import parse_metric
 from ragnb.metrics.score import Scores, per_query
 from ragnb.result import Analysis
 from ragnb.stats import comparison_seed, holm, stratified_bootstrap
+from ragnb.stats._resample import child_seed
 from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, method_label
 from ragnb.stats.classic import effect_size
+from ragnb.stats.heterogeneity import Heterogeneity, strata_heterogeneity
 from ragnb.stats.interval import MIN_QUERIES, TOO_FEW
 from ragnb.stats.stratified import POOLED, Reconciliation, printed_decimals
 from ragnb.strata.spec import Applied, StrataSpec, apply_spec
@@ -110,6 +112,17 @@ class Breakdown(Analysis):
     resamples: int
     seed: int
     ci: float
+    heterogeneity: Heterogeneity | None = None
+    p_heterogeneity_holm: float = float("nan")
+
+    @property
+    def column(self) -> str:
+        """The stratum column (the spec's), as a headline names it."""
+        return str(self.spec.column)
+
+    @property
+    def alpha(self) -> float:
+        return 1 - self.ci
 
     @property
     def spec(self) -> StrataSpec:
@@ -137,7 +150,13 @@ class Breakdown(Analysis):
                 f"p: two-sided paired sign-flip test (exact where the sign patterns are few, "
                 f"else {self.resamples:,} sign vectors), seed {self.seed} (derived from the "
                 f"comparison as in ragnb compare; one derived seed per stratum, column seed); "
-                f"Holm over the {int(self.strata['p_value'].notna().sum())} strata shown; "
+                f"Holm over the {int(self.strata['p_value'].notna().sum())} strata shown"
+                + (" and the test that the strata differ" if self.heterogeneity is not None
+                   and self.heterogeneity.strata >= 2 else "") + "; "
+                + (f"strata differ: {self.heterogeneity.method}; "
+                   if self.heterogeneity is not None and self.heterogeneity.strata >= 2 else "")
+                + "rows the t-interval cannot be trusted for (Cochran's rule) use the "
+                f"distribution-free betting interval and test (column guard); "
                 f"MDE at 80% power, alpha 0.05; strata under {MIN_QUERIES} queries: "
                 f"{TOO_FEW}")
 
@@ -285,7 +304,7 @@ def breakdown(
     fixed = scores.no_relevant if isinstance(scores, Scores) else None
     sb = stratified_bootstrap(base.reindex(keep), chal.reindex(keep), labels,
                               resamples=resamples, seed=comparison_seed(seed, base.reindex(keep),
-                                                                  chal.reindex(keep)),
+                                                                        chal.reindex(keep)),
                               ci=ci, method=method, reported_pooled=reported_units,
                               min_stratum=min_stratum, fixed=fixed)
     big_n = len(scored)
@@ -293,11 +312,25 @@ def breakdown(
     strata_rows = t["stratum"] != POOLED
     t["kind"] = np.where(strata_rows, "stratum", "pooled")
     t["share"] = t["n"] / big_n
-    t["p_holm"] = np.nan
-    t.loc[strata_rows, "p_holm"] = holm(t.loc[strata_rows, "p_value"].to_numpy())
     diff = chal.reindex(keep) - base.reindex(keep)
-    t["effect_size"] = [effect_size(diff if r == POOLED else diff[labels.astype(str) == str(r)])
-                        for r in t["stratum"]]
+    comp_seed = comparison_seed(seed, base.reindex(keep), chal.reindex(keep))
+    het = None
+    if int(strata_rows.sum()) >= 2:
+        het = strata_heterogeneity(diff.to_numpy(), labels.astype(str).to_numpy(),
+                                   permutations=resamples,
+                                   seed=child_seed(comp_seed, "heterogeneity"))
+    # one Holm family: every stratum's test and the test that the strata differ
+    family = t.loc[strata_rows, "p_value"].to_numpy()
+    if het is not None:
+        family = np.append(family, het.p_value)
+    adjusted = holm(family)
+    t["p_holm"] = np.nan
+    t.loc[strata_rows, "p_holm"] = adjusted[:int(strata_rows.sum())]
+    p_het_holm = float(adjusted[-1]) if het is not None else math.nan
+    t["effect_size"] = [
+        np.nan if n < MIN_QUERIES else
+        effect_size(diff if r == POOLED else diff[labels.astype(str) == str(r)])
+        for r, n in zip(t["stratum"], t["n"])]
     notes = []
     for r in t.to_dict("records"):
         parts = []
@@ -320,8 +353,17 @@ def breakdown(
     macro = None
     if h >= 2:
         macro_delta = float(h_rows["delta"].mean())
-        macro_se = float(np.sqrt((h_rows["se"] ** 2).sum()) / h)
+        # a stratum with no SE (too few queries) refuses the row: never counted as variance 0
+        no_se = h_rows[h_rows["se"].isna()]
+        macro_se = math.nan if len(no_se) else float(np.sqrt((h_rows["se"] ** 2).sum()) / h)
         z = float(special.ndtri(0.5 + ci / 2))
+        macro_note = (f"each of the {h} strata counts equally; normal-approximation interval "
+                      "from the stratum SEs")
+        if len(no_se):
+            macro_note = ("no interval: " + ", ".join(
+                f"{s} (n = {n})" for s, n in zip(no_se["stratum"], no_se["n"]))
+                + f" has too few queries for a variance (under {MIN_QUERIES}), and an "
+                "equal-weight average gives it a full share")
         macro = {
             "stratum": MACRO, "kind": "macro", "n": int(h_rows["n"].sum()),
             "share": h_rows["n"].sum() / big_n,
@@ -331,8 +373,7 @@ def breakdown(
             "ci_high": macro_delta + z * macro_se, "p_value": np.nan, "p_holm": np.nan,
             "se": macro_se, "effect_size": np.nan, "mde": np.nan, "queries_needed": np.nan,
             "small": False,
-            "note": f"each of the {h} strata counts equally; normal-approximation interval "
-                    "from the stratum SEs", "seed": np.nan,
+            "note": macro_note, "seed": np.nan,
         }  # fmt: skip
         rows.append(pd.DataFrame([macro]))
     out_counts = applied.excluded.astype(str).value_counts(sort=False)
@@ -347,13 +388,8 @@ def breakdown(
     completeness, adds_up = _completeness(applied, h_rows, big_n)
     extra_checks = [("completeness", adds_up, completeness)]
     if macro is not None:
-        pooled_delta = float(t.loc[~strata_rows, "delta"].iloc[0])
-        disagree = pooled_delta * macro["delta"] < 0
-        extra_checks.append((
-            "pooled and equal-weight averages agree in sign", not disagree,
-            f"pooled {pooled_delta * 100:+.2f} points, equal-weight {macro['delta'] * 100:+.2f}"
-            + ("; their signs differ: the pooled sign is set by the stratum sizes "
-               "(Simpson's paradox)" if disagree else "")))
+        pooled = t.loc[~strata_rows].iloc[0]
+        extra_checks.append(_simpson_check(pooled, macro))
     checks = pd.concat([pd.DataFrame(extra_checks, columns=checks.columns), checks],
                        ignore_index=True)
     reconciliation = None
@@ -366,7 +402,30 @@ def breakdown(
     return Breakdown(table=table, checks=checks, completeness=completeness,
                      reconciliation=reconciliation, applied=applied, metric=metric_name,
                      baseline=baseline, challenger=challenger, policy=policy,
-                     method=method_label(method), resamples=sb.resamples, seed=sb.seed, ci=ci)
+                     method=method_label(method), resamples=sb.resamples, seed=sb.seed, ci=ci,
+                     heterogeneity=het, p_heterogeneity_holm=p_het_holm)
+
+
+def _side(low: float, high: float) -> int:
+    """+1 / -1 when an interval lies above / below 0, 0 when it holds 0 or is missing."""
+    if pd.isna(low) or pd.isna(high):
+        return 0
+    return 1 if low > 0 else -1 if high < 0 else 0
+
+
+def _simpson_check(pooled, macro: dict) -> tuple[str, bool, str]:
+    """Simpson's paradox only when both intervals resolve opposite signs, never on noise."""
+    p_side = _side(pooled["ci_low"], pooled["ci_high"])
+    m_side = _side(macro["ci_low"], macro["ci_high"])
+    paradox = p_side * m_side < 0
+    text = (f"pooled {pooled['delta'] * 100:+.2f} points, equal-weight "
+            f"{macro['delta'] * 100:+.2f}")
+    if paradox:
+        text += ("; both intervals exclude 0 with opposite signs: the pooled sign is set by "
+                 "the stratum sizes (Simpson's paradox)")
+    elif pooled["delta"] * macro["delta"] < 0:
+        text += "; the signs differ but neither interval resolves its sign, so no paradox shown"
+    return ("pooled and equal-weight averages do not resolve opposite signs", not paradox, text)
 
 
 #: A mean difference within this share of max|d| of zero is rounding error (as the

@@ -4,6 +4,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+import pandas as pd
+
 from ragnb.result import (
     POINTS,
     Finding,
@@ -18,61 +21,147 @@ from ragnb.result import (
 from ragnb.strata.breakdown import Breakdown
 
 #: The body table of a stratified breakdown (the rest goes to the appendix).
-BREAKDOWN_BODY = ["stratum", "n", "share", "baseline", "challenger", "Δ (points)"]
+BREAKDOWN_BODY = ["stratum", "n", "share", "baseline", "challenger", "Δ (points)", "p (Holm)"]
 
 
+def _labels(rows: pd.DataFrame, column: str) -> str:
+    """Strata named with their column: ``conversation = 129, 131`` (never a bare ``129``)."""
+    return f"{column} = " + ", ".join(str(x) for x in rows["stratum"])
 
-@register(Breakdown)
-def breakdown_finding(bd: Breakdown, *, display_names: Mapping[str, str],
-                      chart: Any = None) -> Finding:
-    """Headline: the pooled delta with its interval and the strata that carry it."""
+
+def _resolved(bd: Breakdown, sign: int) -> pd.DataFrame:
+    """Strata whose own test survives Holm (family: strata + heterogeneity) and whose
+    interval lies on the ``sign`` side of 0: both must hold for a confident sentence.
+    """
+    st = bd.strata
+    side = st["ci_low"] > 0 if sign > 0 else st["ci_high"] < 0
+    return st[side & (st["p_holm"] <= bd.alpha)]
+
+
+def _needed(value: float) -> str:
+    return "—" if pd.isna(value) or np.isinf(value) else f"about {int(value):,}"
+
+
+def strata_headline(bd: Breakdown, display_names: Mapping[str, str]) -> Headline:
+    """The strata page's answer, next step and verdict: a pure function of the breakdown.
+
+    Rules (``alpha = 1 - ci``; "resolved" = Holm p <= alpha in the family of every
+    stratum's test plus the test that the strata differ, *and* the stratum's own
+    interval on that side of 0):
+
+    ==========================================  ==============================================
+    sentence                                    licensed when
+    ==========================================  ==============================================
+    pooled "+x [lo, hi]" (always)               the pooled row's interval (calibrated, or the
+                                                betting guard, as its row says)
+    "the strata differ (...)"                   heterogeneity Holm p <= alpha
+    "the gain is concentrated in C = s"         strata differ and s resolves a gain
+    "the loss is concentrated in C = s"         strata differ and s resolves a loss
+    "no test shows the strata differ"           heterogeneity Holm p > alpha
+    "it holds in every stratum"                 strata do not differ, every stratum resolves
+                                                the same sign
+    "C = s resolves it on its own"              strata do not differ, some (not all) resolve
+    "no stratum resolves an effect on its own"  nothing resolved
+    verdict "strata differ"/"strata agree"/     heterogeneity resolved / every stratum resolved
+    "inconclusive at this n"                    alike / otherwise
+    Next: report per stratum                    strata differ only
+    Next: report pooled                         otherwise, with the queries needed when the
+                                                pooled interval holds 0
+    ==========================================  ==============================================
+
+    "Significant here and not there" is never read as a difference (Gelman & Stern
+    2006): only the heterogeneity test says the strata differ.
+    """
     pooled = bd.pooled
     strata = bd.strata
-    up = strata[strata["ci_low"] > 0]["stratum"].tolist()
-    down = strata[strata["ci_high"] < 0]["stratum"].tolist()
+    col = bd.column
+    chal = display_name(bd.challenger, display_names)
+    base = display_name(bd.baseline, display_names)
+    ups, downs = _resolved(bd, +1), _resolved(bd, -1)
+    het = bd.heterogeneity
+    differ = het is not None and bd.p_heterogeneity_holm <= bd.alpha
+    pooled_side = (1 if pooled["ci_low"] > 0 else -1 if pooled["ci_high"] < 0 else 0)
     where = []
-    if up:
-        where.append("the gain lives in " + ", ".join(map(str, up)))
-    if down:
-        where.append("it is lost in " + ", ".join(map(str, down)))
-    if not where:
-        # the stratum that moved most, either way (a loss is as telling as a gain)
-        top = strata.loc[strata["delta"].abs().idxmax()] if len(strata) else None
-        where.append("no stratum's interval excludes zero" + (
-            "" if top is None else f" (largest move: {top['stratum']} "
-            f"{points(top['delta'], signed=True, digits=2)} "
-            f"{interval(top['ci_low'], top['ci_high'], signed=True, digits=2)})"))
+    if differ:
+        where.append(f"the strata differ (test of the difference between strata, Holm p = "
+                     f"{bd.p_heterogeneity_holm:.2g})")
+        if len(ups):
+            where.append("the gain is concentrated in " + _labels(ups, col))
+        if len(downs):
+            where.append("the loss is concentrated in " + _labels(downs, col))
+        if not len(ups) and not len(downs):
+            where.append("but no single stratum resolves its own effect after Holm")
+    else:
+        if het is not None:
+            where.append("no test shows the strata differ"
+                         + ("" if pd.isna(bd.p_heterogeneity_holm) else
+                            f" (Holm p = {bd.p_heterogeneity_holm:.2g})"))
+        for rows, word in ((ups, "gain"), (downs, "loss")):
+            if not len(rows):
+                continue
+            if len(rows) == len(strata):
+                where.append(f"the {word} holds in every stratum ({col})")
+            else:
+                where.append(f"{_labels(rows, col)} resolve{'s' if len(rows) == 1 else ''} "
+                             f"the {word} on {'its' if len(rows) == 1 else 'their'} own, which "
+                             "is no evidence that the other strata differ")
+        if not len(ups) and not len(downs):
+            movable = strata[strata["ci_low"].notna()]
+            top = movable.loc[movable["delta"].abs().idxmax()] if len(movable) else None
+            where.append("no stratum resolves an effect on its own after Holm" + (
+                "" if top is None else
+                f" (largest move: {col} = {top['stratum']} "
+                f"{points(top['delta'], signed=True, digits=2)} "
+                f"{interval(top['ci_low'], top['ci_high'], signed=True, digits=2)}, "
+                f"n = {int(top['n'])})"))
     r = bd.reconciliation
     if r is not None:
         where.append(f"the reported {r.reported:+g} "
                      + ("does not reconcile with the strata" if r.flagged
                         else "reconciles with the strata within rounding"))
-    chal = display_name(bd.challenger, display_names)
-    base = display_name(bd.baseline, display_names)
     answer = (f"{chal} vs {base}: pooled {points(pooled['delta'], signed=True, digits=2)} "
               f"{interval(pooled['ci_low'], pooled['ci_high'], signed=True, digits=2)} points "
               f"of {bd.metric} over {int(pooled['n'])} queries; {'; '.join(where)}.")
     if r is not None and r.flagged:
         next_step = ("Find the scoring pass behind the reported figure: it does not reconcile "
                      "with the strata.")
-    elif up and len(up) < len(strata):
-        next_step = (f"Report the gain per stratum, not pooled: it is carried by "
-                     f"{', '.join(map(str, up))}.")
-    elif not up and not down:
-        next_step = ("Report the pooled figure with its interval and claim no per-stratum "
-                     "effect: no stratum resolves one at this sample size.")
+    elif differ:
+        next_step = (f"Report the gain per stratum ({col}), not pooled: the strata differ.")
+    elif pooled_side == 0:
+        next_step = ("Report the pooled figure with its interval; the pooled gain is "
+                     f"inconclusive at this n ({_needed(pooled['queries_needed'])} queries "
+                     "would resolve a gain of this size) and no stratum is shown to differ.")
     else:
-        next_step = "Report the pooled figure with its interval; the strata agree with it."
+        next_step = ("Report the pooled figure with its interval: no test shows the strata "
+                     "differ, so a per-stratum story is not supported at this n.")
+    if differ:
+        verdict = "strata differ"
+    elif len(ups) == len(strata) or len(downs) == len(strata):
+        verdict = "strata agree"
+    else:
+        verdict = "inconclusive at this n"
+    if not bd.ok and not (r is not None and r.flagged):
+        verdict += "; a check failed"
+    elif r is not None and r.flagged:
+        verdict = "check failed"
+    return Headline("Where does the gain come from?", answer, next_step, verdict)
+
+
+@register(Breakdown)
+def breakdown_finding(bd: Breakdown, *, display_names: Mapping[str, str],
+                      chart: Any = None) -> Finding:
+    """The breakdown's :func:`strata_headline`, its table, chart and checks."""
+    chal = display_name(bd.challenger, display_names)
+    base = display_name(bd.baseline, display_names)
     display = bd.display_table()
     table = display[[c for c in BREAKDOWN_BODY if c in display]
                     + [c for c in display if c.endswith("interval")]]
     return Finding(
-        Headline("Where does the gain come from?", answer, next_step,
-                 "reconciles" if bd.ok else "check failed"),
+        strata_headline(bd, display_names),
         table, chart_or(chart, _own_chart, bd, display_names),
         checks_frame(bd.checks), bd.description,
         caption=f"{bd.metric}, {chal} − {base}, in {POINTS}; one row per "
-                "stratum, then the pooled and equal-weight averages",
+                f"stratum ({bd.column}), then the pooled and equal-weight averages",
         source=bd,
     )
 

@@ -17,20 +17,21 @@ import pytest
 from scipy import stats
 
 from ragnb.stats import sign_flip_test
-from ragnb.stats.interval import MIN_QUERIES, delta_interval, share_upper
+from ragnb.stats.interval import MIN_QUERIES, delta_interval, floored_sd, share_upper
 from tests.stats._simulate import SCENARIOS, exchangeable
 
 R = 2_000
 SD = math.sqrt(0.95 * 0.05 / R)
 
 
-def coverage(simulate, n, seed):
+def coverage(simulate, n, seed, *, with_guard=False):
     base, chal, truth = simulate(np.random.default_rng(seed), (R, n))
-    hits = 0
+    hits = guarded = 0
     for i in range(R):
         r = delta_interval(chal[i] - base[i])
         hits += r.low <= truth <= r.high
-    return hits / R
+        guarded += bool(r.guard)
+    return (hits / R, guarded / R) if with_guard else hits / R
 
 
 @pytest.mark.parametrize("name", list(SCENARIOS))
@@ -43,8 +44,15 @@ def test_95_percent_intervals_cover_at_least_93_percent_at_n_30(name):
 @pytest.mark.parametrize("n", [50, 200])
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_95_percent_intervals_stay_within_93_to_97_percent(name, n):
-    c = coverage(SCENARIOS[name], n, n)
-    assert 0.93 - 3 * SD <= c <= 0.97 + 3 * SD, c
+    """The calibrated interval is kept where it holds 93-97% (the guard fires on at most
+    a few percent of these data sets); on the sparse scenario, where a few large moves
+    make Cochran's rule fail, the guard's distribution-free interval over-covers (the
+    price of honesty on one-sided sparse data, issue 23 #5), so only the floor applies."""
+    c, guarded = coverage(SCENARIOS[name], n, n, with_guard=True)
+    assert c >= 0.93 - 3 * SD, c
+    if name != "sparse":
+        assert guarded <= 0.05, guarded
+        assert c <= 0.97 + 3 * SD, c
 
 
 @pytest.mark.parametrize("n", [6, 10, 30])
@@ -95,7 +103,14 @@ def test_variance_floor_by_hand():
     assert share_upper(1, 40) == pytest.approx(p_up)
     v = p_up * 0.25 - p_up**2 * 0.25
     sigma = math.sqrt(max(np.var(d, ddof=1), v * 40 / 39))
+    assert floored_sd(d) == pytest.approx(sigma)
+    # one move of 40, all one way: skewness (with the floored SD) far past Cochran's
+    # rule, so the headline interval is the guard's, not the t-interval of this floor
     r = delta_interval(d)
-    assert r.sigma == pytest.approx(sigma)
-    half = stats.t.ppf(0.975, 39) * sigma / math.sqrt(40)
-    assert (r.low, r.high) == pytest.approx((0.5 / 40 - half, 0.5 / 40 + half))
+    assert r.guard == "betting" and "Cochran" in r.note
+    # 39 unchanged queries and one more that moves the other way: the floor binds and the
+    # t-interval is kept (skewness 0: n >= 25 x 0)
+    d2 = np.r_[0.5, -0.5, np.zeros(38)]
+    r2 = delta_interval(d2)
+    half = stats.t.ppf(0.975, 39) * floored_sd(d2) / math.sqrt(40)
+    assert r2.guard == "" and (r2.low, r2.high) == pytest.approx((-half, half))

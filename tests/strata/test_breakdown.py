@@ -51,7 +51,8 @@ def test_zero_width_and_unclassified_are_explained(hand):
     bd = breakdown(scores, strata, "kind", baseline="b", challenger="c", resamples=500)
     z = bd.table.set_index("stratum").loc["Z"]
     # three queries: no interval or MDE, and zeros merely observed are not a zero width
-    assert np.isnan(z["ci_low"]) and np.isnan(z["mde"]) and z["p_value"] == 1.0
+    # (and no p-value either: "too few queries to say" is the whole row, issue 23 #14)
+    assert np.isnan(z["ci_low"]) and np.isnan(z["mde"]) and np.isnan(z["p_value"])
     assert "too few queries to say (n = 3 < 6)" in z["note"]
     assert "zero-width" not in z["note"]
     shown = bd.display_table().set_index("stratum")
@@ -102,10 +103,13 @@ def test_holm_is_over_the_strata_shown_only():
     strata = bd.strata.set_index("stratum")
     tested = strata[strata["p_value"].notna()]
     assert list(tested.index) == ["big", "mid", "flat"]   # n = 1 has no p-value
-    assert tested["p_holm"].tolist() == pytest.approx(holm_by_hand(tested["p_value"].tolist()))
+    # one family: the three strata's tests and the test that the strata differ (issue 23 #2)
+    family = holm_by_hand([*tested["p_value"].tolist(), bd.heterogeneity.p_value])
+    assert tested["p_holm"].tolist() == pytest.approx(family[:3])
+    assert bd.p_heterogeneity_holm == pytest.approx(family[3])
     assert np.isnan(strata.loc["one", "p_holm"])
     assert bd.table.loc[bd.table["kind"] != "stratum", "p_holm"].isna().all()
-    assert "Holm over the 3 strata shown" in bd.description
+    assert "Holm over the 3 strata shown and the test that the strata differ" in bd.description
     assert "too few queries to say (n = 1 < 6)" in strata.loc["one", "note"]
 
 
@@ -122,19 +126,42 @@ def test_mde_is_t_quantiles_times_the_standard_error():
     assert a["mde"] > 0 and a["queries_needed"] >= 2
 
 
+SIMPSON = "pooled and equal-weight averages do not resolve opposite signs"
+
+
 def test_pooled_and_equal_weight_of_opposite_sign_are_flagged():
-    # big: 90 queries at +0.02, small: 10 at -0.1 -> pooled +0.008, equal-weight -0.04
-    rows = [(f"g{i}", 0.5, 0.52 + (0.01 if i % 2 else -0.01)) for i in range(90)]
-    rows += [(f"s{i}", 0.5, 0.4 + (0.01 if i % 2 else -0.01)) for i in range(10)]
+    # big: 90 queries at +0.05, small: 20 at -0.12 -> pooled +0.0191, equal-weight -0.035;
+    # both intervals resolve their sign (pooled SD ~0.065 over 110 queries; strata SD 0.01)
+    rows = [(f"g{i}", 0.5, 0.55 + (0.01 if i % 2 else -0.01)) for i in range(90)]
+    rows += [(f"s{i}", 0.5, 0.38 + (0.01 if i % 2 else -0.01)) for i in range(20)]
     labels = pd.Series({q: q[0] for q, _, _ in rows})
     bd = breakdown(scores_table(rows), labels, "kind", baseline="b", challenger="c",
                    resamples=500)
     t = bd.table.set_index("stratum")
-    assert t.loc["pooled", "delta"] == pytest.approx(0.008)
-    assert t.loc["equal-weight", "delta"] == pytest.approx(-0.04)
-    check = bd.checks.set_index("check").loc["pooled and equal-weight averages agree in sign"]
+    assert t.loc["pooled", "delta"] == pytest.approx((90 * 0.05 - 20 * 0.12) / 110)
+    assert t.loc["equal-weight", "delta"] == pytest.approx(-0.035)
+    assert t.loc["pooled", "ci_low"] > 0 > t.loc["equal-weight", "ci_high"]
+    check = bd.checks.set_index("check").loc[SIMPSON]
     assert not check["holds"] and "Simpson's paradox" in check["detail"]
     assert not bd.ok
+
+
+def test_opposite_signs_on_noise_are_not_a_paradox():
+    """Issue 23 #3: big (n=40, small differences) + tiny (n=5, differences 0/1) gave an
+    equal-weight +25.5 [+25.25, +25.75] (the tiny stratum's missing SE summed as 0) and a
+    Simpson's-paradox flag. The tiny stratum has no variance: the row is refused."""
+    rng = np.random.default_rng(23)
+    d_big = rng.normal(-0.005, 0.02, 40)
+    rows = [(f"b{i}", 0.5, 0.5 + d) for i, d in enumerate(d_big)]
+    rows += [(f"t{i}", 0.0, float(v)) for i, v in enumerate([0, 1, 1, 0, 1])]
+    labels = pd.Series({q: ("big" if q[0] == "b" else "tiny") for q, _, _ in rows})
+    bd = breakdown(scores_table(rows), labels, "kind", baseline="b", challenger="c",
+                   resamples=500)
+    macro = bd.table.set_index("stratum").loc["equal-weight"]
+    assert macro["delta"] == pytest.approx((d_big.mean() + 0.6) / 2)
+    assert np.isnan(macro["ci_low"]) and np.isnan(macro["ci_high"]) and np.isnan(macro["se"])
+    assert "tiny (n = 5) has too few queries for a variance" in macro["note"]
+    assert bd.checks.set_index("check").loc[SIMPSON, "holds"]
 
 
 def test_differences_that_cancel_on_paper_give_an_exact_zero():
@@ -300,11 +327,12 @@ def test_effect_size_per_row_by_hand(hand):
     scores, strata = hand
     bd = breakdown(scores, strata, "kind", baseline="b", challenger="c", resamples=200)
     t = bd.table.set_index("stratum")["effect_size"]
-    # A: d = .1 .2 .3 .2, mean .2, sd = sqrt(.02 / 3): d_z = sqrt(6)
-    assert t["A"] == pytest.approx(np.sqrt(6))
+    # A: 4 queries (d = .1 .2 .3 .2, d_z = sqrt(6) by hand) is under the 6 a row needs:
+    # "too few queries to say", so no effect size either (issue 23 #14)
+    assert np.isnan(t["A"])
     # pooled: mean .15, sum of squared deviations .16 over 7
     assert t["pooled"] == pytest.approx(0.15 / np.sqrt(0.16 / 7))
     # every difference 0 (sd 0) or one query: undefined, shown as a dash
     assert np.isnan(t["Z"]) and np.isnan(t["unclassified"]) and np.isnan(t["equal-weight"])
     shown = bd.display_table().set_index("stratum")["effect size"]
-    assert shown["A"] == "+2.45" and shown["Z"] == "—"
+    assert shown["A"] == "—" and shown["Z"] == "—" and shown["pooled"] == "+0.99"
