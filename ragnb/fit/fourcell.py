@@ -16,9 +16,14 @@ Reading: the two gaps are read jointly, each by its own interval. The level
 gap (difficulty) says whether production is harder for a fixed pipeline; the
 gain gap (carry-over) whether the champion's gain held, independently of the
 level, since a level shift moves both configs alike (gains assumed additive
-on the metric's scale). Carried over: the gain gap's interval is not below 0
-and the production gain's interval is above 0; collapsed: the gain gap's interval
-is below 0; otherwise the gain is unresolved. Both gaps' intervals are at
+on the metric's scale). Carried over: the production gain's interval is above
+0, the gain gap's interval is not below 0 *and* its lower end rules out a
+collapse of the whole golden gain (``carry.ci_low > -golden delta``): a
+resolved production gain alone is not a carried-over gain, since a gain that
+shrank from +9 to +1 points is resolved at n = 50 in 6% of draws and was read
+"carried over" (issue 23 #7). Collapsed: the gain gap's interval is below 0;
+otherwise the gain is unresolved, and the reading says "inconclusive at this
+n" with the queries per set that would resolve the gap. Both gaps' intervals are at
 ``1 - (1 - ci) / 2`` (97.5% for a 95% reading, Bonferroni), since the reading
 needs both right. So:
 
@@ -38,6 +43,12 @@ picking the best of 40 noisy configs. The honest gain is the production
 delta; the share of the golden gain that did not carry over is
 ``1 - production delta / golden delta``.
 
+Overlap, counted first: production queries that golden also holds (same id,
+or same text under another id; :func:`ragnb.io.overlap.split_overlap`) were
+selected against too. They are left out of the production column and the
+reading says so; with fewer than :data:`ragnb.io.overlap.MIN_DISJOINT` left,
+no reading is given ("refused").
+
 Limit, always stated: shallow labelling predicts the same four cells — the
 champion's newly retrieved passages can be unjudged on production — so the
 table cannot separate fit from label bias; pooled labelling (the label-bias
@@ -45,12 +56,15 @@ analysis) does.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from scipy import special
 
 from ragnb.errors import InputError
+from ragnb.io.overlap import SplitOverlap, split_overlap
 from ragnb.metrics.score import per_query
 from ragnb.result import Analysis
 from ragnb.stats import align, child_seed, implied_inflation, paired_bootstrap
@@ -61,7 +75,9 @@ from ragnb.stats.unpaired import UnpairedBootstrap, bootstrap_mean, unpaired_boo
 
 READINGS = ("carried over", "fit", "inconclusive", "difficulty, gain carried over",
             "difficulty and fit", "difficulty, gain inconclusive", "easier, gain carried over",
-            "easier and fit", "easier, gain inconclusive")
+            "easier and fit", "easier, gain inconclusive", "refused")
+#: The reading when production shares too many queries with golden to read a fit.
+REFUSED = "refused"
 
 #: Row label of the paired delta's standardized effect size in :meth:`FourCell.display_table`.
 EFFECT_ROW = "effect size (mean diff / SD of diffs)"
@@ -93,6 +109,8 @@ class FourCell(Analysis):
     description: str
     splits: pd.DataFrame = field(default_factory=pd.DataFrame)
     limit: str = LIMIT
+    overlap: SplitOverlap | None = None
+    queries_needed: float = float("nan")
 
     def cell(self, config: str, split: str) -> float:
         c = self.cells
@@ -130,7 +148,8 @@ class FourCell(Analysis):
 
 def four_cell(scores: pd.DataFrame, *, baseline: str, champion: str, golden: str = "golden",
               production: str = "production", resamples: int = 10_000, seed: int = 20260729,
-              ci: float = 0.95, selections: dict[str, int] | None = None) -> FourCell:
+              ci: float = 0.95, selections: dict[str, int] | None = None,
+              overlap: SplitOverlap | None = None) -> FourCell:
     """Build the four-cell table from a tidy score table of one metric.
 
     Parameters
@@ -147,6 +166,10 @@ def four_cell(scores: pd.DataFrame, *, baseline: str, champion: str, golden: str
         ``selections_against`` per split (from the ledger): the table then shows
         the inflation that count implies, :func:`ragnb.stats.selection_inflation`
         of the paired SE of the delta (``E[max of N normals] x SE / sqrt(2)``).
+    overlap : SplitOverlap, optional
+        Queries production shares with golden (:func:`ragnb.io.overlap.split_overlap`
+        of the two test sets, which also compares query texts); by default the
+        query ids the score table has on both splits.
     """
     metric = "value"
     if "metric" in scores:
@@ -154,9 +177,17 @@ def four_cell(scores: pd.DataFrame, *, baseline: str, champion: str, golden: str
         if len(metrics) != 1:
             raise InputError(f"four_cell takes one metric, got {list(metrics)}", key="metric")
         metric = str(metrics[0])
+    if overlap is None:
+        ids = {s: scores.loc[scores["split"] == s, ["query_id"]].drop_duplicates()
+               for s in (golden, production)}
+        overlap = split_overlap(ids[golden], ids[production], first_name=golden,
+                                other_name=production)
+    shared = set(overlap.shared) if not overlap.refused else set()
     cells, deltas, per_split = [], [], {}
     for s in (golden, production):
         b, c = (per_query(scores, config, split=s) for config in (baseline, champion))
+        if s == production and shared:  # selected against too: not evidence of fit
+            b, c = (v[~v.index.astype(str).isin(shared)] for v in (b, c))
         for config, values in ((baseline, b), (champion, c)):
             m = bootstrap_mean(values, resamples=resamples, seed=child_seed(seed, (s, config)),
                                ci=ci)
@@ -176,7 +207,12 @@ def four_cell(scores: pd.DataFrame, *, baseline: str, champion: str, golden: str
     carry = unpaired_bootstrap((cg - bg).to_numpy(), (cp - bp).to_numpy(), resamples=resamples,
                                seed=child_seed(seed, "carry"), ci=gap_ci)
     reading, text = _read(rg, rp, difficulty, carry, bg.mean(), bp.mean(), golden, production)
+    if overlap.refused:
+        reading, text = REFUSED, overlap.describe()
+    elif overlap.shared:
+        text = overlap.describe() + " " + text
     share = 1 - rp.delta / rg.delta if rg.delta > 0 else float("nan")
+    needed = _queries_needed(rp, carry, rg, gap_ci) if "inconclusive" in reading else math.nan
     method = (f"cells: {ci:.0%} percentile bootstrap of the mean; deltas: {ci:.0%} "
               f"{describe_method(rg.method, resamples)}, p from the paired sign-flip test; "
               f"difficulty and carry-over: {gap_ci:.1%} unpaired bootstrap of two independent "
@@ -195,7 +231,24 @@ def four_cell(scores: pd.DataFrame, *, baseline: str, champion: str, golden: str
                                         f"{baseline} over {r.n} queries"})
     return FourCell(metric, baseline, champion, golden, production, pd.DataFrame(cells),
                     deltas_df, difficulty, carry, reading, text, rp.delta, share, method,
-                    pd.DataFrame(split_rows))
+                    pd.DataFrame(split_rows), overlap=overlap, queries_needed=needed)
+
+
+def _queries_needed(rp, carry, rg, gap_ci: float, power: float = 0.8) -> float:
+    """Queries per set that would resolve what the reading left open, at 80% power.
+
+    The gain gap (two independent samples of ``n`` each) at its observed size:
+    ``n' = n ((z_{(1+gap_ci)/2} + z_power) SE_gap / |gap|)^2``; and, when the
+    production gain is not resolved, the production delta's own queries needed.
+    The larger of the two; infinite when the gap and the gain are both 0.
+    """
+    z = float(special.ndtri(0.5 + gap_ci / 2) + special.ndtri(power))
+    gap = abs(carry.delta)
+    need_gap = math.inf if gap == 0 else max(carry.n_a, carry.n_b) * (z * carry.se / gap) ** 2
+    need_gain = rp.queries_needed(rp.delta) if rp.ci_low <= 0 else 0.0
+    if rg.delta <= 0:  # no golden gain to carry: only the production gain matters
+        need_gap = 0.0
+    return float(max(need_gap, need_gain if need_gain == need_gain else 0.0))
 
 
 def _pts(x: float) -> str:
@@ -224,11 +277,16 @@ def level_reading(difficulty) -> str:
     return "alike"
 
 
-def gain_reading(carry, rp) -> str:
-    """``"carried over"``, ``"collapsed"`` or ``"unresolved"`` from the gain gap and prod. gain."""
+def gain_reading(carry, rp, golden_delta: float = 0.0) -> str:
+    """``"carried over"``, ``"collapsed"`` or ``"unresolved"`` from the gain gap and prod. gain.
+
+    Carried over needs the production gain resolved, no collapse, and the gap's
+    lower end above ``-golden_delta`` (a total collapse ruled out); see the module
+    docstring.
+    """
     if carry.ci_high < 0:
         return "collapsed"
-    if rp.ci_low > 0:  # not collapsed (a larger production gain also carried over)
+    if rp.ci_low > 0 and carry.ci_low > -max(golden_delta, 0.0):
         return "carried over"
     return "unresolved"
 
@@ -254,8 +312,8 @@ _LEVEL_TEXT = {
               "points)"),
 }
 _GAIN_TEXT = {
-    "carried over": ("the gain gap's interval contains 0 and the {production} gain's is above 0: "
-                     "the gain carried over"),
+    "carried over": ("the {production} gain's interval is above 0 and the gain gap's holds 0 "
+                     "and rules out a total collapse: the gain carried over"),
     "collapsed": ("the gain gap's interval is below 0: the gain collapsed on queries nobody "
                   "selected against"),
     "unresolved": ("neither a collapse nor a carried-over gain is resolved at this sample size"),
@@ -263,7 +321,7 @@ _GAIN_TEXT = {
 
 
 def _read(rg, rp, difficulty, carry, base_g, base_p, golden, production) -> tuple[str, str]:
-    level, gain = level_reading(difficulty), gain_reading(carry, rp)
+    level, gain = level_reading(difficulty), gain_reading(carry, rp, rg.delta)
     bound = max(abs(difficulty.ci_low), abs(difficulty.ci_high)) * 100
     text = (f"Level gap (difficulty): the baseline scores {base_g * 100:.1f} points on "
             f"{golden} and {base_p * 100:.1f} on {production}, {_pts(difficulty.delta)} points "

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -36,6 +37,39 @@ def _resolved(bd: Breakdown, sign: int) -> pd.DataFrame:
     st = bd.strata
     side = st["ci_low"] > 0 if sign > 0 else st["ci_high"] < 0
     return st[side & (st["p_holm"] <= bd.alpha)]
+
+
+@dataclass(frozen=True)
+class StrataClaims:
+    """What the strata headline may claim, decided by the rules of :func:`strata_headline`.
+
+    ``gains`` and ``losses`` are the strata resolved each way; ``differ`` is the
+    heterogeneity test's Holm decision; ``pooled`` is +1 / -1 / 0 as the pooled
+    interval lies above / below / around 0.
+    """
+
+    gains: tuple[str, ...]
+    losses: tuple[str, ...]
+    differ: bool
+    pooled: int
+    strata: int
+
+    @property
+    def agree(self) -> bool:
+        """Every stratum resolves the same sign and no test shows them to differ."""
+        return not self.differ and self.strata > 0 and self.strata in (
+            len(self.gains), len(self.losses))
+
+
+def strata_claims(bd: Breakdown) -> StrataClaims:
+    """The claims the breakdown licenses (see :func:`strata_headline`)."""
+    pooled = bd.pooled
+    return StrataClaims(
+        gains=tuple(str(x) for x in _resolved(bd, +1)["stratum"]),
+        losses=tuple(str(x) for x in _resolved(bd, -1)["stratum"]),
+        differ=bd.heterogeneity is not None and bd.p_heterogeneity_holm <= bd.alpha,
+        pooled=1 if pooled["ci_low"] > 0 else -1 if pooled["ci_high"] < 0 else 0,
+        strata=len(bd.strata))
 
 
 def _needed(value: float) -> str:
@@ -79,8 +113,8 @@ def strata_headline(bd: Breakdown, display_names: Mapping[str, str]) -> Headline
     base = display_name(bd.baseline, display_names)
     ups, downs = _resolved(bd, +1), _resolved(bd, -1)
     het = bd.heterogeneity
-    differ = het is not None and bd.p_heterogeneity_holm <= bd.alpha
-    pooled_side = (1 if pooled["ci_low"] > 0 else -1 if pooled["ci_high"] < 0 else 0)
+    claims = strata_claims(bd)
+    differ, pooled_side = claims.differ, claims.pooled
     where = []
     if differ:
         where.append(f"the strata differ (test of the difference between strata, Holm p = "
@@ -134,16 +168,14 @@ def strata_headline(bd: Breakdown, display_names: Mapping[str, str]) -> Headline
     else:
         next_step = ("Report the pooled figure with its interval: no test shows the strata "
                      "differ, so a per-stratum story is not supported at this n.")
-    if differ:
+    if r is not None and r.flagged:
+        verdict = "check failed"
+    elif differ:
         verdict = "strata differ"
-    elif len(ups) == len(strata) or len(downs) == len(strata):
+    elif claims.agree:
         verdict = "strata agree"
     else:
         verdict = "inconclusive at this n"
-    if not bd.ok and not (r is not None and r.flagged):
-        verdict += "; a check failed"
-    elif r is not None and r.flagged:
-        verdict = "check failed"
     return Headline("Where does the gain come from?", answer, next_step, verdict)
 
 
