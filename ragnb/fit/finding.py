@@ -46,6 +46,8 @@ def four_cell_headline(fc: FourCell, display_names: Mapping[str, str]) -> Headli
                                above minus the golden gain (a total collapse ruled out)
     "Fit" / quote production   gain gap's interval below 0 (the gain collapsed)
     "harder"/"easier"          level gap's interval below/above 0
+    "no level difference ...   the level gap's interval holds 0 (a hedge, not a claim that
+    resolved"                  the sets are equally hard)
     "Inconclusive at this n"   neither resolved; gives the queries per set that would
                                resolve the gap at its observed size (80% power)
     "No fit verdict"           production shares queries with golden and fewer than
@@ -84,7 +86,14 @@ def four_cell_headline(fc: FourCell, display_names: Mapping[str, str]) -> Headli
         share = ("" if family != "fit" or pd.isna(fc.share_not_carried) else
                  f"; {fc.share_not_carried:.0%} of the {fc.golden} gain did not carry over "
                  "(point estimate)")
-        answer = f"{fc.reading.capitalize()}: {gains}{share}."
+        level = ""
+        if not fc.reading.startswith(("difficulty", "easier")):
+            dif = fc.difficulty
+            moves = (f"{points(dif.delta, signed=True)} "
+                     f"{interval(dif.ci_low, dif.ci_high, signed=True)}")
+            level = (f"; no level difference between the sets is resolved (the baseline moves "
+                     f"{moves} points from {fc.golden} to {fc.production})")
+        answer = f"{fc.reading.capitalize()}: {gains}{share}{level}."
         verdict = fc.reading
         if family == "fit":
             next_step = (f"Quote the {fc.production} gain ({points(p['delta'], signed=True)} "
