@@ -62,7 +62,7 @@ def _scores(rng):
         base = rng.uniform(0.3, 0.7, 80)
         champ = np.clip(base + gain + rng.normal(0, 0.02, 80), 0, 1)
         for config, values in (("b", base), ("c", champ)):
-            rows += [{"split": split, "config": config, "query_id": f"q{i}", "value": v,
+            rows += [{"split": split, "config": config, "query_id": f"{split[0]}{i}", "value": v,
                       "metric": "ndcg@10"} for i, v in enumerate(values)]
     return pd.DataFrame(rows)
 
@@ -80,7 +80,8 @@ def test_four_cell_headline_states_both_gains_in_points_with_names():
         assert f"{gain * 100:+.1f}" in f.headline.answer
     assert "champion system (c)" in f.headline.answer
     assert f.headline.question == "Is the gain real or fit?"
-    assert checks_line(f.checks) == "2 of 2 checks hold"
+    # two means checks and the overlap check (issue 23 #8): disjoint ids here
+    assert checks_line(f.checks) == "3 of 3 checks hold"
     assert "points" in f.caption
 
 
@@ -168,14 +169,19 @@ def test_breakdown_headline_names_the_stratum_that_moved_most_either_way():
     from ragnb.strata.finding import breakdown_finding
 
     strata = pd.DataFrame({"stratum": ["a", "b", "c"], "delta": [0.02, -0.10, 0.01],
-                           "ci_low": [-0.05, -0.20, -0.04], "ci_high": [0.09, 0.01, 0.06]})
-    bd = SimpleNamespace(pooled={"delta": -0.02, "ci_low": -0.06, "ci_high": 0.02, "n": 30},
+                           "ci_low": [-0.05, -0.20, -0.04], "ci_high": [0.09, 0.01, 0.06],
+                           "n": [10, 10, 10], "p_holm": [1.0, 0.3, 1.0],
+                           "queries_needed": [400.0, 60.0, 900.0]})
+    bd = SimpleNamespace(pooled=pd.Series({"delta": -0.02, "ci_low": -0.06, "ci_high": 0.02,
+                                           "n": 30, "queries_needed": 200.0}),
                          strata=strata, reconciliation=None, challenger="c1", baseline="c0",
-                         metric="ndcg@10", ok=True,
+                         metric="ndcg@10", ok=True, column="kind", alpha=0.05,
+                         heterogeneity=None, p_heterogeneity_holm=float("nan"),
                          checks=pd.DataFrame({"check": ["sizes"], "holds": [True], "detail": [""]}),
                          display_table=lambda: strata, description="")
     f = breakdown_finding(bd, display_names={}, chart=False)
-    assert "largest move: b -10.00 [-20.00, +1.00]" in f.headline.answer
+    # named with its column (issue 23 #1: a bare "129" read as "129 queries")
+    assert "largest move: kind = b -10.00 [-20.00, +1.00], n = 10" in f.headline.answer
 
 
 def test_every_analysis_result_has_the_one_shape():
