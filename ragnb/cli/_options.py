@@ -111,6 +111,10 @@ OPTIONS: dict[str, tuple[tuple[str, ...], dict]] = {
         "metavar": "DIR", "default": _ledger_default,
         "help": "split ledger: show how often this test set has been selected against and the "
              "inflation that implies (default $RAGNB_LEDGER)"}),
+    "key": (("--key",), {
+        "metavar": "KEY", "default": None,
+        "help": "idempotency key: if a decision with this key is already recorded on the split, "
+             "record nothing (so a retry cannot count twice)"}),
     "labels": (("--labels",), {
         "metavar": "FILE", "default": None,
         "help": "new judgments from pooled labelling (test-set JSONL, qrels or CSV/Parquet)"}),

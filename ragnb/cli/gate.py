@@ -50,10 +50,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="one-sided error rate (default: [gate] alpha, 0.05)")
     p.add_argument("--stratum-drop", type=float, default=None, metavar="POINTS",
                    help="also fail when a stratum's drop beyond POINTS is shown")
-    p.add_argument("--by", default=None, metavar="COLUMN",
-                   help="stratum column for --stratum-drop (default: [gate] by, the split's)")
-    p.add_argument("--key", default=None,
-                   help="idempotency key of this decision (default: $GITHUB_SHA or git HEAD)")
+    add(p, "by", by={"help": "stratum column for --stratum-drop (default: [gate] by, the "
+                             "split's strata `by`)"})
+    add(p, "key", key={"help": "idempotency key of this decision (default: $GITHUB_SHA, else "
+                               "the git commit of the workspace's folder)"})
     p.add_argument("--no-record", action="store_true",
                    help="decide without recording in the ledger (a dry run; said in the output)")
     p.add_argument("--json", metavar="FILE", default=None, help="write the decision as JSON")
@@ -81,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     ws = open_workspace(args.workspace)
     rules = ws.manifest.gate or GateRules()
     split = args.split or rules.split or ws.test_set_for("gate")
-    baseline = args.baseline or rules.baseline or ws.setting("gate", "baseline")
+    baseline: str = args.baseline or rules.baseline or ws.setting("gate", "baseline")
     if not baseline:
         raise InputError("name the baseline: [gate] baseline, [report] baseline or --baseline",
                          source=ws.manifest.path, key="gate.baseline")
@@ -102,21 +102,22 @@ def run(args: argparse.Namespace) -> int:
         configs, extra = [baseline, args.challenger], None
     else:
         configs = [baseline]
-        name, path = name_file(args.run)
-        extra = RunFile.of(path, name=name, order=args.order or ws.run_order)
+        run_name, path = name_file(args.run)
+        extra = RunFile.of(path, name=run_name, order=args.order or ws.run_order)
     inputs = resolve_inputs(args, configs, run_flag="--baseline", read=False)
     runs = [*inputs.runs, *([extra] if extra is not None else [])]
-    challenger = runs[-1].name
+    challenger: str = str(runs[-1].name)
     if challenger == baseline:
         raise InputError(f"the challenger is the baseline {baseline!r}; name another run",
                          key="--run" if extra is not None else "--challenger")
     metrics = list(dict.fromkeys(str(parse_metric(inputs.metric(m))) for m in metric_texts))
     scores = score(inputs.test_set, runs, metrics, policy=args.policy,
                    upper_grade=args.upper_grade, no_relevant=args.no_relevant, **inputs.options)
-    notes = [*inputs.test_set.notes, *scores.notes]
+    notes = [str(n) for n in (*inputs.test_set.notes, *scores.notes)]
     strata = None
     if stratum_drop is not None:
-        by = args.by or rules.by or (ws.strata_entry(split).by if ws.strata_entry(split) else "")
+        entry = ws.strata_entry(split)
+        by = args.by or rules.by or (entry.by if entry is not None else "")
         if not by or inputs.strata is None:
             raise InputError("stratum_drop needs a stratum column: [gate] by or the split's "
                              "strata `by`", source=ws.manifest.path, key="gate.by")

@@ -106,9 +106,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--score", action="append", default=[], metavar="CONFIG=VALUE",
                    help="candidate's score on the split (repeat; needed on a regression guard)")
     p.add_argument("--se", type=float, help="SE of a paired difference on the split")
-    p.add_argument("--key", metavar="KEY",
-                   help="idempotency key: if a selection with this key is already recorded on "
-                        "the split, record nothing (so a retry cannot count twice)")
+    add(p, "key", key={"help": "idempotency key: if a selection with this key is already "
+                               "recorded on the split, record nothing (so a retry cannot count "
+                               "twice)"})
 
     p = action(sub, "seal", "seal a fresh split, or close an unseal run")
     p.add_argument("split")

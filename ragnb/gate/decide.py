@@ -43,7 +43,7 @@ import pandas as pd
 
 from ragnb.errors import InputError
 from ragnb.stats import holm
-from ragnb.stats.betting import betting_interval, betting_p_value
+from ragnb.stats.betting import BettingInterval, betting_interval, betting_p_value
 from ragnb.workspace.manifest import GATE_KINDS
 
 #: Columns of :attr:`GateDecision.rows`.
@@ -113,7 +113,8 @@ def rule_sentence(kind: str, margin: float, alpha: float) -> str:
     if kind == "no_regression":
         return (f"fail only when a drop of more than {margin:g} points is shown "
                 f"(one-sided error {alpha:g})")
-    return f"pass when the challenger is shown {_rule_text(kind, margin)} (one-sided error {alpha:g})"
+    return (f"pass when the challenger is shown {_rule_text(kind, margin)} "
+            f"(one-sided error {alpha:g})")
 
 
 def decide(scores: pd.DataFrame, *, baseline: str, challenger: str, metrics: list[str],
@@ -158,15 +159,9 @@ def decide(scores: pd.DataFrame, *, baseline: str, challenger: str, metrics: lis
     method = ""
     for metric in metrics:
         d, wide = _differences(scores, baseline, challenger, metric)
-        ci = betting_interval(d, alpha=2 * alpha)
+        ci, threshold, passed = rule(d, kind, margin, alpha)
         method = ci.method.replace(f", n={d.size}", "")
-        m = margin / 100
         low, high = ci.low, ci.high
-        threshold, passed = {
-            "non_inferiority": (-m, low > -m),
-            "superiority": (m, low > m),
-            "no_regression": (-m, not high < -m),
-        }[kind]
         rows.append((metric, d.size, float(wide[baseline].mean()),
                      float(wide[challenger].mean()), float(d.mean()), low, high, threshold,
                      bool(passed)))
@@ -184,6 +179,26 @@ def decide(scores: pd.DataFrame, *, baseline: str, challenger: str, metrics: lis
     passed = bool(table["passed"].all()) and not bool(st["dropped"].astype(bool).any())
     return GateDecision(passed, kind, float(margin), float(alpha), table, st[list(STRATA_COLUMNS)],
                         stratum_drop, f"{method}; each end one-sided {1 - alpha:.0%}")
+
+
+def rule(d, kind: str, margin: float, alpha: float) -> tuple[BettingInterval, float, bool]:
+    """The interval of ``d``, the bound the rule compares it with (0-1), and whether it passes.
+
+    The pure core of :func:`decide` (module docstring), on an array of differences.
+
+    Examples
+    --------
+    >>> rule([0.3] * 200, "superiority", 20, 0.05)[2]
+    True
+    """
+    ci = betting_interval(d, alpha=2 * alpha)
+    m = margin / 100
+    threshold, passed = {
+        "non_inferiority": (-m, ci.low > -m),
+        "superiority": (m, ci.low > m),
+        "no_regression": (-m, not ci.high < -m),
+    }[kind]
+    return ci, threshold, bool(passed)
 
 
 def _differences(scores: pd.DataFrame, baseline: str, challenger: str, metric: str

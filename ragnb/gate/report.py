@@ -116,7 +116,8 @@ class GateReport:
                "|---|---:|---:|---:|---:|---|---|"]
         out += [f"| {e(r.metric)} | {r.n} | {r.baseline_mean * 100:.1f} | "
                 f"{r.challenger_mean * 100:.1f} | {r.delta * 100:+.1f} | "
-                f"[{r.low * 100:+.1f}, {r.high * 100:+.1f}] | {'pass' if r.passed else '**fail**'} |"
+                f"[{r.low * 100:+.1f}, {r.high * 100:+.1f}] | "
+                f"{'pass' if r.passed else '**fail**'} |"
                 for r in d.rows.itertuples()]
         out += ["", "_Metric values and differences in points (metric × 100)._"]
         if len(d.strata):
