@@ -46,6 +46,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import math
+    from pathlib import Path
 
     import pandas as pd
 
@@ -83,11 +84,15 @@ def run(args: argparse.Namespace) -> int:
     opts = {"policy": args.policy, "upper_grade": args.upper_grade,
             "no_relevant": args.no_relevant}
     notes: list[str] = []
-    batches = [(*reversed(name_file(b, "--batch")),) for b in args.batch]  # (path, date)
+    batches: list[tuple[Path | str, str]] = []
+    for text in args.batch:
+        date, path = name_file(text, "--batch")
+        batches.append((path, date or ""))
     if not batches and rules.batches and args.batch_size is None:
         batches = [(b.path, b.date) for b in rules.batches]
     if batches:
-        parts, seen = [], {}
+        parts: list[pd.DataFrame] = []
+        seen: dict[str, str] = {}
         for path, date in batches:
             ts = read_test_set(path)
             s = score(ts, inputs.runs, [metric], missing=inputs.options["missing"],
@@ -101,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
             seen.update(dict.fromkeys(ts.query_ids, label))
             labels = pd.Series(label, index=list(ts.query_ids))
             parts.append(differences_table(s.wide(metric), baseline, champion, labels,
-                                           {label: date or ""}))
+                                           {label: date}))
         diffs = pd.concat(parts, ignore_index=True)
     else:
         if args.batch_size is None:
@@ -110,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
                              key="--batch")
         s = score(inputs.test_set, inputs.runs, [metric], **inputs.options, **opts)
         notes += [str(n) for n in (*inputs.test_set.notes, *s.notes)]
-        ids = [q for q in inputs.test_set.query_ids]
+        ids = list(inputs.test_set.query_ids)
         diffs = differences_table(s.wide(metric), baseline, champion,
                                   batches_of(ids, args.batch_size))
     w = watch(diffs, margin=margin, alpha=alpha)

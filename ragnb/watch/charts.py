@@ -22,5 +22,4 @@ def sequence_chart(w) -> alt.LayerChart:
                  "status:N"])
     marks = pd.DataFrame({"y": sorted({0.0, w.margin})})
     rules = alt.Chart(marks).mark_rule(strokeDash=[4, 3], color="#555555").encode(y="y:Q")
-    return alt.layer(band, line, rules).properties(
-        title=w.decision, width=520, height=260)
+    return alt.LayerChart(layer=[band, line, rules], title=w.decision, width=520, height=260)

@@ -139,7 +139,7 @@ def watch(differences: pd.DataFrame, *, margin: float = 0.0, alpha: float = 0.05
     cs = betting_sequence(d, alpha=alpha)
     ends = differences.groupby("batch", sort=False).size().cumsum()
     dates = differences.groupby("batch", sort=False)["date"].first()
-    rows = []
+    rows: list[tuple] = []
     stopped = None
     for batch, end in ends.items():
         r = cs.iloc[int(end) - 1]
