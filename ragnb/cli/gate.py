@@ -44,10 +44,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="metric (repeatable, each must pass; default: [gate] metric)")
     p.add_argument("--kind", choices=("non_inferiority", "superiority", "no_regression"),
                    default=None, help="the rule's kind (default: [gate] kind, non_inferiority)")
-    p.add_argument("--margin", type=float, default=None, metavar="POINTS",
-                   help="margin in points (default: [gate] margin, 0)")
-    p.add_argument("--alpha", type=float, default=None,
-                   help="one-sided error rate (default: [gate] alpha, 0.05)")
+    add(p, "margin", "alpha", margin={"help": "margin in points (default: [gate] margin, 0)"},
+        alpha={"help": "one-sided error rate (default: [gate] alpha, 0.05)"})
     p.add_argument("--stratum-drop", type=float, default=None, metavar="POINTS",
                    help="also fail when a stratum's drop beyond POINTS is shown")
     add(p, "by", by={"help": "stratum column for --stratum-drop (default: [gate] by, the "

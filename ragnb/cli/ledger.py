@@ -123,7 +123,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("split")
     p.add_argument("--config", required=True, help="the config scored")
     add(p, "metric", metric={"help": "the metric scored, e.g. ndcg@10"})
-    p.add_argument("--value", type=float)
+    add(p, "value", value={"help": "the config's mean score on the split, 0-1"})
     p.add_argument("--note")
 
     p = action(sub, "demote", "retire a split from selection (regression guard)")

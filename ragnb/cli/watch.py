@@ -38,10 +38,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="a judged batch (repeatable, in arrival order)")
     p.add_argument("--batch-size", type=int, default=None, metavar="N",
                    help="no batch files: the split's queries in file order, N at a time")
-    p.add_argument("--margin", type=float, default=None, metavar="POINTS",
-                   help="the gain 'at least the margin' stops on (default: [watch] margin, 0)")
-    p.add_argument("--alpha", type=float, default=None,
-                   help="error rate, simultaneous over batches (default: [watch] alpha, 0.05)")
+    add(p, "margin", "alpha",
+        margin={"help": "the gain 'at least the margin' stops on, in points (default: [watch] "
+                        "margin, 0)"},
+        alpha={"help": "error rate, simultaneous over batches (default: [watch] alpha, 0.05)"})
 
 
 def run(args: argparse.Namespace) -> int:
