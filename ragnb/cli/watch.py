@@ -109,9 +109,11 @@ def run(args: argparse.Namespace) -> int:
                                            {label: date}))
         diffs = pd.concat(parts, ignore_index=True)
     else:
+        args.batch_size = args.batch_size or rules.batch_size
         if args.batch_size is None:
             raise InputError("name the batches: --batch FILE, [watch] batches, or "
-                             "--batch-size N to split the test set's queries in file order",
+                             "--batch-size N ([watch] batch_size) to split the test set's "
+                             "queries in file order",
                              key="--batch")
         s = score(inputs.test_set, inputs.runs, [metric], **inputs.options, **opts)
         notes += [str(n) for n in (*inputs.test_set.notes, *s.notes)]

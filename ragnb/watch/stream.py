@@ -31,16 +31,19 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ragnb.errors import InputError
+from ragnb.result import Analysis
 from ragnb.stats.betting import betting_sequence
 
 #: Columns of :attr:`Watch.batches`.
 BATCH_COLUMNS = ("batch", "date", "n_batch", "n", "estimate", "low", "high", "status")
-#: Largest projection shown; beyond it the text says "more than".
+#: Largest projection searched; beyond it the projection is infinite.
 MAX_PROJECTION = 1_000_000
+#: A projection over this many times the queries so far is not given as a number.
+FAR = 20
 
 
 @dataclass(frozen=True)
-class Watch:
+class Watch(Analysis):
     """The sequence after every batch and the stop decision.
 
     Attributes
@@ -155,9 +158,12 @@ def watch(differences: pd.DataFrame, *, margin: float = 0.0, alpha: float = 0.05
     if decision == "keep labelling":
         more = projected_queries(int(last["n"]), last["estimate"], last["low"], last["high"],
                                  margin)
-        decision = ("keep labelling (a decision needs more queries than the projection can "
-                    "say: the gain sits on a threshold)" if not math.isfinite(more) else
-                    f"keep labelling (about {_round(more):,} more queries)")
+        if not math.isfinite(more) or more > FAR * last["n"]:
+            decision = (f"keep labelling (a decision is far off: over {FAR} times the "
+                        f"{int(last['n'])} queries judged so far, the gain sitting near a "
+                        "threshold)")
+        else:
+            decision = f"keep labelling (about {_round(more):,} more queries)"
     return Watch(table, float(margin), float(alpha), decision, stopped, more)
 
 
@@ -167,6 +173,24 @@ def _round(x: float) -> int:
         return int(math.ceil(x))
     digits = int(math.floor(math.log10(x))) - 1
     return int(round(x, -digits))
+
+
+def watch_scores(scores: pd.DataFrame, *, baseline: str, champion: str, metric: str,
+                 batch_size: int, split: str | None = None, margin: float = 0.0,
+                 alpha: float = 0.05) -> Watch:
+    """:func:`watch` on a tidy score table (``[split,] config, query_id, metric, value``), the
+    queries arriving in the table's order, ``batch_size`` at a time (a notebook's one call).
+    """
+    sub = scores[scores["metric"] == metric]
+    if split is not None and "split" in sub:
+        sub = sub[sub["split"] == split]
+    wide = sub.pivot_table(index="query_id", columns="config", values="value", aggfunc="first")
+    for c in (baseline, champion):
+        if c not in wide.columns:
+            raise InputError(f"no scores of config {c!r} for {metric}", key=c)
+    order = list(dict.fromkeys(sub["query_id"]))
+    diffs = differences_table(wide, baseline, champion, batches_of(order, batch_size))
+    return watch(diffs, margin=margin, alpha=alpha)
 
 
 def batches_of(query_ids, size: int) -> pd.Series:

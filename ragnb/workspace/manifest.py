@@ -85,6 +85,7 @@ example (every key is optional except ``test_sets``)::
     margin = 1.0                  # points: "gain at least the margin established"
     batches = "batches"           # a folder of judged batches (name order), or a list
     # batches = [{ path = "b1.qrels", date = "2026-01-05" }, ...]
+    # batch_size = 20             # no batch files: the test set's queries, 20 at a time
 
 :func:`parse_manifest` is the one place these keys are checked; every error
 names the manifest and the key (``[test_sets.golden] path``).
@@ -163,6 +164,7 @@ class WatchRules:
     margin: float = 0.0
     alpha: float = 0.05
     batches: tuple[WatchBatch, ...] = ()
+    batch_size: int | None = None
 
 
 #: Documented keys of each section: section -> {key: help}.
@@ -221,6 +223,7 @@ SECTIONS: dict[str, dict[str, str]] = {
         "alpha": "the confidence sequence's error rate (default 0.05)",
         "batches": "a folder of judged batches, one test-set file each, in name order, or a "
                    "list of tables {path, date}",
+        "batch_size": "no batches: the test set's own queries in file order, this many a batch",
     },
 }
 
@@ -644,6 +647,11 @@ def _watch(check: _Checker, data: dict) -> WatchRules:
     elif value is not None:
         raise check.fail("watch.batches", "must be a folder or a list of tables {path, date}")
     margin = _points(check, watch, "margin", "watch.", 0.0)
+    size = watch.get("batch_size")
+    if size is not None and (isinstance(size, bool) or not isinstance(size, int) or size < 1):
+        raise check.fail("watch.batch_size", f"must be a whole number >= 1, got {size!r}")
+    if size is not None and batches:
+        raise check.fail("watch", "give batches or batch_size, not both")
     return WatchRules(
         split=_optional_text(check, watch, "split", "watch."),
         baseline=_optional_text(check, watch, "baseline", "watch."),
@@ -652,6 +660,7 @@ def _watch(check: _Checker, data: dict) -> WatchRules:
         margin=0.0 if margin is None else margin,
         alpha=_alpha(check, watch, "watch."),
         batches=tuple(batches),
+        batch_size=size,
     )
 
 

@@ -29,7 +29,8 @@ def batch_files(tmp_path, sizes=(80, 60, 60)):
 
 def test_batches_by_size_on_the_demo():
     code, out, err = cli("watch", "-w", DEMO_DIR, "--split", "production", "--baseline",
-                         "round-00", "--champion", "round-40", "--batch-size", "50")
+                         "round-00", "--champion", "round-40", "--batch-size", "50",
+                         "--margin", "0")
     assert code == 0, err
     lines = out.splitlines()
     assert lines[0].startswith("# keep labelling (about ")

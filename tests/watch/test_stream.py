@@ -55,9 +55,9 @@ def test_stops_at_the_first_batch_a_rule_holds_and_says_so():
 
 def test_keep_labelling_projects_the_queries_needed():
     rng = np.random.default_rng(2)
-    d = np.clip(rng.normal(0.02, 0.25, 100), -1, 1)
+    d = np.clip(rng.normal(0.06, 0.25, 100), -1, 1)
     w = watch(stream(d, 25))
-    assert w.decision.startswith("keep labelling (about ")
+    assert w.decision.startswith("keep labelling (about ") and w.more_queries < 20 * 100
     last = w.batches.iloc[-1]
     # the projection: half-width scaled by sqrt(log(1+t)/t) reaches the estimate's distance to 0
     t = 100 + w.more_queries
@@ -98,3 +98,9 @@ def test_chart_and_errors():
         batches_of(["a"], 0)
     with pytest.raises(InputError, match="`margin` must be >= 0"):
         watch(stream([0.1] * 5, 5), margin=-1)
+
+
+def test_a_gain_on_a_threshold_is_far_off_not_a_number():
+    w = watch(stream([0.1, -0.1] * 50, 25))
+    assert w.more_queries == math.inf
+    assert w.decision.startswith("keep labelling (a decision is far off: over 20 times the 100")
