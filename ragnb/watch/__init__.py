@@ -9,7 +9,7 @@ the champion-minus-baseline gain and a stop rule (:mod:`ragnb.watch.stream`).
 :func:`sequence_chart`     the sequence after every batch (``alt.Chart``)
 =========================  ==================================================
 """
-from ragnb.watch import finding as _finding  # registers the Finding adapter
+from ragnb.watch import finding as _finding  # noqa: F401  (registers the adapter)
 from ragnb.watch.charts import sequence_chart
 from ragnb.watch.stream import Watch, batches_of, differences_table, status, watch, watch_scores
 
