@@ -173,3 +173,27 @@ def test_markdown_escapes_text_from_data(tmp_path):
     assert code == 0, err
     html = MarkdownIt().render((tmp_path / "s.md").read_text())
     assert "<a " not in html and "<b>" not in html and "&lt;b&gt;" in html
+
+
+def readme_commands() -> list[str]:
+    import re
+
+    from ragnb.paths import PROJ_ROOT
+
+    text = (PROJ_ROOT / "README.md").read_text()
+    block = text.split("## Gate every change", 1)[1].split("```bash", 1)[1].split("```", 1)[0]
+    return [line.split("#", 1)[0].strip() for line in
+            re.sub(r"\\\n\s*", " ", block).splitlines() if line.startswith("ragnb ")]
+
+
+@pytest.mark.parametrize("command", readme_commands())
+def test_readme_gate_examples_run_as_documented(command):
+    """Each example runs; a gate example records nothing (the demo's ledger stays as shipped)."""
+    import shlex
+
+    before = (DEMO_DIR / "ledger" / "events.jsonl").read_bytes()
+    code, out, err = cli(*shlex.split(command)[1:])
+    expected = 1 if command.endswith("--no-record") and "--kind" not in command else 0
+    assert code == expected, err
+    assert out.strip()
+    assert (DEMO_DIR / "ledger" / "events.jsonl").read_bytes() == before
