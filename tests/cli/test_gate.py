@@ -197,3 +197,48 @@ def test_readme_gate_examples_run_as_documented(command):
     assert code == expected, err
     assert out.strip()
     assert (DEMO_DIR / "ledger" / "events.jsonl").read_bytes() == before
+
+
+def test_gate_and_watch_on_trec_cast_2021(tmp_path, real_data):
+    """A workspace on real data: the gate's difference is the mean of the per-query
+    differences ``ragnb score --per-query`` gives, and the watch stops where the sequence does."""
+    cast = real_data / "trec-cast-2021" / "2021"
+    runs = cast / "baselines" / "document_runs"
+    (tmp_path / "ragnb.toml").write_text(f"""
+[workspace]
+extra = "drop"
+[test_sets.cast]
+path = "{cast / 'trec-cast-qrels-docs.2021.qrel'}"
+[test_sets.cast.runs]
+bm25 = "{runs / 'org_manual_bm25.run.gz'}"
+ance = "{runs / 'org_manual_ance_bert.run.gz'}"
+[gate]
+baseline = "bm25"
+metric = "ndcg@10"
+margin = 2.0
+[watch]
+baseline = "bm25"
+champion = "ance"
+batch_size = 16
+""")
+    code, out, err = cli("gate", "-w", tmp_path, "--challenger", "ance", "--json", "-",
+                         "--no-record")
+    assert code == 0, err
+    doc = json.loads(out[out.index("{"):])
+    code, per_query, err = cli("score", "-w", tmp_path, "--metric", "ndcg@10", "--per-query",
+                               "--format", "json")
+    assert code == 0, err
+    import pandas as pd
+
+    wide = pd.DataFrame(json.loads(per_query)).pivot(index="query_id", columns="config",
+                                                     values="value")
+    m = doc["metrics"][0]
+    assert m["n"] == len(wide) == 158
+    # score --format json keeps 10 decimals
+    assert m["delta"] == pytest.approx((wide["ance"] - wide["bm25"]).mean(), abs=1e-9)
+    code, out, err = cli("watch", "-w", tmp_path, "--format", "json")
+    assert code == 0, err
+    rows = json.loads(out)
+    assert [r["n"] for r in rows][:3] == [16, 32, 48] and rows[-1]["n"] == 158
+    first = next(r for r in rows if r["status"] != "keep labelling")
+    assert first["low"] > 0 and first["status"] == "gain above zero established"
