@@ -18,7 +18,8 @@ statistics                  ``ragnb.stats``
 contract and policy         ``ragnb.workspace``, ``ragnb.ledger``
 analyses                    ``ragnb.fit``, ``ragnb.trajectory``, ``ragnb.strata``,
                             ``ragnb.labelbias``, ``ragnb.health``,
-                            ``ragnb.codetasks``, ``ragnb.perquery``
+                            ``ragnb.codetasks``, ``ragnb.perquery``, ``ragnb.gate``,
+                            ``ragnb.watch``
 demo data                   ``ragnb.demo`` (writes demo inputs with the analyses)
 surfaces                    ``ragnb.report``, ``ragnb.widgets``, ``ragnb.cli``
 ==========================  ================================================
@@ -43,7 +44,8 @@ LAYERS: dict[str, list[str]] = {
     "statistics": ["ragnb.stats"],
     "contract and policy": ["ragnb.workspace", "ragnb.ledger"],
     "analyses": ["ragnb.fit", "ragnb.trajectory", "ragnb.strata", "ragnb.labelbias",
-                 "ragnb.health", "ragnb.codetasks", "ragnb.perquery"],
+                 "ragnb.health", "ragnb.codetasks", "ragnb.perquery", "ragnb.gate",
+                 "ragnb.watch"],
     "demo data": ["ragnb.demo"],
     "surfaces": ["ragnb.report", "ragnb.widgets", "ragnb.cli"],
 }

@@ -111,6 +111,19 @@ OPTIONS: dict[str, tuple[tuple[str, ...], dict]] = {
         "metavar": "DIR", "default": _ledger_default,
         "help": "split ledger: show how often this test set has been selected against and the "
              "inflation that implies (default $RAGNB_LEDGER)"}),
+    "alpha": (("--alpha",), {
+        "type": float, "default": None, "metavar": "ALPHA",
+        "help": "error rate of the decision or interval (default 0.05)"}),
+    "margin": (("--margin",), {
+        "type": float, "default": None, "metavar": "POINTS",
+        "help": "margin in points (metric x 100)"}),
+    "value": (("--value",), {
+        "type": float, "default": None, "metavar": "VALUE",
+        "help": "a metric mean, 0-1 (not points)"}),
+    "key": (("--key",), {
+        "metavar": "KEY", "default": None,
+        "help": "idempotency key: if a decision with this key is already recorded on the split, "
+             "record nothing (so a retry cannot count twice)"}),
     "labels": (("--labels",), {
         "metavar": "FILE", "default": None,
         "help": "new judgments from pooled labelling (test-set JSONL, qrels or CSV/Parquet)"}),

@@ -106,9 +106,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--score", action="append", default=[], metavar="CONFIG=VALUE",
                    help="candidate's score on the split (repeat; needed on a regression guard)")
     p.add_argument("--se", type=float, help="SE of a paired difference on the split")
-    p.add_argument("--key", metavar="KEY",
-                   help="idempotency key: if a selection with this key is already recorded on "
-                        "the split, record nothing (so a retry cannot count twice)")
+    add(p, "key", key={"help": "idempotency key: if a selection with this key is already "
+                               "recorded on the split, record nothing (so a retry cannot count "
+                               "twice)"})
 
     p = action(sub, "seal", "seal a fresh split, or close an unseal run")
     p.add_argument("split")
@@ -123,7 +123,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("split")
     p.add_argument("--config", required=True, help="the config scored")
     add(p, "metric", metric={"help": "the metric scored, e.g. ndcg@10"})
-    p.add_argument("--value", type=float)
+    add(p, "value", value={"help": "the config's mean score on the split, 0-1"})
     p.add_argument("--note")
 
     p = action(sub, "demote", "retire a split from selection (regression guard)")

@@ -67,6 +67,26 @@ example (every key is optional except ``test_sets``)::
     [report.strata]               # defaults for one notebook (by slug) override [report]
     reported = "+1.1"
 
+    [gate]                        # `ragnb gate`: the rule every change must pass
+    split = "golden"              # the test set gated on (default: [report] test set)
+    baseline = "jan"              # the config a change is compared with
+    metric = ["ndcg@10"]          # one metric or a list (each must pass)
+    kind = "non_inferiority"      # non_inferiority | superiority | no_regression
+    margin = 1.0                  # points (see `ragnb init --help`)
+    alpha = 0.05                  # error rate of the decision
+    stratum_drop = 5.0            # points: fail when a stratum's drop beyond it is established
+    by = "domain"                 # the stratum column for stratum_drop
+
+    [watch]                       # `ragnb watch`: production judged as it arrives
+    split = "production"          # the test set whose runs are watched
+    baseline = "jan"
+    champion = "mar"
+    metric = "ndcg@10"
+    margin = 1.0                  # points: "gain at least the margin established"
+    batches = "batches"           # a folder of judged batches (name order), or a list
+    # batches = [{ path = "b1.qrels", date = "2026-01-05" }, ...]
+    # batch_size = 20             # no batch files: the test set's queries, 20 at a time
+
 :func:`parse_manifest` is the one place these keys are checked; every error
 names the manifest and the key (``[test_sets.golden] path``).
 """
@@ -103,6 +123,50 @@ REPORT_KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "keep": (str, "keep condition (code tasks)"),
 }
 
+#: Decision kinds of ``[gate] kind``: kind -> what passes (``margin`` in points).
+GATE_KINDS = {
+    "non_inferiority": "the challenger is shown no worse than the baseline by more than margin",
+    "superiority": "the challenger is shown better than the baseline by more than margin",
+    "no_regression": "fails only when a drop of more than margin is shown",
+}
+
+
+@dataclass(frozen=True)
+class GateRules:
+    """``[gate]``: what ``ragnb gate`` decides (margins in points, as written)."""
+
+    split: str | None = None
+    baseline: str | None = None
+    metrics: tuple[str, ...] = ()
+    kind: str = "non_inferiority"
+    margin: float = 0.0
+    alpha: float = 0.05
+    stratum_drop: float | None = None
+    by: str | None = None
+
+
+@dataclass(frozen=True)
+class WatchBatch:
+    """One judged batch of ``[watch] batches``: a test-set file and its date (may be empty)."""
+
+    path: Path
+    date: str = ""
+
+
+@dataclass(frozen=True)
+class WatchRules:
+    """``[watch]``: the production split watched as judged batches arrive."""
+
+    split: str | None = None
+    baseline: str | None = None
+    champion: str | None = None
+    metric: str | None = None
+    margin: float = 0.0
+    alpha: float = 0.05
+    batches: tuple[WatchBatch, ...] = ()
+    batch_size: int | None = None
+
+
 #: Documented keys of each section: section -> {key: help}.
 SECTIONS: dict[str, dict[str, str]] = {
     "workspace": {
@@ -135,6 +199,32 @@ SECTIONS: dict[str, dict[str, str]] = {
                "answer_grade": "the grade that answers a query"},
     "display_names": {"CONFIG": "the name shown for a config"},
     "report": {k: h for k, (_, h) in REPORT_KEYS.items()},
+    "gate": {
+        "split": "the test set gated on (default: [report] test_set, else production, golden, "
+                 "the first)",
+        "baseline": "the config every change is compared with (default: [report] baseline)",
+        "metric": "a metric or a list of metrics, each must pass (default: [report] metric, "
+                  "else ndcg@10)",
+        "kind": "non_inferiority (default): pass when the challenger is shown no worse than "
+                "margin; superiority: pass when shown better by more than margin; "
+                "no_regression: fail only when a drop of more than margin is shown",
+        "margin": "points (metric x 100), >= 0 (default 0)",
+        "alpha": "the decision's error rate, in (0, 0.5] (default 0.05)",
+        "stratum_drop": "points: also fail when some stratum's drop beyond this is shown "
+                        "(Holm over strata)",
+        "by": "the stratum column of stratum_drop (default: the split's strata `by`)",
+    },
+    "watch": {
+        "split": "the test set whose runs are watched (default: the production test set)",
+        "baseline": "the config the champion is compared with (default: [report] baseline)",
+        "champion": "the config watched (default: [report] challenger)",
+        "metric": "the metric (default: [report] metric, else ndcg@10)",
+        "margin": "points: the gain 'at least the margin' stops on (default 0)",
+        "alpha": "the confidence sequence's error rate (default 0.05)",
+        "batches": "a folder of judged batches, one test-set file each, in name order, or a "
+                   "list of tables {path, date}",
+        "batch_size": "no batches: the test set's own queries in file order, this many a batch",
+    },
 }
 
 
@@ -184,6 +274,8 @@ class Manifest:
     gain: str = "exp"
     report: dict[str, Any] = field(default_factory=dict)
     report_by_notebook: dict[str, dict[str, Any]] = field(default_factory=dict)
+    gate: GateRules | None = None
+    watch: WatchRules | None = None
 
     @property
     def root(self) -> Path:
@@ -382,7 +474,7 @@ def parse_manifest(path: str | Path) -> Manifest:
         raise InputError(f"not valid TOML ({exc})", source=path) from None
     check = _Checker(path)
     check.known(data, ("workspace", "test_sets", "rounds", "labels", "codetasks", "health",
-                       "display_names", "report", "gains"), "")
+                       "display_names", "report", "gains", "gate", "watch"), "")
     ws = check.table(data, "workspace", "")
     check.known(ws, tuple(SECTIONS["workspace"]), "workspace.")
     order = check.text(ws, "order", "workspace.", "score", ORDERS)
@@ -459,11 +551,14 @@ def parse_manifest(path: str | Path) -> Manifest:
             if k == "spec":
                 values[k] = check.file(values, k, where)
 
+    gate = _gate(check, data) if "gate" in data else None
+    watch = _watch(check, data) if "watch" in data else None
     refs = [("labels.test_set", labels.get("test_set")), ("health.test_set",
                                                           health.get("test_set")),
             ("health.holdout_split", health.get("holdout_split"))]
     refs += [(f"{w}test_set", v.get("test_set")) for w, v in
              [("report.", report)] + [(f"report.{k}.", v) for k, v in per_notebook.items()]]
+    refs += [("gate.split", gate and gate.split), ("watch.split", watch and watch.split)]
     for key, value in refs:
         if value and value not in test_sets:
             raise check.fail(key, f"no test set {value!r}; test sets: {', '.join(test_sets)}")
@@ -474,7 +569,98 @@ def parse_manifest(path: str | Path) -> Manifest:
         corpus=check.file(ws, "corpus", "workspace."),
         rounds=tuple(configs), rounds_path=rounds_path, labels=labels, codetasks=codetasks,
         health=health, display_names={str(k): v for k, v in names.items()}, gain=gain,
-        report=report, report_by_notebook=per_notebook,
+        report=report, report_by_notebook=per_notebook, gate=gate, watch=watch,
+    )
+
+
+def _points(check: _Checker, data: dict, key: str, where: str, default: float | None
+            ) -> float | None:
+    """A margin in points: a number >= 0 (not a bool)."""
+    value = data.get(key, default)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0 \
+            or value == float("inf"):
+        raise check.fail(f"{where}{key}", f"must be a number of points >= 0, got {value!r}")
+    return float(value)
+
+
+def _alpha(check: _Checker, data: dict, where: str) -> float:
+    value = data.get("alpha", 0.05)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 0.5:
+        raise check.fail(f"{where}alpha", f"must be a number in (0, 0.5], got {value!r}")
+    return float(value)
+
+
+def _optional_text(check: _Checker, data: dict, key: str, where: str) -> str | None:
+    if key not in data:
+        return None
+    value = check.text(data, key, where)
+    if not value:
+        raise check.fail(f"{where}{key}", "is empty")
+    return value
+
+
+def _gate(check: _Checker, data: dict) -> GateRules:
+    """``[gate]``, checked: kind, margins in points, alpha, metric(s)."""
+    gate = check.table(data, "gate", "")
+    check.known(gate, tuple(SECTIONS["gate"]), "gate.")
+    metric = gate.get("metric", [])
+    metrics = [metric] if isinstance(metric, str) else metric
+    if not isinstance(metrics, list) or not all(isinstance(m, str) and m for m in metrics):
+        raise check.fail("gate.metric", f"must be a metric name or a list of them, got {metric!r}")
+    if len(set(metrics)) != len(metrics):
+        raise check.fail("gate.metric", f"names a metric twice: {metrics}")
+    margin = _points(check, gate, "margin", "gate.", 0.0)
+    return GateRules(
+        split=_optional_text(check, gate, "split", "gate."),
+        baseline=_optional_text(check, gate, "baseline", "gate."),
+        metrics=tuple(metrics),
+        kind=check.text(gate, "kind", "gate.", "non_inferiority", tuple(GATE_KINDS)),
+        margin=0.0 if margin is None else margin,
+        alpha=_alpha(check, gate, "gate."),
+        stratum_drop=_points(check, gate, "stratum_drop", "gate.", None),
+        by=_optional_text(check, gate, "by", "gate."),
+    )
+
+
+def _watch(check: _Checker, data: dict) -> WatchRules:
+    """``[watch]``, checked: the batches exist, each with a date when listed."""
+    watch = check.table(data, "watch", "")
+    check.known(watch, tuple(SECTIONS["watch"]), "watch.")
+    value = watch.get("batches")
+    batches: list[WatchBatch] = []
+    if isinstance(value, str):
+        folder = check.file(watch, "batches", "watch.", kind="dir", required=True)
+        batches = [WatchBatch(p) for p in sorted(folder.iterdir())
+                   if p.is_file() and not p.name.startswith(".")]
+        if not batches:
+            raise check.fail("watch.batches", f"no batch files in {folder}")
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            where = f"watch.batches[{i}]."
+            if not isinstance(item, dict):
+                raise check.fail(where[:-1], "must be a table {path, date}")
+            check.known(item, ("path", "date"), where)
+            batches.append(WatchBatch(check.file(item, "path", where, required=True),
+                                      check.text(item, "date", where)))
+    elif value is not None:
+        raise check.fail("watch.batches", "must be a folder or a list of tables {path, date}")
+    margin = _points(check, watch, "margin", "watch.", 0.0)
+    size = watch.get("batch_size")
+    if size is not None and (isinstance(size, bool) or not isinstance(size, int) or size < 1):
+        raise check.fail("watch.batch_size", f"must be a whole number >= 1, got {size!r}")
+    if size is not None and batches:
+        raise check.fail("watch", "give batches or batch_size, not both")
+    return WatchRules(
+        split=_optional_text(check, watch, "split", "watch."),
+        baseline=_optional_text(check, watch, "baseline", "watch."),
+        champion=_optional_text(check, watch, "champion", "watch."),
+        metric=_optional_text(check, watch, "metric", "watch."),
+        margin=0.0 if margin is None else margin,
+        alpha=_alpha(check, watch, "watch."),
+        batches=tuple(batches),
+        batch_size=size,
     )
 
 

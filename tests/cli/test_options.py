@@ -15,6 +15,9 @@ from ragnb.cli._options import OPTIONS, add
 
 #: Flags that two commands spell alike for different things (not one option).
 DIFFERENT_THINGS = {
+    "--kind": "convert: what the input file is; gate: the rule's kind",
+    "--json": "ledger: a switch, print JSON records; gate: write the decision's JSON to FILE "
+              "(beside the text on stdout, for CI)",
     "--name": "convert: the run tag or split name; init: the workspace's name",
     "--role": "init: NAME=ROLE per test set; ledger register: the split's own role",
 }
@@ -26,6 +29,10 @@ OTHER_SHAPES = {
     ("init", "--challenger"): "the one challenger written to the manifest",
     ("init", "--test-set"): "several named test sets ([NAME=]FILE) for the manifest",
     ("ledger score", "--config"): "the one config whose scoring is recorded",
+    ("gate", "--run"): "the one challenger run, not repeatable",
+    ("gate", "--challenger"): "the one challenger config gated",
+    ("gate", "--metric"): "optional here: the manifest's [gate] metric is the default",
+    ("audit", "--baseline"): "the baseline's reported figure (0-1), not a config",
 }
 
 

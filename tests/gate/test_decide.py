@@ -1,0 +1,104 @@
+"""The gate's decision: a truth table per kind, strata with Holm, error rates by simulation."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ragnb.errors import InputError
+from ragnb.gate import decide
+from ragnb.gate.decide import rule
+from ragnb.stats.betting import betting_interval
+
+
+def table(d, base=0.5, strata=None):
+    """A tidy score table whose per-query differences are exactly ``d``."""
+    d = np.asarray(d, dtype=float)
+    ids = [f"q{i:03d}" for i in range(d.size)]
+    b = np.full(d.size, base) if np.isscalar(base) else np.asarray(base)
+    return pd.DataFrame({"query_id": ids * 2, "config": ["base"] * d.size + ["new"] * d.size,
+                         "metric": "m", "value": np.r_[b, b + d]})
+
+
+def run(d, **kw):
+    return decide(table(d), baseline="base", challenger="new", metrics=["m"], **kw)
+
+
+# The 90% betting interval (each end one-sided 95%) of 200 differences all equal to c is
+# about c +- 2.5 points (betting_interval([c] * 200, alpha=0.1)); the rule reads one end.
+@pytest.mark.parametrize("c, kind, margin, passed", [
+    (0.30, "superiority", 20, True),        # low ~ +27.6 > 20
+    (0.30, "superiority", 35, False),       # low < 35
+    (0.00, "superiority", 0, False),        # no change is not better
+    (-0.05, "non_inferiority", 10, True),   # low ~ -7.5 > -10
+    (-0.05, "non_inferiority", 1, False),   # low < -1
+    (0.00, "non_inferiority", 5, True),
+    (-0.30, "no_regression", 20, False),    # high ~ -27.6 < -20: a drop beyond 20 shown
+    (-0.30, "no_regression", 35, True),     # high > -35
+    (0.00, "no_regression", 0, True),       # no change never fails
+])
+def test_truth_table(c, kind, margin, passed):
+    r = run([c] * 200, kind=kind, margin=margin)
+    ci = betting_interval([c] * 200, alpha=0.1)
+    row = r.rows.iloc[0]
+    assert (row["low"], row["high"]) == pytest.approx((ci.low, ci.high))
+    assert r.passed is passed and bool(row["passed"]) is passed
+    assert row["delta"] == pytest.approx(c)
+    assert (r.reasons == []) is passed
+
+
+def test_every_metric_must_pass():
+    t = pd.concat([table([0.1] * 100), table([-0.2] * 100).assign(metric="k")])
+    r = decide(t, baseline="base", challenger="new", metrics=["m", "k"], margin=5)
+    assert r.rows["passed"].tolist() == [True, False] and not r.passed
+    assert r.reasons[0].startswith("k: no worse than 5 points below the baseline not shown")
+
+
+def test_a_stratum_drop_fails_after_holm():
+    d = np.r_[[-0.4] * 60, [0.1] * 60]
+    labels = pd.Series(["A"] * 60 + ["B"] * 60, index=[f"q{i:03d}" for i in range(120)])
+    strict = run(d, margin=50, strata=labels, stratum_drop=20)
+    assert strict.rows["passed"].all() and not strict.passed
+    st = strict.strata.set_index("stratum")
+    assert st.loc["A", "dropped"] and not st.loc["B", "dropped"]
+    assert st.loc["B", "p_value"] == 1.0          # no drop beyond 20: not tested
+    assert st.loc["A", "p_holm"] == pytest.approx(min(1, 2 * st.loc["A", "p_value"]))  # 2 strata
+    assert "stratum A: a drop of more than 20 points is shown" in strict.reasons[0]
+    loose = run(d, margin=50, strata=labels, stratum_drop=45)
+    assert loose.passed and not loose.strata["dropped"].any()
+
+
+def test_bad_rule_input():
+    with pytest.raises(InputError, match="unknown gate kind 'better'"):
+        run([0.0] * 10, kind="better")
+    with pytest.raises(InputError, match=r"`alpha` must be in \(0, 0.5\]"):
+        run([0.0] * 10, alpha=0.9)
+    with pytest.raises(InputError, match="stratum_drop needs strata"):
+        run([0.0] * 10, stratum_drop=3)
+    with pytest.raises(InputError, match="no scores of config 'other'"):
+        decide(table([0.0] * 10), baseline="base", challenger="other", metrics=["m"])
+
+
+# --- error rates (a reduced version of benchmarks/sim_gate.py) ----------------------------------
+
+
+def sparse_differences(rng, n, shift):
+    """60% unchanged queries, the rest move by U(-0.4, 0.4); mean exactly ``shift``."""
+    moved = rng.random(n) < 0.4
+    return np.where(moved, rng.uniform(-0.4, 0.4, n), 0.0) + shift
+
+
+@pytest.mark.parametrize("n", [30, 100])
+def test_no_change_fails_at_most_alpha_and_the_margin_passes_at_most_alpha(n):
+    rng = np.random.default_rng(260 + n)
+    reps = 300
+    band = 0.05 + 3 * math.sqrt(0.05 * 0.95 / reps)
+    false_fail = sum(not rule(sparse_differences(rng, n, 0.0), "no_regression", 0, 0.05)[2]
+                     for _ in range(reps))
+    at_margin = sum(rule(sparse_differences(rng, n, -0.02), "non_inferiority", 2, 0.05)[2]
+                    for _ in range(reps))
+    assert false_fail / reps <= band
+    assert at_margin / reps <= band
