@@ -215,7 +215,9 @@ def compare(
     table.attrs["description"] = (
         f"{ci:.0%} {describe_method(method, resamples)} intervals; p: paired sign-flip "
         f"randomization test (exact where the sign patterns are few, else {resamples:,} sign "
-        f"vectors), challenger seeds derived from seed {seed}; {family}; p_bootstrap: "
+        f"vectors), challenger seeds derived from seed {seed}; rows whose differences are "
+        f"too skewed for a t-interval (Cochran's rule) take the distribution-free betting "
+        f"interval and test instead, each said in a note; {family}; p_bootstrap: "
         f"secondary paired-bootstrap shift p ({resamples:,} resamples), liberal at small n; "
         f"rows under {MIN_QUERIES} queries: {TOO_FEW}"
     )
