@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import json
 import os
+import time
 import warnings
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -26,7 +28,15 @@ import pandas as pd
 from ragnb.errors import InputError
 from ragnb.ledger import rules
 from ragnb.ledger.content import split_content
-from ragnb.ledger.log import Event, EventLog, Head, TornTail, Verification, now_utc
+from ragnb.ledger.log import (
+    Event,
+    EventLog,
+    Head,
+    LogContents,
+    TornTail,
+    Verification,
+    now_utc,
+)
 from ragnb.ledger.manifest import Manifest, UnsealPolicy, write_manifest
 from ragnb.ledger.state import SplitState, fold
 from ragnb.ledger.thresholdout import (
@@ -40,6 +50,22 @@ from ragnb.result import points
 
 class ManifestExportWarning(UserWarning):
     """An event was recorded but its manifest export could not be rewritten."""
+
+
+class LedgerIntegrityError(InputError):
+    """The log does not verify against the heads recorded beside it (cut, rewritten,
+    or its manifest exports deleted), so nothing read from it can be trusted.
+    """
+
+
+class LedgerIntegrityWarning(UserWarning):
+    """The same finding as :class:`LedgerIntegrityError`, for a reader that shows the
+    log anyway (``ragnb ledger show`` and ``history``).
+    """
+
+
+#: What a reader does when the log does not verify: raise, or warn and go on.
+UNVERIFIED = ("refuse", "warn")
 
 
 def _find(states: Mapping[str, SplitState], split: str) -> SplitState:
@@ -67,6 +93,12 @@ class Ledger:
         UTC now. A generator of demo data can pass a clock it advances.
     lock_timeout : float
         Seconds to wait for another process's append.
+    unverified : {'refuse', 'warn'}
+        Every read checks the log against the heads recorded in the manifest
+        exports (:meth:`integrity`); when it does not verify, ``'refuse'`` (the
+        default) raises :class:`LedgerIntegrityError` and ``'warn'`` issues a
+        :class:`LedgerIntegrityWarning` and reads the log as it is. Writes are
+        refused either way: appending would anchor a cut or rewritten log anew.
 
     Examples
     --------
@@ -84,7 +116,11 @@ class Ledger:
     """
 
     def __init__(self, path: str | os.PathLike[str], *,
-                 clock: Callable[[], datetime] | None = None, lock_timeout: float = 60.0) -> None:
+                 clock: Callable[[], datetime] | None = None, lock_timeout: float = 60.0,
+                 unverified: str = "refuse") -> None:
+        if unverified not in UNVERIFIED:
+            raise ValueError(f"unverified must be one of {UNVERIFIED}, got {unverified!r}")
+        self.unverified = unverified
         self.root = Path(path)
         self.log = EventLog(self.root / "events.jsonl", lock_timeout=lock_timeout)
         self.manifest_dir = self.root / "manifests"
@@ -95,9 +131,20 @@ class Ledger:
         return f"Ledger({str(self.root)!r})"
 
     # -- the one write path ----------------------------------------------------------------
+    @contextmanager
+    def _transaction(self) -> Iterator:
+        """The log's transaction, refused when the log does not verify (under the lock,
+        so the check and the append see the same log).
+        """
+        with self.log.transaction(self._clock) as tx:
+            problems = self._anchor_problems(tx.events, self.recorded_heads())
+            if problems:
+                raise self._integrity_error(problems, "nothing was recorded")
+            yield tx
+
     def _act(self, split: str, check: Callable[[SplitState, str], tuple[str, dict]],
              actor: str | None, key: str | None = None) -> tuple[Manifest, Event | None]:
-        with self.log.transaction(self._clock) as tx:
+        with self._transaction() as tx:
             s = _find(fold(tx.events, source=self._source), split)
             if key is not None:
                 done = [e for e in tx.events if e.split == s.name and e.payload.get("key") == key]
@@ -163,7 +210,7 @@ class Ledger:
             returns the existing manifest and records nothing.
         """
         content = split_content(name, judgments, query_ids, source=source)
-        with self.log.transaction(self._clock) as tx:
+        with self._transaction() as tx:
             states = fold(tx.events, source=self._source)
             payload = rules.check_register(states, content, role, budget, unseal_policy,
                                            reusable_holdout)
@@ -226,7 +273,7 @@ class Ledger:
         ``values`` maps a config to its score (missing: recorded as None).
         """
         values = dict(values or {})
-        with self.log.transaction(self._clock) as tx:
+        with self._transaction() as tx:
             s = _find(fold(tx.events, source=self._source), split)
             payloads = []
             for config in configs:
@@ -302,34 +349,118 @@ class Ledger:
 
     # -- reading ---------------------------------------------------------------------------
     def head(self) -> Head:
-        """The log's head: ``seq`` and chained hash of its last record."""
+        """The log's head: ``seq`` and chained hash of its last record (unverified: the
+        head of the log as it is, which is what a report records).
+        """
         return self.log.read().head
 
     def recorded_heads(self) -> list[tuple[str, Head | str]]:
-        """Heads recorded in the manifest exports, as ``(file, head)``."""
-        out = []
+        """Heads recorded in the manifest exports, as ``(file, head)``.
+
+        A manifest export that cannot be read or holds no head is returned with
+        the head ``None``: it anchors nothing, and :meth:`verify` says so.
+        """
+        out: list = []
         if self.manifest_dir.is_dir():
             for path in sorted(self.manifest_dir.glob("*.json")):
                 try:
                     text = json.loads(path.read_text(encoding="utf-8")).get("ledger_head")
-                except (OSError, ValueError, AttributeError):
-                    continue
-                if text:
-                    out.append((str(path), Head.parse(text, source=str(path))))
+                    head = Head.parse(text, source=str(path)) if text else None
+                except (OSError, ValueError, AttributeError, RecursionError):
+                    head = None
+                out.append((str(path), head))
         return out
+
+    def _anchor_problems(self, events: Sequence[Event],
+                         recorded: list[tuple[str, Head | str | None]]) -> list[str]:
+        """What the manifest exports say against ``events``: a recorded head the log
+        does not reach (cut short) or reaches with another hash (rewritten), an export
+        that is unreadable, and a split with hash-chained records but no export (the
+        exports deleted, so a cut could not be seen).
+        """
+        contents = LogContents(tuple(events), ())
+        problems = list(self.log.check_heads(contents, [
+            (where, h) for where, h in recorded if h is not None]))
+        problems += [f"{where}: no readable ledger_head (the export was damaged); the log "
+                     "cannot be checked against it" for where, h in recorded if h is None]
+        exported = {Path(where).stem for where, _ in recorded}
+        missing = sorted({e.split for e in events
+                          if e.split is not None and e.prev is not None} - exported)
+        if missing:
+            shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more"
+                                              if len(missing) > 5 else "")
+            problems.append(
+                f"{self.manifest_dir}: no manifest export for {len(missing)} split(s) in the "
+                f"log ({shown}): the heads they record are gone, so a log cut short since "
+                "cannot be told apart (if you trust the log, `ragnb ledger export` writes "
+                "them again)")
+        return problems
+
+    def _integrity_error(self, problems: Sequence[str], what: str) -> LedgerIntegrityError:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        return LedgerIntegrityError(
+            f"the ledger does not verify, {what}: {problems[0]}{more}; see `ragnb ledger "
+            f"--ledger {self.root} verify`", source=self.log.path)
+
+    def integrity(self) -> list[str]:
+        """Problems of the log against the heads recorded beside it (empty: it verifies).
+
+        See :meth:`_checked`; a corrupt record raises (its file and line) instead.
+        """
+        return self._checked()[0]
+
+    def _checked(self) -> tuple[list[str], LogContents]:
+        """The log and its problems against the recorded heads (:meth:`_anchor_problems`).
+
+        The heads are read before the log (a writer appends first and exports
+        after, so a head read first is in the log read next); a problem seen
+        while a writer is between its append and its export is looked at again
+        once, after a short pause. Parsing is cached (the verified prefix, see
+        :meth:`ragnb.ledger.log.EventLog._cached_prefix`), so a read costs a
+        SHA-256 of the log's bytes and of its new lines.
+        """
+        for attempt in range(2):
+            if attempt:
+                time.sleep(0.05)
+            recorded = self.recorded_heads()
+            contents = self.log.read()
+            problems = self._anchor_problems(contents.events, recorded)
+            if not problems:
+                break
+        return problems, contents
 
     def verify(self, heads: Iterable[Head | str] = ()) -> Verification:
         """Check the hash chain and the log against ``heads`` and every manifest's head.
 
         A head recorded anywhere (a manifest, a report's provenance, a note
         someone kept) that the log no longer reaches, or reaches with another
-        hash, means the log was cut short or rewritten since.
+        hash, means the log was cut short or rewritten since; a split with
+        hash-chained records but no manifest export means the exports (and the
+        heads they held) were deleted.
         """
-        given = [("--head", h) for h in heads]
-        return self.log.verify([*given, *self.recorded_heads()])
+        recorded = self.recorded_heads()
+        result = self.log.verify([("--head", h) for h in heads])
+        try:
+            events = self.log._read_unlocked().events
+        except InputError:  # a corrupt record: the result says so, with its line
+            return result
+        problems = (*result.problems, *self._anchor_problems(events, recorded))
+        return Verification(result.head, result.n_records, result.unchained, problems)
+
+    def _read(self) -> LogContents:
+        """The log, verified (:meth:`_checked`): refused or warned about per ``unverified``."""
+        problems, contents = self._checked()
+        if problems:
+            fold(contents.events, source=self._source)  # an impossible record: its line first
+            if self.unverified == "refuse":
+                raise self._integrity_error(problems, "so nothing read from it is trusted")
+            for problem in problems:
+                warnings.warn(f"the ledger does not verify: {problem}", LedgerIntegrityWarning,
+                              stacklevel=3)
+        return contents
 
     def _states(self) -> dict[str, SplitState]:
-        return fold(self.log.read().events, source=self._source)
+        return fold(self._read().events, source=self._source)
 
     def manifest(self, split: str) -> Manifest:
         """The current manifest of ``split`` (name or full id), derived from the log."""
@@ -388,7 +519,7 @@ class Ledger:
 
     def events(self, split: str | None = None) -> list[Event]:
         """The raw events, all or for one split."""
-        events = self.log.read().events
+        events = self._read().events
         if split is None:
             return list(events)
         name = _find(fold(events, source=self._source), split).name
@@ -405,9 +536,19 @@ class Ledger:
         return self.log.read().torn
 
     def export(self) -> list[Path]:
-        """Rewrite every manifest export from the log; returns the files written."""
+        """Rewrite every manifest export from the log; returns the files written.
+
+        This is how deleted or damaged exports are written again (after a
+        :class:`ManifestExportWarning`, say), so a missing export does not stop
+        it; a recorded head that the log contradicts does (rewriting the exports
+        then would hide a cut or a rewrite).
+        """
         out = []
+        recorded = self.recorded_heads()
         contents = self.log.read()
+        contradicted = self.log.check_heads(contents, [(w, h) for w, h in recorded if h])
+        if contradicted:
+            raise self._integrity_error(contradicted, "so its exports are not rewritten")
         for name, s in fold(contents.events, source=self._source).items():
             path = self.manifest_dir / f"{name}.json"
             write_manifest(path, s.manifest(), contents.head)

@@ -23,6 +23,7 @@ from ragnb.errors import InputError
 from ragnb.ledger import Ledger
 from ragnb.ledger import ledger as ledger_module
 from ragnb.ledger import log as log_module
+from ragnb.ledger.ledger import LedgerIntegrityError
 from ragnb.ledger.log import GENESIS, Head
 
 from .conftest import StepClock
@@ -78,7 +79,9 @@ def test_2_cut_off_tail_is_detected_against_a_recorded_head(tmp_path, qrels):
     assert led.manifest("golden").selections_against == 39
     lines = led.log.path.read_text().splitlines(keepends=True)
     led.log.path.write_text("".join(lines[:10]))  # `head -10 events.jsonl`
-    assert led.manifest("golden").selections_against == 9  # the log alone cannot tell
+    with pytest.raises(LedgerIntegrityError, match="golden.json: recorded head is record 40, "
+                                                   "but the log has only 10: it was cut short"):
+        led.manifest("golden")  # every reader checks the log against the recorded heads
     result = led.verify([head])
     assert not result.ok
     assert any("--head: recorded head is record 40, but the log has only 10" in p
@@ -95,7 +98,8 @@ def test_2_consistent_rewrite_is_detected_against_a_recorded_head(tmp_path, qrel
     records[2]["payload"]["winner"] = "r0"  # an edit, then every later hash recomputed
     records[2]["payload"]["candidates"] = ["r1", "r0"]
     write_records(led.log.path, rechain(records))
-    assert led.manifest("golden").selections_against == 5  # reads as a sound chain
+    with pytest.raises(LedgerIntegrityError, match="record 6 has hash .*: the log was rewritten"):
+        led.manifest("golden")  # a sound chain, but not the one golden.json recorded
     result = Ledger(led.root).verify([head])
     assert any("record 6 has hash" in p and "rewritten" in p for p in result.problems)
     # a bare hash recorded somewhere is found nowhere in the rewritten log
