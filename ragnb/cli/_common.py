@@ -153,7 +153,7 @@ def ledger_line(manifest, ledger_dir: str | None, se: float | None = None) -> li
 
 
 def guard_sealed(ledger_dir: str | None, manifest, values: Mapping[str, float | None],
-                 metric: str) -> None:
+                 metric: str, note: str = "ragnb CLI") -> None:
     """The ledger's scoring policy (:func:`ragnb.ledger.policy.admit_scoring`): refused
     (:class:`~ragnb.errors.PolicyError`, before anything is printed) on a sealed split
     with no open unseal run for these configs; recorded when allowed.
@@ -163,7 +163,7 @@ def guard_sealed(ledger_dir: str | None, manifest, values: Mapping[str, float | 
     from ragnb.ledger.policy import admit_scoring
 
     admit_scoring(ledger_dir, manifest, list(values), metric=metric, values=values,
-                  note="ragnb CLI")
+                  note=note)
 
 
 def strata_labels(args: argparse.Namespace, test_set, query_ids,
