@@ -130,10 +130,19 @@ def split_manifest(ledger_dir: str | None, test_set):
     return find_split(ledger_dir, test_set)
 
 
-def ledger_line(manifest, ledger_dir: str | None, se: float | None = None) -> list[str]:
-    """Header line(s) stating a split's selections_against and implied inflation."""
+def ledger_line(manifest, ledger_dir: str | None, se: float | None = None,
+                test_set=None) -> list[str]:
+    """Header line(s) stating a split's selections_against and implied inflation (and, given
+    ``test_set``, that it matched its split by its queries only).
+    """
     if not ledger_dir:
         return []
+    if manifest is not None and test_set is not None:
+        from ragnb.ledger.policy import queries_note
+
+        note = queries_note(manifest, test_set)
+        if note:
+            return [*ledger_line(manifest, ledger_dir, se), f"# note: {note}"]
     if manifest is None:
         return [(f"# split ledger {ledger_dir}: this test set is not registered (its content "
                  "hash matches no split), so how often it was selected against is unknown")]

@@ -75,7 +75,8 @@ def run(args: argparse.Namespace) -> int:
                  str(bounds.metric), note="ragnb bounds (lower policy)")
     header = [(f"# test set {test_set.name} ({len(test_set.queries)} queries), metric "
                f"{bounds.metric}, {len(runs)} configs"),
-              f"# {bounds.assumption()}", *ledger_line(manifest, inputs.ledger)]
+              f"# {bounds.assumption()}",
+              *ledger_line(manifest, inputs.ledger, test_set=test_set)]
     header += [f"# {col}: {kind}" for col, kind in COLUMN_KINDS.items()]
     header += [f"# note: {n}" for n in (*test_set.notes, *bounds.notes, *strata_notes)]
     table = bounds.per_query if args.per_query else bounds.summary(strata)

@@ -125,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
                 header.append(f"# {infl.describe()}"
                               + (f" [{metric}]" if len(metrics) > 1 else ""))
         cols += ["selections_against", "inflation_points"]
-    header += ledger_line(manifest, ledger_dir)
+    header += ledger_line(manifest, ledger_dir, test_set=test_set)
     header += [f"# note: {n}" for n in notes]
     if strata is None:
         cols.remove("stratum")

@@ -136,7 +136,7 @@ def _list(args) -> int:
                   f"{c} {int(v)}" for c, v in per_config.items() if c != "union")]
     if args.baseline:
         header.append(f"# {ORDER_EXPLANATION}")
-    header += ledger_line(manifest, inputs.ledger)
+    header += ledger_line(manifest, inputs.ledger, test_set=test_set)
     header += [f"# note: {n}" for n in (*test_set.notes, *notes)]
     written = export_labelling_list(table, args.csv, args.jsonl)
     header += [f"# wrote {p}" for p in written]
@@ -202,7 +202,7 @@ def _shard(args) -> int:
     # the projection scores every config on the split: the ledger's policy first
     guard_sealed(inputs.ledger, manifest, dict.fromkeys(r.name for r in runs),
                  inputs.metric(args.metric), note="ragnb pool shard")
-    header = [*ledger_line(manifest, inputs.ledger),
+    header = [*ledger_line(manifest, inputs.ledger, test_set=test_set),
               (f"# shard {args.shard}: {len(shard)} of {len(test_set.queries)} queries; "
               f"effect_full = change of the mean over all queries; projected = shard mean "
               f"change (= effect_full x N/n) with a {args.resamples:,}-resample percentile "

@@ -354,7 +354,7 @@ class Ledger:
         """
         return self.log.read().head
 
-    def recorded_heads(self) -> list[tuple[str, Head | str]]:
+    def recorded_heads(self) -> list[tuple[str, Head | str | None]]:
         """Heads recorded in the manifest exports, as ``(file, head)``.
 
         A manifest export that cannot be read or holds no head is returned with
@@ -468,19 +468,39 @@ class Ledger:
 
     def find(self, judgments: pd.DataFrame, query_ids: Iterable[object] | None = None
              ) -> Manifest | None:
-        """The registered split whose content (queries and judgments) this is, if any.
+        """The registered split this test set is, if any: :meth:`match` without the how."""
+        return self.match(judgments, query_ids)[0]
 
-        Matches on the content hash, whatever name the split was registered
-        under, so a score table can show the selections_against of the split it
-        was computed on.
+    def match(self, judgments: pd.DataFrame, query_ids: Iterable[object] | None = None
+              ) -> tuple[Manifest | None, str]:
+        """The registered split this test set is, and how it was matched.
+
+        First on the content hash (queries and judgments), whatever name the
+        split was registered under, so a score table can show the
+        selections_against of the split it was computed on (``"content"``).
+        Failing that, on the query ids alone (``"queries"``): a copy of a split
+        with a grade changed or a judgment added (a junk grade-0 one, say) reads
+        the same queries, and how often they were used to choose, and whether
+        they are sealed, are properties of the queries, not of the labels (as a
+        new registration of the same queries inherits them,
+        :func:`ragnb.ledger.rules.check_register`). Of several splits with those
+        queries, a confirmation split comes first (its seal holds), then the most
+        selected against. A test set with other queries (one added or removed)
+        is a new split: ``(None, "")`` until it is registered.
         """
         content = split_content("lookup", judgments, query_ids)
         digest = content.split_id.split("@", 1)[1]
-        for state in self._states().values():
+        states = self._states()
+        for state in states.values():
             manifest = state.manifest()
             if manifest.split_id.split("@", 1)[1] == digest:
-                return manifest
-        return None
+                return manifest, "content"
+        same = [s.manifest() for s in states.values()
+                if s.queries_sha256 == content.queries_sha256]
+        if not same:
+            return None, ""
+        return max(same, key=lambda m: (m.role == "confirmation", m.selections_against)
+                   ), "queries"
 
     def splits(self) -> list[str]:
         """Names of the registered splits, in registration order."""
