@@ -34,7 +34,11 @@ examples:
 Every record is hash-chained to the one before; the head (SEQ:HASH of the last
 record) is printed by `show`, recorded in each manifest export and in report
 provenance. `verify` checks the chain and the log against every recorded head
-(and any --head you kept), so a log cut short or rewritten is detected.
+(and any --head you kept), so a log cut short or rewritten, or its manifest
+exports deleted, is detected. Every other command that reads the ledger checks
+the same and refuses a log that does not verify; `show` and `history` print it
+under a warning, and `export` writes deleted exports again (never over a
+recorded head the log contradicts).
 """
 
 

@@ -11,6 +11,17 @@ Every action takes the lock, replays the log into the current state
 (:func:`ragnb.ledger.state.fold`), checks the rule
 (:mod:`ragnb.ledger.rules`), appends one event and rewrites that split's
 manifest export, all before releasing the lock.
+
+Every read and every action first checks the log against the heads the
+manifest exports record (:meth:`Ledger.integrity`): a head the log no longer
+reaches (cut short), one it reaches with another hash (rewritten), or a split
+with chained records and no export (the exports deleted, and with them what a
+cut would be checked against) makes the log unverified, and the ledger then
+refuses it (:class:`LedgerIntegrityError`, an :class:`~ragnb.errors.InputError`)
+or, for a reader made with ``unverified="warn"``, warns. What this cannot see:
+a log emptied along with every export, or a log of only pre-chain records,
+has nothing left inside the folder to check against; a head kept elsewhere
+(a report's provenance, ``ragnb ledger verify --head``) still does.
 """
 from __future__ import annotations
 

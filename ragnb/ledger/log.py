@@ -36,7 +36,14 @@ for free, we do by hand in about forty lines and test:
   by ``ragnb ledger show``; :meth:`EventLog.verify` checks the log against any
   recorded head, so a cut-off tail (``head -10 events.jsonl``) or a consistent
   rewrite (records re-hashed after an edit) is detected. Records written
-  before the chain existed (no ``prev``) are read and reported as unchained.
+  before the chain existed (no ``prev``) are read and reported as unchained;
+  one after a chained record is corrupt (it could only have been inserted).
+  :class:`~ragnb.ledger.Ledger` checks every read against the heads its
+  manifest exports record (:meth:`~ragnb.ledger.Ledger.integrity`); the
+  parsed, chain-checked prefix of the log is cached by the SHA-256 of its
+  bytes, so a read parses only the records appended since.
+* **Numbers.** ``NaN``, ``Infinity`` and numbers beyond a float's range make
+  a corrupt record (with its line): the ledger writes only finite JSON.
 * **Failed appends.** When a write fails part-way (a full disk), the log is
   cut back to its previous length before the error is raised, so nothing is
   recorded and a retry cannot count twice; a failure after the record is
