@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -424,20 +423,22 @@ class Ledger:
         """The log and its problems against the recorded heads (:meth:`_anchor_problems`).
 
         The heads are read before the log (a writer appends first and exports
-        after, so a head read first is in the log read next); a problem seen
-        while a writer is between its append and its export is looked at again
-        once, after a short pause. Parsing is cached (the verified prefix, see
+        after, so a head read first is in the log read next). A problem is
+        looked at again under a shared lock (:meth:`ragnb.ledger.log.EventLog.settled`,
+        no write access needed), when no writer can be between its append and its
+        export, so a reader never mistakes a write in progress for a missing export.
+        Parsing is cached (the verified prefix, see
         :meth:`ragnb.ledger.log.EventLog._cached_prefix`), so a read costs a
         SHA-256 of the log's bytes and of its new lines.
         """
-        for attempt in range(2):
-            if attempt:
-                time.sleep(0.05)
-            recorded = self.recorded_heads()
-            contents = self.log.read()
-            problems = self._anchor_problems(contents.events, recorded)
-            if not problems:
-                break
+        recorded = self.recorded_heads()
+        contents = self.log.read()
+        problems = self._anchor_problems(contents.events, recorded)
+        if problems:
+            with self.log.settled():
+                recorded = self.recorded_heads()
+                contents = self.log.read()
+                problems = self._anchor_problems(contents.events, recorded)
         return problems, contents
 
     def verify(self, heads: Iterable[Head | str] = ()) -> Verification:

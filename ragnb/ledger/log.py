@@ -442,6 +442,42 @@ class EventLog:
                              "access, recording does", source=self.path) from None
 
     @contextmanager
+    def settled(self) -> Iterator[bool]:
+        """Hold a shared lock on the lock file, so no writer is between its append and its
+        manifest export while a reader checks one against the other.
+
+        Needs no write access (``flock(2)`` on a descriptor opened read-only). Yields
+        True when held; False when there is no lock file, the platform has no
+        ``flock``, or a writer kept the lock past the timeout (the reader then
+        checks what it sees).
+        """
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - not POSIX
+            yield False
+            return
+        try:
+            fd = os.open(str(self.path) + ".lock", os.O_RDONLY)
+        except OSError:
+            yield False
+            return
+        try:
+            deadline = time.monotonic() + self._lock.timeout
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                    held = True
+                    break
+                except OSError:
+                    if time.monotonic() >= deadline:
+                        held = False
+                        break
+                    time.sleep(0.02)
+            yield held
+        finally:
+            os.close(fd)  # releases the lock
+
+    @contextmanager
     def transaction(self, clock=now_utc) -> Iterator[_Transaction]:
         """Hold the lock, repair a torn tail, and yield the current events for appending.
 

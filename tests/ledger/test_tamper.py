@@ -241,3 +241,43 @@ def test_27_2_a_read_costs_one_hash_of_the_log_once_parsed(tmp_path, monkeypatch
         (ws / "ledger" / "events.jsonl").read_bytes().replace(b'"round-39"', b'"round-38"', 1))
     with pytest.raises(InputError, match="checksum does not match"):
         led.events()  # a changed prefix is parsed (and checked) again
+
+
+def test_27_2_a_reader_during_a_write_waits_for_the_export_instead_of_refusing(
+        tmp_path, monkeypatch):
+    """A reader that sees a registration whose export is not written yet (the writer is
+    between its append and its export) checks again under a shared lock, so it never
+    mistakes a write in progress for deleted exports."""
+    import threading
+
+    import pandas as pd
+
+    from ragnb.ledger import ledger as ledger_module
+
+    led = Ledger(tmp_path / "led")
+    qrels = pd.DataFrame({"query_id": ["q1", "q2"], "passage_id": ["p1", "p2"], "grade": [1, 2]})
+    led.register("golden", qrels)
+    seen: list = []
+    real = ledger_module.write_manifest
+
+    def slow_export(path, manifest, head):
+        if manifest.name == "prod" and not seen:
+            reader = threading.Thread(target=lambda: seen.append(
+                _splits_or_error(Ledger(tmp_path / "led"))))
+            reader.start()
+            reader.join(0.3)  # the reader is waiting for the lock, not refusing
+            assert reader.is_alive() and not seen
+            seen.append(reader)
+        real(path, manifest, head)
+
+    monkeypatch.setattr(ledger_module, "write_manifest", slow_export)
+    led.register("prod", qrels.assign(query_id=["q8", "q9"]), role="confirmation")
+    seen[0].join(10)
+    assert seen[1:] == [["golden", "prod"]]
+
+
+def _splits_or_error(led: Ledger):
+    try:
+        return led.splits()
+    except InputError as exc:
+        return str(exc)
