@@ -573,18 +573,21 @@ class Ledger:
         This is how deleted or damaged exports are written again (after a
         :class:`ManifestExportWarning`, say), so a missing export does not stop
         it; a recorded head that the log contradicts does (rewriting the exports
-        then would hide a cut or a rewrite).
+        then would hide a cut or a rewrite). It holds the write lock, so no
+        action's export is overwritten by an older one; a folder that cannot be
+        written (read-only) is a one-line :class:`~ragnb.errors.InputError`.
         """
         out = []
-        recorded = self.recorded_heads()
-        contents = self.log.read()
-        contradicted = self.log.check_heads(contents, [(w, h) for w, h in recorded if h])
-        if contradicted:
-            raise self._integrity_error(contradicted, "so its exports are not rewritten")
-        for name, s in fold(contents.events, source=self._source).items():
-            path = self.manifest_dir / f"{name}.json"
-            write_manifest(path, s.manifest(), contents.head)
-            out.append(path)
+        with self.log._locked():
+            recorded = self.recorded_heads()
+            contents = self.log.read()
+            contradicted = self.log.check_heads(contents, [(w, h) for w, h in recorded if h])
+            if contradicted:
+                raise self._integrity_error(contradicted, "so its exports are not rewritten")
+            for name, s in fold(contents.events, source=self._source).items():
+                path = self.manifest_dir / f"{name}.json"
+                write_manifest(path, s.manifest(), contents.head)
+                out.append(path)
         return out
 
 

@@ -80,6 +80,9 @@ def test_27_6_a_real_read_only_mount(tmp_path, qrels):
         assert "Read-only file system" in err
         code, out, _ = cli("ledger", "--ledger", mnt / "led", "show")
         assert code == 0 and "selections_against        2" in out
+        code, out, err = cli("ledger", "--ledger", mnt / "led", "export")
+        assert (code, out) == (2, "") and "Read-only file system" in err
+        assert len(err.strip().splitlines()) == 1
     finally:
         subprocess.run(["umount", str(mnt)], capture_output=True, check=False)
 
@@ -175,3 +178,17 @@ def test_27_13_another_query_set_is_a_new_split(tmp_path, sealed_prod):
     copy = _rewrite(prod, tmp_path / "plus.jsonl", lambda rows: rows.append(
         dict(rows[0], query_id="extra-1")))
     assert match_split(led.root, read_test_set(copy)) == (None, "")
+
+
+def test_27_6_export_into_a_read_only_folder_is_a_one_line_error(tmp_path, qrels, monkeypatch):
+    from ragnb.ledger import ledger as ledger_module
+
+    led = selected(tmp_path / "led", qrels)
+
+    def read_only(path, *a, **k):
+        raise OSError(errno.EROFS, "Read-only file system", str(path))
+
+    monkeypatch.setattr(ledger_module, "write_manifest", read_only)
+    code, out, err = cli("ledger", "--ledger", led.root, "export")
+    assert (code, out) == (2, "") and len(err.strip().splitlines()) == 1, err
+    assert "cannot write to the ledger (Read-only file system" in err
