@@ -279,8 +279,9 @@ class EventLog:
                                  "append-only and must not be edited by hand",
                                  source=self.path, line=lineno)
             events.append(event)
-        _PREFIX_CACHE[self._cache_key] = (end, hashlib.sha256(data[:end]).digest(),
-                                          tuple(events))
+        if start < end or not start:  # something new was parsed: remember it
+            _PREFIX_CACHE[self._cache_key] = (end, hashlib.sha256(data[:end]).digest(),
+                                              tuple(events))
         torn: tuple[TornTail, ...] = ()
         if end < len(data):
             tail = data[end:]
@@ -410,9 +411,11 @@ class EventLog:
         """
         problems: list[str] = []
         events = contents.events
-        by_hash = {e.sha256: e.seq for e in events}
+        by_hash: set[str] | None = None  # built only for a bare hash
         for where, head in heads:
             if isinstance(head, str):
+                if by_hash is None:
+                    by_hash = {e.sha256 for e in events}
                 if head != GENESIS and head not in by_hash:
                     problems.append(f"{where}: recorded head {head[:16]}... is not in the log: "
                                     "the log was cut short or rewritten")
