@@ -384,18 +384,20 @@ class Ledger:
     def _anchor_problems(self, events: Sequence[Event],
                          recorded: list[tuple[str, Head | str | None]]) -> list[str]:
         """What the manifest exports say against ``events``: a recorded head the log
-        does not reach (cut short) or reaches with another hash (rewritten), an export
-        that is unreadable, and a split with hash-chained records but no export (the
-        exports deleted, so a cut could not be seen).
+        does not reach (cut short) or reaches with another hash (rewritten), and a split
+        with hash-chained records whose export is gone or holds no readable head (the
+        exports deleted or replaced, so a cut could not be seen). Every chained write
+        exports its split with the head; a split of pre-chain records only needs none.
         """
         contents = LogContents(tuple(events), ())
         problems = list(self.log.check_heads(contents, [
             (where, h) for where, h in recorded if h is not None]))
-        problems += [f"{where}: no readable ledger_head (the export was damaged); the log "
-                     "cannot be checked against it" for where, h in recorded if h is None]
-        exported = {Path(where).stem for where, _ in recorded}
-        missing = sorted({e.split for e in events
-                          if e.split is not None and e.prev is not None} - exported)
+        chained = {e.split for e in events if e.split is not None and e.prev is not None}
+        headless = {Path(where).stem: where for where, h in recorded if h is None}
+        problems += [f"{headless[name]}: no readable ledger_head (the export was damaged or "
+                     "replaced), so the log cannot be checked against it"
+                     for name in sorted(chained & set(headless))]
+        missing = sorted(chained - {Path(where).stem for where, _ in recorded})
         if missing:
             shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more"
                                               if len(missing) > 5 else "")

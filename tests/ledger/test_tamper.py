@@ -281,3 +281,20 @@ def _splits_or_error(led: Ledger):
         return led.splits()
     except InputError as exc:
         return str(exc)
+
+
+def test_27_2_an_export_without_a_head_anchors_nothing(tmp_path):
+    """A chained split's export replaced by one without ``ledger_head`` (or damaged) is a
+    problem; a pre-chain export of a split with only pre-chain records is not."""
+    ws = demo_workspace(tmp_path)
+    export = ws / "ledger" / "manifests" / "golden.json"
+    d = json.loads(export.read_text())
+    del d["ledger_head"]
+    export.write_text(json.dumps(d))
+    with pytest.raises(LedgerIntegrityError, match=r"golden\.json: no readable ledger_head"):
+        Ledger(ws / "ledger").manifests()
+    export.write_text("{not json")
+    with pytest.raises(LedgerIntegrityError, match=r"golden\.json: no readable ledger_head"):
+        Ledger(ws / "ledger").manifests()
+    assert cli("ledger", "--ledger", ws / "ledger", "export")[0] == 0  # written again
+    assert Ledger(ws / "ledger").manifest("golden").selections_against == 40
