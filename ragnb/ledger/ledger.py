@@ -170,16 +170,24 @@ class Ledger:
         return manifest, event
 
     def _export(self, name: str, manifest: Manifest, tx) -> None:
-        """Rewrite a manifest export; the event is already durable, so failure only warns."""
+        """Rewrite the manifest export of ``name``, then every other split's with the new
+        head: each export records the log's head as of the last write, so a log cut back
+        to any earlier record contradicts every export left. The event is already
+        durable, so a failure only warns.
+        """
         head = tx.events[-1] if tx.events else None
         head_text = None if head is None else f"{head.seq}:{head.sha256}"
-        try:
-            write_manifest(self.manifest_dir / f"{name}.json", manifest, head_text)
-        except OSError as exc:
-            warnings.warn(f"{self.manifest_dir / (name + '.json')}: the event is recorded in "
-                          f"{self.log.path}, but its manifest export could not be rewritten "
-                          f"({exc.strerror}); run `ragnb ledger export` later",
-                          ManifestExportWarning, stacklevel=3)
+        others = {n: s.manifest() for n, s in fold(tx.events, source=self._source).items()
+                  if n != name}
+        for split, m in {name: manifest, **others}.items():
+            try:
+                write_manifest(self.manifest_dir / f"{split}.json", m, head_text)
+            except OSError as exc:
+                warnings.warn(f"{self.manifest_dir / (split + '.json')}: the event is recorded "
+                              f"in {self.log.path}, but this manifest export could not be "
+                              f"rewritten ({exc.strerror}); run `ragnb ledger export` later",
+                              ManifestExportWarning, stacklevel=3)
+                return
 
     # -- actions ---------------------------------------------------------------------------
     def register(self, name: str, judgments: pd.DataFrame,

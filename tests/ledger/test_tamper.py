@@ -63,6 +63,17 @@ def cut(led: Path) -> None:
     log.write_text("".join(log.read_text().splitlines(keepends=True)[:10]))
 
 
+def cut_at_a_split_and_its_export_deleted(led: Path) -> None:
+    """The log cut back to golden's last record, production's export deleted: as if the
+    sealed split had never been registered (every export holds the head of the last write,
+    so golden.json's says the log went further)."""
+    log = led / "events.jsonl"
+    records = _records(log)
+    last_golden = max(i for i, r in enumerate(records) if r["split"] == "golden")
+    log.write_text("".join(log.read_text().splitlines(keepends=True)[:last_golden + 1]))
+    (led / "manifests" / "production.json").unlink()
+
+
 def cut_and_exports_deleted(led: Path) -> None:
     cut(led)
     shutil.rmtree(led / "manifests")
@@ -117,7 +128,8 @@ def nan_value(led: Path) -> None:
     log.write_text("".join(lines))
 
 
-TAMPERS = {f.__name__: f for f in (cut, cut_and_exports_deleted, edited, rewritten, reordered,
+TAMPERS = {f.__name__: f for f in (cut, cut_at_a_split_and_its_export_deleted,
+                                   cut_and_exports_deleted, edited, rewritten, reordered,
                                    reordered_and_rechained, unchained_after_chained, nan_value)}
 
 
@@ -192,7 +204,8 @@ def test_27_2_a_tampered_ledger_is_refused_by_every_reader(tmp_path, tamper):
     code, _, err = cli("ledger", "--ledger", ws / "ledger", "verify")
     assert code == 1 and "Traceback" not in err
     code, out, err = cli("ledger", "--ledger", ws / "ledger", "show")
-    if tamper in ("cut", "cut_and_exports_deleted", "rewritten", "reordered_and_rechained"):
+    if tamper in ("cut", "cut_at_a_split_and_its_export_deleted", "cut_and_exports_deleted",
+                  "rewritten", "reordered_and_rechained"):
         # a log whose every record parses is shown, under a warning saying why not to trust it
         assert code == 0 and "warning: the ledger does not verify" in err
     else:  # a record that cannot be read: one line naming the file and the line
