@@ -18,10 +18,13 @@ reaches (cut short), one it reaches with another hash (rewritten), or a split
 with chained records and no export (the exports deleted, and with them what a
 cut would be checked against) makes the log unverified, and the ledger then
 refuses it (:class:`LedgerIntegrityError`, an :class:`~ragnb.errors.InputError`)
-or, for a reader made with ``unverified="warn"``, warns. What this cannot see:
-a log emptied along with every export, or a log of only pre-chain records,
-has nothing left inside the folder to check against; a head kept elsewhere
-(a report's provenance, ``ragnb ledger verify --head``) still does.
+or, for a reader made with ``unverified="warn"``, warns. Every write rewrites
+every split's export with the new head, so a log cut back to any earlier record
+contradicts every export left. What this cannot see: a log emptied along with
+every export, a log of only pre-chain records, or a cut whose exports were
+rewritten to match (whoever can write the folder can forge what it holds);
+a head kept elsewhere (a report's provenance, ``ragnb ledger verify --head``)
+still does.
 """
 from __future__ import annotations
 
