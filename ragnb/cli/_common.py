@@ -130,10 +130,19 @@ def split_manifest(ledger_dir: str | None, test_set):
     return find_split(ledger_dir, test_set)
 
 
-def ledger_line(manifest, ledger_dir: str | None, se: float | None = None) -> list[str]:
-    """Header line(s) stating a split's selections_against and implied inflation."""
+def ledger_line(manifest, ledger_dir: str | None, se: float | None = None,
+                test_set=None) -> list[str]:
+    """Header line(s) stating a split's selections_against and implied inflation (and, given
+    ``test_set``, that it matched its split by its queries only).
+    """
     if not ledger_dir:
         return []
+    if manifest is not None and test_set is not None:
+        from ragnb.ledger.policy import queries_note
+
+        note = queries_note(manifest, test_set)
+        if note:
+            return [*ledger_line(manifest, ledger_dir, se), f"# note: {note}"]
     if manifest is None:
         return [(f"# split ledger {ledger_dir}: this test set is not registered (its content "
                  "hash matches no split), so how often it was selected against is unknown")]
@@ -153,7 +162,7 @@ def ledger_line(manifest, ledger_dir: str | None, se: float | None = None) -> li
 
 
 def guard_sealed(ledger_dir: str | None, manifest, values: Mapping[str, float | None],
-                 metric: str) -> None:
+                 metric: str, note: str = "ragnb CLI") -> None:
     """The ledger's scoring policy (:func:`ragnb.ledger.policy.admit_scoring`): refused
     (:class:`~ragnb.errors.PolicyError`, before anything is printed) on a sealed split
     with no open unseal run for these configs; recorded when allowed.
@@ -163,7 +172,7 @@ def guard_sealed(ledger_dir: str | None, manifest, values: Mapping[str, float | 
     from ragnb.ledger.policy import admit_scoring
 
     admit_scoring(ledger_dir, manifest, list(values), metric=metric, values=values,
-                  note="ragnb CLI")
+                  note=note)
 
 
 def strata_labels(args: argparse.Namespace, test_set, query_ids,

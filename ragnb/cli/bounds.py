@@ -33,7 +33,7 @@ BOUNDS_POINTS = ("lower", "condensed", "upper", "width", "bound_min", "bound_max
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add(p, *INPUTS, "order", "no_relevant", "missing", "extra", "top_grade", "metric",
-        "baseline", "challenger", *STRATA, *RESAMPLING, "per_query", *OUTPUT,
+        "baseline", "challenger", *STRATA, *RESAMPLING, "per_query", "ledger", *OUTPUT,
         metric={"default": "rr@10", "help": "metric with a cut-off, e.g. rr@10 (default), "
                                             "ndcg@10, recall@20, p@10"},
         missing={"help": "test-set queries a run has no ranking for: error (default), empty "
@@ -47,22 +47,36 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ragnb.cli._common import emit, resolve_inputs, strata_labels
+    from ragnb.cli._common import (
+        emit,
+        guard_sealed,
+        ledger_line,
+        resolve_inputs,
+        split_manifest,
+        strata_labels,
+    )
     from ragnb.labelbias import COLUMN_KINDS, RULE, label_bounds, three_way
     from ragnb.metrics import parse_metric
 
     metric = parse_metric(args.metric)  # fail fast on a typo
     inputs = resolve_inputs(args, args.config if args.workspace else args.run)
     test_set, runs = inputs.test_set, inputs.runs
+    manifest = split_manifest(inputs.ledger, test_set)  # a ledger that does not verify: refused
     strata, strata_notes = None, ()
     if args.by or args.strata:
         strata, strata_notes = strata_labels(args, test_set, test_set.query_ids, inputs.strata)
     metric = parse_metric(inputs.metric(str(metric)))  # the workspace's gain map for nDCG
     bounds = label_bounds(test_set, runs, metric, top_grade=args.top_grade,
                           no_relevant=args.no_relevant, **inputs.options)
+    # bounds score the split: the ledger's policy first (a sealed split: refused, or recorded
+    # inside its unseal run with each config's mean under the lower policy)
+    guard_sealed(inputs.ledger, manifest,
+                 bounds.per_query.groupby("config", sort=False)["lower"].mean().to_dict(),
+                 str(bounds.metric), note="ragnb bounds (lower policy)")
     header = [(f"# test set {test_set.name} ({len(test_set.queries)} queries), metric "
                f"{bounds.metric}, {len(runs)} configs"),
-              f"# {bounds.assumption()}"]
+              f"# {bounds.assumption()}",
+              *ledger_line(manifest, inputs.ledger, test_set=test_set)]
     header += [f"# {col}: {kind}" for col, kind in COLUMN_KINDS.items()]
     header += [f"# note: {n}" for n in (*test_set.notes, *bounds.notes, *strata_notes)]
     table = bounds.per_query if args.per_query else bounds.summary(strata)

@@ -70,6 +70,8 @@ def run(args: argparse.Namespace) -> int:
     inputs = resolve_inputs(args, [args.baseline, *args.challenger], run_flag="--baseline",
                             read=False)
     test_set, runs = inputs.test_set, inputs.runs
+    ledger_dir = inputs.ledger
+    manifest = split_manifest(ledger_dir, test_set)  # a ledger that does not verify: refused now
     # the workspace's gain map for an nDCG that names none
     metrics = list(dict.fromkeys(str(parse_metric(inputs.metric(m))) for m in metrics))
     baseline_name = runs[0].name
@@ -94,8 +96,6 @@ def run(args: argparse.Namespace) -> int:
         where = row["challenger"] + (f", {row['metric']}" if len(metrics) > 1 else "")
         header.append(f"# check [{where}] {row['check']}: "
                       f"{'ok' if row['holds'] else 'FLAGGED'} — {row['detail']}")
-    ledger_dir = inputs.ledger
-    manifest = split_manifest(ledger_dir, test_set)
     means = scores.means()
     first = means[means["metric"] == metrics[0]].set_index("config")["mean"].to_dict()
     # one scoring per config, whatever the number of metrics (each is scored once per run)
@@ -125,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
                 header.append(f"# {infl.describe()}"
                               + (f" [{metric}]" if len(metrics) > 1 else ""))
         cols += ["selections_against", "inflation_points"]
-    header += ledger_line(manifest, ledger_dir)
+    header += ledger_line(manifest, ledger_dir, test_set=test_set)
     header += [f"# note: {n}" for n in notes]
     if strata is None:
         cols.remove("stratum")

@@ -34,7 +34,11 @@ examples:
 Every record is hash-chained to the one before; the head (SEQ:HASH of the last
 record) is printed by `show`, recorded in each manifest export and in report
 provenance. `verify` checks the chain and the log against every recorded head
-(and any --head you kept), so a log cut short or rewritten is detected.
+(and any --head you kept), so a log cut short or rewritten, or its manifest
+exports deleted, is detected. Every other command that reads the ledger checks
+the same and refuses a log that does not verify; `show` and `history` print it
+under a warning, and `export` writes deleted exports again (never over a
+recorded head the log contradicts).
 """
 
 
@@ -206,18 +210,21 @@ class _Printer:
 def run(args: argparse.Namespace) -> int:
     """Dispatch one ``ragnb ledger`` action."""
     from ragnb.ledger import Ledger, TornRecordWarning
-    from ragnb.ledger.ledger import ManifestExportWarning
+    from ragnb.ledger.ledger import LedgerIntegrityWarning, ManifestExportWarning
 
-    led = Ledger(Path(args.ledger) if args.ledger else _default_dir())
+    # show and history print a log that does not verify, under a warning (they are how
+    # one looks at it); every other reader and every write refuses it
+    led = Ledger(Path(args.ledger) if args.ledger else _default_dir(),
+                 unverified="warn" if args.action in ("show", "history") else "refuse")
     actor = args.actor
     with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", TornRecordWarning)
-        warnings.simplefilter("always", ManifestExportWarning)
+        for category in (TornRecordWarning, ManifestExportWarning, LedgerIntegrityWarning):
+            warnings.simplefilter("always", category)
         try:
             return _dispatch(led, args, actor)
         finally:
-            for w in caught:
-                _Printer()(f"ragnb ledger: warning: {w.message}", newlines=False,
+            for message in dict.fromkeys(str(w.message) for w in caught):  # each once
+                _Printer()(f"ragnb ledger: warning: {message}", newlines=False,
                            file=sys.stderr)
 
 
@@ -246,8 +253,6 @@ def _dispatch(led, args: argparse.Namespace, actor: str | None) -> int:
         else:
             out("\n\n".join(_show(m, args.se) for m in ms))
             out(f"\nledger head {led.head()} (record SEQ:HASH; keep it to verify the log later)")
-            for problem in led.verify().problems:
-                out(f"ragnb ledger: warning: {problem}", newlines=False, file=sys.stderr)
     elif a == "select":
         before = led.head()
         m = led.record_selection(args.split, args.candidates, args.winner,

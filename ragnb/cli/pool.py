@@ -43,7 +43,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
     a = action(sub, "list", "the pooled labelling list (judge-next order with --baseline)")
     add(a, *INPUTS, "order", "missing", "extra", "top_grade", "k", "metric", "baseline",
-        "challenger", *OUTPUT,
+        "challenger", "ledger", *OUTPUT,
         k={"help": "pool depth: each config's top k (default 10)"},
         metric={"help": "metric for the judge-next order (cut at --k), e.g. rr@10"},
         baseline={"help": "baseline config: order the list by judge-next swing"},
@@ -62,7 +62,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     a = action(sub, "shard", "a labelled shard's effect and its projection to all "
                                      "queries")
     add(a, *INPUTS, "order", "missing", "extra", "metric", "baseline", "by", *RESAMPLING,
-        *OUTPUT,
+        "ledger", *OUTPUT,
         metric={"help": "metric whose mean the shard's labels change, e.g. rr@10"},
         baseline={"help": "also project each challenger's gain over this config"},
         by={"default": "shard", "help": "the column of --shards naming each query's shard "
@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _list(args) -> int:
-    from ragnb.cli._common import emit, resolve_inputs
+    from ragnb.cli._common import emit, guard_sealed, ledger_line, resolve_inputs, split_manifest
     from ragnb.errors import InputError
     from ragnb.labelbias import (
         ORDER_EXPLANATION,
@@ -112,11 +112,16 @@ def _list(args) -> int:
                          key="--metric")
     inputs = resolve_inputs(args, args.config if args.workspace else args.run)
     test_set, runs = inputs.test_set, inputs.runs
+    manifest = split_manifest(inputs.ledger, test_set)  # a ledger that does not verify: refused
     if metric is not None:  # the workspace's gain map for an nDCG that names none
         metric = parse_metric(inputs.metric(str(metric)))
     if args.baseline and metric is not None:  # a baseline without --metric is refused above
         bounds = label_bounds(test_set, runs, metric, top_grade=args.top_grade,
                               **inputs.options)
+        # the judge-next order scores the split: the ledger's policy first
+        guard_sealed(inputs.ledger, manifest,
+                     bounds.per_query.groupby("config", sort=False)["lower"].mean().to_dict(),
+                     str(metric), note="ragnb pool list (judge-next order, lower policy)")
         pool, notes = bounds.pool, bounds.notes
         table = judge_next(bounds, args.baseline, args.challenger, test_set)
     else:
@@ -131,6 +136,7 @@ def _list(args) -> int:
                   f"{c} {int(v)}" for c, v in per_config.items() if c != "union")]
     if args.baseline:
         header.append(f"# {ORDER_EXPLANATION}")
+    header += ledger_line(manifest, inputs.ledger, test_set=test_set)
     header += [f"# note: {n}" for n in (*test_set.notes, *notes)]
     written = export_labelling_list(table, args.csv, args.jsonl)
     header += [f"# wrote {p}" for p in written]
@@ -163,7 +169,7 @@ def _merge(args) -> int:
 
 
 def _shard(args) -> int:
-    from ragnb.cli._common import emit, resolve_inputs
+    from ragnb.cli._common import emit, guard_sealed, ledger_line, resolve_inputs, split_manifest
     from ragnb.errors import InputError
     from ragnb.io import read_strata, read_test_set
     from ragnb.labelbias import LESSON, shard_projection
@@ -173,6 +179,7 @@ def _shard(args) -> int:
           *(() if ws else ("--shards",)), "--shard")
     inputs = resolve_inputs(args, args.config if args.workspace else args.run)
     test_set, runs = inputs.test_set, inputs.runs
+    manifest = split_manifest(inputs.ledger, test_set)  # a ledger that does not verify: refused
     labels = read_test_set(args.labels)
     if args.shards:
         table = read_strata(args.shards)
@@ -192,7 +199,11 @@ def _shard(args) -> int:
     out = shard_projection(test_set, labels, runs, inputs.metric(args.metric), shard,
                            baseline=args.baseline, resamples=args.resamples, seed=args.seed,
                            **inputs.options)
-    header = [(f"# shard {args.shard}: {len(shard)} of {len(test_set.queries)} queries; "
+    # the projection scores every config on the split: the ledger's policy first
+    guard_sealed(inputs.ledger, manifest, dict.fromkeys(r.name for r in runs),
+                 inputs.metric(args.metric), note="ragnb pool shard")
+    header = [*ledger_line(manifest, inputs.ledger, test_set=test_set),
+              (f"# shard {args.shard}: {len(shard)} of {len(test_set.queries)} queries; "
               f"effect_full = change of the mean over all queries; projected = shard mean "
               f"change (= effect_full x N/n) with a {args.resamples:,}-resample percentile "
               f"bootstrap interval over the shard's queries, finite-population corrected"),

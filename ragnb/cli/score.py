@@ -49,14 +49,14 @@ def run(args: argparse.Namespace) -> int:
     # runs are read one at a time while scoring: one run in memory at once
     inputs = resolve_inputs(args, args.config if args.workspace else args.run, read=False)
     test_set, runs, options = inputs.test_set, inputs.runs, inputs.options
+    ledger_dir = inputs.ledger
+    manifest = split_manifest(ledger_dir, test_set)  # a ledger that does not verify: refused now
     metrics = [inputs.metric(m) for m in args.metric]  # the workspace's gain map for nDCG
     scores = score(test_set, runs, metrics, policy=args.policy, upper_grade=args.upper_grade,
                    no_relevant=args.no_relevant, **options)
     header = [f"# test set {test_set.name} ({len(test_set.queries)} queries), "
               f"label policy {scores.policy}, ranking order "
               + ", ".join(sorted(set(scores.orders.values())))]
-    ledger_dir = inputs.ledger
-    manifest = split_manifest(ledger_dir, test_set)
     means = scores.means()
     first = means[means["metric"] == means["metric"].iloc[0]]
     values = dict(zip(first["config"], first["mean"]))
@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     one = means["metric"].nunique() == 1
     guard_sealed(ledger_dir, manifest, values if one else dict.fromkeys(values),
                  ", ".join(dict.fromkeys(means["metric"])))
-    header += ledger_line(manifest, ledger_dir)
+    header += ledger_line(manifest, ledger_dir, test_set=test_set)
     header += [f"# note: {n}" for n in (*test_set.notes, *scores.notes)]
     table = scores.table if args.per_query else means
     if args.by:

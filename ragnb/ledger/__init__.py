@@ -30,7 +30,7 @@ from __future__ import annotations
 from ragnb.ledger.content import SplitContent, split_content
 from ragnb.ledger.finding import SplitUse
 from ragnb.ledger.guard import GuardAlert, alert, check_ranking, ranking_margin
-from ragnb.ledger.ledger import Ledger
+from ragnb.ledger.ledger import Ledger, LedgerIntegrityError, LedgerIntegrityWarning
 from ragnb.ledger.log import Event, TornRecordWarning, TornTail
 from ragnb.ledger.manifest import ROLES, Manifest, UnsealPolicy, read_manifest, write_manifest
 from ragnb.ledger.thresholdout import (
@@ -46,7 +46,8 @@ DEFAULT_LEDGER_DIR = DATA_DIR / "ledger"
 
 __all__ = [
     "SplitUse",
-    "DEFAULT_LEDGER_DIR", "ROLES", "Event", "GuardAlert", "HoldoutAnswer", "Ledger", "Manifest",
+    "DEFAULT_LEDGER_DIR", "ROLES", "Event", "GuardAlert", "HoldoutAnswer", "Ledger",
+    "LedgerIntegrityError", "LedgerIntegrityWarning", "Manifest",
     "SplitContent", "Thresholdout", "ThresholdoutParams", "TornRecordWarning", "TornTail",
     "UnsealPolicy", "alert", "check_ranking", "ranking_margin", "read_manifest",
     "split_content", "thresholdout_answer", "write_manifest",

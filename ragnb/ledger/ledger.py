@@ -11,13 +11,28 @@ Every action takes the lock, replays the log into the current state
 (:func:`ragnb.ledger.state.fold`), checks the rule
 (:mod:`ragnb.ledger.rules`), appends one event and rewrites that split's
 manifest export, all before releasing the lock.
+
+Every read and every action first checks the log against the heads the
+manifest exports record (:meth:`Ledger.integrity`): a head the log no longer
+reaches (cut short), one it reaches with another hash (rewritten), or a split
+with chained records and no export (the exports deleted, and with them what a
+cut would be checked against) makes the log unverified, and the ledger then
+refuses it (:class:`LedgerIntegrityError`, an :class:`~ragnb.errors.InputError`)
+or, for a reader made with ``unverified="warn"``, warns. Every write rewrites
+every split's export with the new head, so a log cut back to any earlier record
+contradicts every export left. What this cannot see: a log emptied along with
+every export, a log of only pre-chain records, or a cut whose exports were
+rewritten to match (whoever can write the folder can forge what it holds);
+a head kept elsewhere (a report's provenance, ``ragnb ledger verify --head``)
+still does.
 """
 from __future__ import annotations
 
 import json
 import os
 import warnings
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -26,7 +41,15 @@ import pandas as pd
 from ragnb.errors import InputError
 from ragnb.ledger import rules
 from ragnb.ledger.content import split_content
-from ragnb.ledger.log import Event, EventLog, Head, TornTail, Verification, now_utc
+from ragnb.ledger.log import (
+    Event,
+    EventLog,
+    Head,
+    LogContents,
+    TornTail,
+    Verification,
+    now_utc,
+)
 from ragnb.ledger.manifest import Manifest, UnsealPolicy, write_manifest
 from ragnb.ledger.state import SplitState, fold
 from ragnb.ledger.thresholdout import (
@@ -40,6 +63,22 @@ from ragnb.result import points
 
 class ManifestExportWarning(UserWarning):
     """An event was recorded but its manifest export could not be rewritten."""
+
+
+class LedgerIntegrityError(InputError):
+    """The log does not verify against the heads recorded beside it (cut, rewritten,
+    or its manifest exports deleted), so nothing read from it can be trusted.
+    """
+
+
+class LedgerIntegrityWarning(UserWarning):
+    """The same finding as :class:`LedgerIntegrityError`, for a reader that shows the
+    log anyway (``ragnb ledger show`` and ``history``).
+    """
+
+
+#: What a reader does when the log does not verify: raise, or warn and go on.
+UNVERIFIED = ("refuse", "warn")
 
 
 def _find(states: Mapping[str, SplitState], split: str) -> SplitState:
@@ -67,6 +106,12 @@ class Ledger:
         UTC now. A generator of demo data can pass a clock it advances.
     lock_timeout : float
         Seconds to wait for another process's append.
+    unverified : {'refuse', 'warn'}
+        Every read checks the log against the heads recorded in the manifest
+        exports (:meth:`integrity`); when it does not verify, ``'refuse'`` (the
+        default) raises :class:`LedgerIntegrityError` and ``'warn'`` issues a
+        :class:`LedgerIntegrityWarning` and reads the log as it is. Writes are
+        refused either way: appending would anchor a cut or rewritten log anew.
 
     Examples
     --------
@@ -84,7 +129,11 @@ class Ledger:
     """
 
     def __init__(self, path: str | os.PathLike[str], *,
-                 clock: Callable[[], datetime] | None = None, lock_timeout: float = 60.0) -> None:
+                 clock: Callable[[], datetime] | None = None, lock_timeout: float = 60.0,
+                 unverified: str = "refuse") -> None:
+        if unverified not in UNVERIFIED:
+            raise ValueError(f"unverified must be one of {UNVERIFIED}, got {unverified!r}")
+        self.unverified = unverified
         self.root = Path(path)
         self.log = EventLog(self.root / "events.jsonl", lock_timeout=lock_timeout)
         self.manifest_dir = self.root / "manifests"
@@ -95,9 +144,20 @@ class Ledger:
         return f"Ledger({str(self.root)!r})"
 
     # -- the one write path ----------------------------------------------------------------
+    @contextmanager
+    def _transaction(self) -> Iterator:
+        """The log's transaction, refused when the log does not verify (under the lock,
+        so the check and the append see the same log).
+        """
+        with self.log.transaction(self._clock) as tx:
+            problems = self._anchor_problems(tx.events, self.recorded_heads())
+            if problems:
+                raise self._integrity_error(problems, "nothing was recorded")
+            yield tx
+
     def _act(self, split: str, check: Callable[[SplitState, str], tuple[str, dict]],
              actor: str | None, key: str | None = None) -> tuple[Manifest, Event | None]:
-        with self.log.transaction(self._clock) as tx:
+        with self._transaction() as tx:
             s = _find(fold(tx.events, source=self._source), split)
             if key is not None:
                 done = [e for e in tx.events if e.split == s.name and e.payload.get("key") == key]
@@ -113,16 +173,24 @@ class Ledger:
         return manifest, event
 
     def _export(self, name: str, manifest: Manifest, tx) -> None:
-        """Rewrite a manifest export; the event is already durable, so failure only warns."""
+        """Rewrite the manifest export of ``name``, then every other split's with the new
+        head: each export records the log's head as of the last write, so a log cut back
+        to any earlier record contradicts every export left. The event is already
+        durable, so a failure only warns.
+        """
         head = tx.events[-1] if tx.events else None
         head_text = None if head is None else f"{head.seq}:{head.sha256}"
-        try:
-            write_manifest(self.manifest_dir / f"{name}.json", manifest, head_text)
-        except OSError as exc:
-            warnings.warn(f"{self.manifest_dir / (name + '.json')}: the event is recorded in "
-                          f"{self.log.path}, but its manifest export could not be rewritten "
-                          f"({exc.strerror}); run `ragnb ledger export` later",
-                          ManifestExportWarning, stacklevel=3)
+        others = {n: s.manifest() for n, s in fold(tx.events, source=self._source).items()
+                  if n != name}
+        for split, m in {name: manifest, **others}.items():
+            try:
+                write_manifest(self.manifest_dir / f"{split}.json", m, head_text)
+            except OSError as exc:
+                warnings.warn(f"{self.manifest_dir / (split + '.json')}: the event is recorded "
+                              f"in {self.log.path}, but this manifest export could not be "
+                              f"rewritten ({exc.strerror}); run `ragnb ledger export` later",
+                              ManifestExportWarning, stacklevel=3)
+                return
 
     # -- actions ---------------------------------------------------------------------------
     def register(self, name: str, judgments: pd.DataFrame,
@@ -163,7 +231,7 @@ class Ledger:
             returns the existing manifest and records nothing.
         """
         content = split_content(name, judgments, query_ids, source=source)
-        with self.log.transaction(self._clock) as tx:
+        with self._transaction() as tx:
             states = fold(tx.events, source=self._source)
             payload = rules.check_register(states, content, role, budget, unseal_policy,
                                            reusable_holdout)
@@ -226,7 +294,7 @@ class Ledger:
         ``values`` maps a config to its score (missing: recorded as None).
         """
         values = dict(values or {})
-        with self.log.transaction(self._clock) as tx:
+        with self._transaction() as tx:
             s = _find(fold(tx.events, source=self._source), split)
             payloads = []
             for config in configs:
@@ -302,34 +370,122 @@ class Ledger:
 
     # -- reading ---------------------------------------------------------------------------
     def head(self) -> Head:
-        """The log's head: ``seq`` and chained hash of its last record."""
+        """The log's head: ``seq`` and chained hash of its last record (unverified: the
+        head of the log as it is, which is what a report records).
+        """
         return self.log.read().head
 
-    def recorded_heads(self) -> list[tuple[str, Head | str]]:
-        """Heads recorded in the manifest exports, as ``(file, head)``."""
-        out = []
+    def recorded_heads(self) -> list[tuple[str, Head | str | None]]:
+        """Heads recorded in the manifest exports, as ``(file, head)``.
+
+        A manifest export that cannot be read or holds no head is returned with
+        the head ``None``: it anchors nothing, and :meth:`verify` says so.
+        """
+        out: list = []
         if self.manifest_dir.is_dir():
             for path in sorted(self.manifest_dir.glob("*.json")):
                 try:
                     text = json.loads(path.read_text(encoding="utf-8")).get("ledger_head")
-                except (OSError, ValueError, AttributeError):
-                    continue
-                if text:
-                    out.append((str(path), Head.parse(text, source=str(path))))
+                    head = Head.parse(text, source=str(path)) if text else None
+                except (OSError, ValueError, AttributeError, RecursionError):
+                    head = None
+                out.append((str(path), head))
         return out
+
+    def _anchor_problems(self, events: Sequence[Event],
+                         recorded: list[tuple[str, Head | str | None]]) -> list[str]:
+        """What the manifest exports say against ``events``: a recorded head the log
+        does not reach (cut short) or reaches with another hash (rewritten), and a split
+        with hash-chained records whose export is gone or holds no readable head (the
+        exports deleted or replaced, so a cut could not be seen). Every chained write
+        exports its split with the head; a split of pre-chain records only needs none.
+        """
+        contents = LogContents(tuple(events), ())
+        problems = list(self.log.check_heads(contents, [
+            (where, h) for where, h in recorded if h is not None]))
+        chained = {e.split for e in events if e.split is not None and e.prev is not None}
+        headless = {Path(where).stem: where for where, h in recorded if h is None}
+        problems += [f"{headless[name]}: no readable ledger_head (the export was damaged or "
+                     "replaced), so the log cannot be checked against it"
+                     for name in sorted(chained & set(headless))]
+        missing = sorted(chained - {Path(where).stem for where, _ in recorded})
+        if missing:
+            shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more"
+                                              if len(missing) > 5 else "")
+            problems.append(
+                f"{self.manifest_dir}: no manifest export for {len(missing)} split(s) in the "
+                f"log ({shown}): the heads they record are gone, so a log cut short since "
+                "cannot be told apart (if you trust the log, `ragnb ledger export` writes "
+                "them again)")
+        return problems
+
+    def _integrity_error(self, problems: Sequence[str], what: str) -> LedgerIntegrityError:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        return LedgerIntegrityError(
+            f"the ledger does not verify, {what}: {problems[0]}{more}; see `ragnb ledger "
+            f"--ledger {self.root} verify`", source=self.log.path)
+
+    def integrity(self) -> list[str]:
+        """Problems of the log against the heads recorded beside it (empty: it verifies).
+
+        See :meth:`_checked`; a corrupt record raises (its file and line) instead.
+        """
+        return self._checked()[0]
+
+    def _checked(self) -> tuple[list[str], LogContents]:
+        """The log and its problems against the recorded heads (:meth:`_anchor_problems`).
+
+        The heads are read before the log (a writer appends first and exports
+        after, so a head read first is in the log read next). A problem is
+        looked at again under a shared lock (:meth:`ragnb.ledger.log.EventLog.settled`,
+        no write access needed), when no writer can be between its append and its
+        export, so a reader never mistakes a write in progress for a missing export.
+        Parsing is cached (the verified prefix, see
+        :meth:`ragnb.ledger.log.EventLog._cached_prefix`), so a read costs a
+        SHA-256 of the log's bytes and of its new lines.
+        """
+        recorded = self.recorded_heads()
+        contents = self.log.read()
+        problems = self._anchor_problems(contents.events, recorded)
+        if problems:
+            with self.log.settled():
+                recorded = self.recorded_heads()
+                contents = self.log.read()
+                problems = self._anchor_problems(contents.events, recorded)
+        return problems, contents
 
     def verify(self, heads: Iterable[Head | str] = ()) -> Verification:
         """Check the hash chain and the log against ``heads`` and every manifest's head.
 
         A head recorded anywhere (a manifest, a report's provenance, a note
         someone kept) that the log no longer reaches, or reaches with another
-        hash, means the log was cut short or rewritten since.
+        hash, means the log was cut short or rewritten since; a split with
+        hash-chained records but no manifest export means the exports (and the
+        heads they held) were deleted.
         """
-        given = [("--head", h) for h in heads]
-        return self.log.verify([*given, *self.recorded_heads()])
+        recorded = self.recorded_heads()
+        result = self.log.verify([("--head", h) for h in heads])
+        try:
+            events = self.log._read_unlocked().events
+        except InputError:  # a corrupt record: the result says so, with its line
+            return result
+        problems = (*result.problems, *self._anchor_problems(events, recorded))
+        return Verification(result.head, result.n_records, result.unchained, problems)
+
+    def _read(self) -> LogContents:
+        """The log, verified (:meth:`_checked`): refused or warned about per ``unverified``."""
+        problems, contents = self._checked()
+        if problems:
+            fold(contents.events, source=self._source)  # an impossible record: its line first
+            if self.unverified == "refuse":
+                raise self._integrity_error(problems, "so nothing read from it is trusted")
+            for problem in problems:
+                warnings.warn(f"the ledger does not verify: {problem}", LedgerIntegrityWarning,
+                              stacklevel=3)
+        return contents
 
     def _states(self) -> dict[str, SplitState]:
-        return fold(self.log.read().events, source=self._source)
+        return fold(self._read().events, source=self._source)
 
     def manifest(self, split: str) -> Manifest:
         """The current manifest of ``split`` (name or full id), derived from the log."""
@@ -337,19 +493,39 @@ class Ledger:
 
     def find(self, judgments: pd.DataFrame, query_ids: Iterable[object] | None = None
              ) -> Manifest | None:
-        """The registered split whose content (queries and judgments) this is, if any.
+        """The registered split this test set is, if any: :meth:`match` without the how."""
+        return self.match(judgments, query_ids)[0]
 
-        Matches on the content hash, whatever name the split was registered
-        under, so a score table can show the selections_against of the split it
-        was computed on.
+    def match(self, judgments: pd.DataFrame, query_ids: Iterable[object] | None = None
+              ) -> tuple[Manifest | None, str]:
+        """The registered split this test set is, and how it was matched.
+
+        First on the content hash (queries and judgments), whatever name the
+        split was registered under, so a score table can show the
+        selections_against of the split it was computed on (``"content"``).
+        Failing that, on the query ids alone (``"queries"``): a copy of a split
+        with a grade changed or a judgment added (a junk grade-0 one, say) reads
+        the same queries, and how often they were used to choose, and whether
+        they are sealed, are properties of the queries, not of the labels (as a
+        new registration of the same queries inherits them,
+        :func:`ragnb.ledger.rules.check_register`). Of several splits with those
+        queries, a confirmation split comes first (its seal holds), then the most
+        selected against. A test set with other queries (one added or removed)
+        is a new split: ``(None, "")`` until it is registered.
         """
         content = split_content("lookup", judgments, query_ids)
         digest = content.split_id.split("@", 1)[1]
-        for state in self._states().values():
+        states = self._states()
+        for state in states.values():
             manifest = state.manifest()
             if manifest.split_id.split("@", 1)[1] == digest:
-                return manifest
-        return None
+                return manifest, "content"
+        same = [s.manifest() for s in states.values()
+                if s.queries_sha256 == content.queries_sha256]
+        if not same:
+            return None, ""
+        return max(same, key=lambda m: (m.role == "confirmation", m.selections_against)
+                   ), "queries"
 
     def splits(self) -> list[str]:
         """Names of the registered splits, in registration order."""
@@ -388,7 +564,7 @@ class Ledger:
 
     def events(self, split: str | None = None) -> list[Event]:
         """The raw events, all or for one split."""
-        events = self.log.read().events
+        events = self._read().events
         if split is None:
             return list(events)
         name = _find(fold(events, source=self._source), split).name
@@ -405,13 +581,26 @@ class Ledger:
         return self.log.read().torn
 
     def export(self) -> list[Path]:
-        """Rewrite every manifest export from the log; returns the files written."""
+        """Rewrite every manifest export from the log; returns the files written.
+
+        This is how deleted or damaged exports are written again (after a
+        :class:`ManifestExportWarning`, say), so a missing export does not stop
+        it; a recorded head that the log contradicts does (rewriting the exports
+        then would hide a cut or a rewrite). It holds the write lock, so no
+        action's export is overwritten by an older one; a folder that cannot be
+        written (read-only) is a one-line :class:`~ragnb.errors.InputError`.
+        """
         out = []
-        contents = self.log.read()
-        for name, s in fold(contents.events, source=self._source).items():
-            path = self.manifest_dir / f"{name}.json"
-            write_manifest(path, s.manifest(), contents.head)
-            out.append(path)
+        with self.log._locked():
+            recorded = self.recorded_heads()
+            contents = self.log.read()
+            contradicted = self.log.check_heads(contents, [(w, h) for w, h in recorded if h])
+            if contradicted:
+                raise self._integrity_error(contradicted, "so its exports are not rewritten")
+            for name, s in fold(contents.events, source=self._source).items():
+                path = self.manifest_dir / f"{name}.json"
+                write_manifest(path, s.manifest(), contents.head)
+                out.append(path)
         return out
 
 

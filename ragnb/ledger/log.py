@@ -36,7 +36,14 @@ for free, we do by hand in about forty lines and test:
   by ``ragnb ledger show``; :meth:`EventLog.verify` checks the log against any
   recorded head, so a cut-off tail (``head -10 events.jsonl``) or a consistent
   rewrite (records re-hashed after an edit) is detected. Records written
-  before the chain existed (no ``prev``) are read and reported as unchained.
+  before the chain existed (no ``prev``) are read and reported as unchained;
+  one after a chained record is corrupt (it could only have been inserted).
+  :class:`~ragnb.ledger.Ledger` checks every read against the heads its
+  manifest exports record (:meth:`~ragnb.ledger.Ledger.integrity`); the
+  parsed, chain-checked prefix of the log is cached by the SHA-256 of its
+  bytes, so a read parses only the records appended since.
+* **Numbers.** ``NaN``, ``Infinity`` and numbers beyond a float's range make
+  a corrupt record (with its line): the ledger writes only finite JSON.
 * **Failed appends.** When a write fails part-way (a full disk), the log is
   cut back to its previous length before the error is raised, so nothing is
   recorded and a retry cannot count twice; a failure after the record is
@@ -76,6 +83,9 @@ _KEYS = ("seq", "ts", "split", "event", "actor", "payload", "prev", "sha256")
 _LEGACY_KEYS = ("seq", "ts", "split", "event", "actor", "payload", "sha256")
 #: ``prev`` of the first record.
 GENESIS = "0" * 64
+#: log path -> (bytes verified, their SHA-256, the events they hold); see
+#: :meth:`EventLog._cached_prefix`.
+_PREFIX_CACHE: dict[str, tuple[int, bytes, tuple[Event, ...]]] = {}
 
 
 class TornRecordWarning(UserWarning):
@@ -257,11 +267,21 @@ class EventLog:
     # -- reading -------------------------------------------------------------------------
     def _parse(self, data: bytes) -> LogContents:
         end = data.rfind(b"\n") + 1  # bytes after the last newline are a torn tail
-        events: list[Event] = []
-        for lineno, raw in enumerate(data[:end].split(b"\n")[:-1], start=1):
-            prev = events[-1].sha256 if events else GENESIS
-            events.append(self._parse_line(raw, lineno, expected_seq=len(events) + 1,
-                                           expected_prev=prev))
+        events, start = self._cached_prefix(data, end)
+        for lineno, raw in enumerate(data[start:end].split(b"\n")[:-1], start=len(events) + 1):
+            last = events[-1] if events else None
+            event = self._parse_line(raw, lineno, expected_seq=len(events) + 1,
+                                     expected_prev=GENESIS if last is None else last.sha256)
+            if event.prev is None and last is not None and last.prev is not None:
+                raise InputError("corrupt ledger record: no `prev` after hash-chained records "
+                                 "(a record written before the chain cannot follow one "
+                                 "written after it: inserted or rewritten); the log is "
+                                 "append-only and must not be edited by hand",
+                                 source=self.path, line=lineno)
+            events.append(event)
+        if start < end or not start:  # something new was parsed: remember it
+            _PREFIX_CACHE[self._cache_key] = (end, hashlib.sha256(data[:end]).digest(),
+                                              tuple(events))
         torn: tuple[TornTail, ...] = ()
         if end < len(data):
             tail = data[end:]
@@ -269,19 +289,46 @@ class EventLog:
                              sha256=hashlib.sha256(tail).hexdigest()),)
         return LogContents(tuple(events), torn)
 
+    @property
+    def _cache_key(self) -> str:
+        return os.path.abspath(self.path)
+
+    def _cached_prefix(self, data: bytes, end: int) -> tuple[list[Event], int]:
+        """Events of the longest prefix of ``data`` already parsed and chain-checked.
+
+        The verified prefix is cached per log file as (length, SHA-256 of its
+        bytes, events): when the file still starts with exactly those bytes
+        (an append since, or nothing new), only the lines after it are parsed.
+        Hashing bytes is ~50x cheaper than parsing and re-hashing each record.
+        """
+        cached = _PREFIX_CACHE.get(self._cache_key)
+        if cached is not None:
+            length, digest, events = cached
+            if length <= end and hashlib.sha256(data[:length]).digest() == digest:
+                return list(events), length
+        return [], 0
+
     def _parse_line(self, raw: bytes, lineno: int, expected_seq: int,
                     expected_prev: str = GENESIS) -> Event:
         def bad(problem: str) -> InputError:
             return InputError(f"corrupt ledger record: {problem}; the log is append-only and "
                               "must not be edited by hand", source=self.path, line=lineno)
 
+        def no_constant(name: str) -> None:
+            raise bad(f"{name} is not a JSON number (the ledger writes none)")
+
         try:
-            rec = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise bad(f"not valid JSON ({e})") from None
+            rec = json.loads(raw.decode("utf-8"), parse_constant=no_constant)
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+            raise bad(f"not valid JSON ({str(e)[:200]})") from None
         if not isinstance(rec, dict) or sorted(rec) not in (sorted(_KEYS), sorted(_LEGACY_KEYS)):
             raise bad(f"expected exactly the keys {', '.join(_KEYS)}")
-        if not isinstance(rec["sha256"], str) or rec["sha256"] != _checksum(rec):
+        try:
+            digest = _checksum(rec)
+        except ValueError:  # a number JSON cannot hold exactly (1e400 reads as inf)
+            raise bad("a number is out of range (the ledger writes only finite numbers)"
+                      ) from None
+        if not isinstance(rec["sha256"], str) or rec["sha256"] != digest:
             raise bad("checksum does not match the record's content")
         if rec["seq"] != expected_seq or isinstance(rec["seq"], bool):
             raise bad(f"seq is {rec['seq']!r}, expected {expected_seq} (a record is missing "
@@ -350,12 +397,25 @@ class EventLog:
             contents = self._read_unlocked()
         except InputError as exc:
             return Verification(Head(0, GENESIS), 0, 0, (str(exc),))
-        events = contents.events
         for t in contents.torn:
             problems.append(t.describe(self.path))
-        by_hash = {e.sha256: e.seq for e in events}
+        problems += self.check_heads(contents, heads)
+        unchained = sum(e.prev is None for e in contents.events)
+        return Verification(contents.head, len(contents.events), unchained, tuple(problems))
+
+    @staticmethod
+    def check_heads(contents: LogContents, heads: Iterable[tuple[str, Head | str]]
+                    ) -> list[str]:
+        """One line per recorded head that ``contents`` does not reach (cut short) or
+        reaches with another hash (rewritten); see :meth:`verify`.
+        """
+        problems: list[str] = []
+        events = contents.events
+        by_hash: set[str] | None = None  # built only for a bare hash
         for where, head in heads:
             if isinstance(head, str):
+                if by_hash is None:
+                    by_hash = {e.sha256 for e in events}
                 if head != GENESIS and head not in by_hash:
                     problems.append(f"{where}: recorded head {head[:16]}... is not in the log: "
                                     "the log was cut short or rewritten")
@@ -367,8 +427,7 @@ class EventLog:
                 problems.append(f"{where}: record {head.seq} has hash "
                                 f"{events[head.seq - 1].sha256[:16]}..., the recorded head says "
                                 f"{head.sha256[:16]}...: the log was rewritten")
-        unchained = sum(e.prev is None for e in events)
-        return Verification(contents.head, len(events), unchained, tuple(problems))
+        return problems
 
     # -- writing -------------------------------------------------------------------------
     @contextmanager
@@ -376,14 +435,50 @@ class EventLog:
         try:
             with self._lock:
                 yield
-        except PermissionError as exc:
-            raise InputError(f"cannot write to the ledger ({exc.strerror}: {exc.filename}); "
-                             "reading needs no write access, recording does",
-                             source=self.path) from None
-        except Timeout:
+        except Timeout:  # before OSError: filelock's Timeout is a TimeoutError
             raise InputError(
                 f"could not lock the ledger within {self._lock.timeout:.0f} s; another process "
                 f"holds {self._lock.lock_file}", source=self.path) from None
+        except OSError as exc:  # EACCES, EPERM, EROFS (a read-only mount), ENOSPC, ...
+            raise InputError(f"cannot write to the ledger ({exc.strerror or exc}: "
+                             f"{exc.filename or self.path.parent}); reading needs no write "
+                             "access, recording does", source=self.path) from None
+
+    @contextmanager
+    def settled(self) -> Iterator[bool]:
+        """Hold a shared lock on the lock file, so no writer is between its append and its
+        manifest export while a reader checks one against the other.
+
+        Needs no write access (``flock(2)`` on a descriptor opened read-only). Yields
+        True when held; False when there is no lock file, the platform has no
+        ``flock``, or a writer kept the lock past the timeout (the reader then
+        checks what it sees).
+        """
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - not POSIX
+            yield False
+            return
+        try:
+            fd = os.open(str(self.path) + ".lock", os.O_RDONLY)
+        except OSError:
+            yield False
+            return
+        try:
+            deadline = time.monotonic() + self._lock.timeout
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                    held = True
+                    break
+                except OSError:
+                    if time.monotonic() >= deadline:
+                        held = False
+                        break
+                    time.sleep(0.02)
+            yield held
+        finally:
+            os.close(fd)  # releases the lock
 
     @contextmanager
     def transaction(self, clock=now_utc) -> Iterator[_Transaction]:

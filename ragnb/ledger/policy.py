@@ -40,21 +40,48 @@ from collections.abc import Mapping, Sequence
 from ragnb.errors import PolicyError
 from ragnb.ledger.manifest import Manifest
 
-__all__ = ["admit_scoring", "check_choice", "find_split"]
+__all__ = ["admit_scoring", "check_choice", "find_split", "match_split", "queries_note"]
 
 
 def find_split(ledger_dir: str | os.PathLike[str] | None, test_set) -> Manifest | None:
-    """The manifest of the split ``test_set`` is (matched by content hash), or None.
+    """The manifest of the split ``test_set`` is, or None (:func:`match_split`)."""
+    return match_split(ledger_dir, test_set)[0]
 
-    ``None`` when there is no ledger (``ledger_dir`` empty) or the ledger does
-    not know this content.
+
+def match_split(ledger_dir: str | os.PathLike[str] | None, test_set
+                ) -> tuple[Manifest | None, str]:
+    """The split ``test_set`` is and how it matched (:meth:`ragnb.ledger.Ledger.match`):
+    ``"content"`` (its content hash), ``"queries"`` (the same query ids, other
+    judgments: the seal and the selection count follow the queries), or ``(None, "")``
+    when there is no ledger (``ledger_dir`` empty) or it knows neither.
+
+    Raises :class:`~ragnb.ledger.ledger.LedgerIntegrityError` when the ledger does
+    not verify against the heads recorded beside it.
     """
     if not ledger_dir:
-        return None
+        return None, ""
     from ragnb.ledger.ledger import Ledger
 
-    return Ledger(ledger_dir).find(test_set.judgments.drop(columns="line", errors="ignore"),
-                                   list(test_set.query_ids))
+    return Ledger(ledger_dir).match(test_set.judgments.drop(columns="line", errors="ignore"),
+                                    list(test_set.query_ids))
+
+
+def queries_note(manifest: Manifest | None, test_set) -> str:
+    """A sentence when ``test_set`` is ``manifest``'s split by its queries only (other
+    judgments), else "": what was matched, and that a new query set would be a new split.
+    """
+    if manifest is None:
+        return ""
+    from ragnb.ledger.content import split_content
+
+    content = split_content("lookup", test_set.judgments.drop(columns="line", errors="ignore"),
+                            list(test_set.query_ids))
+    if manifest.split_id.endswith(content.sha256):
+        return ""
+    return (f"this test set's judgments differ from those registered as {manifest.name} "
+            f"({content.n_judgments} here, {manifest.n_judgments} there) but its queries are "
+            f"the same, so it is {manifest.name} to the ledger: selections and the seal follow "
+            "the queries (a test set with other queries is a new split; register it)")
 
 
 def admit_scoring(ledger_dir: str | os.PathLike[str] | None, manifest: Manifest | None,

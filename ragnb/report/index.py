@@ -18,6 +18,7 @@ from typing import Any
 import nbformat
 
 from ragnb._atomic import write_atomic
+from ragnb.errors import InputError
 
 INDEX_NAME = "index.html"
 _PAGE = re.compile(r"^\d{2}-[\w-]+$")
@@ -100,5 +101,10 @@ def write_index(out_dir: str | PathLike[str]) -> Path:
     from ragnb.report.html import CONTENT_SECURITY_POLICY
 
     out = Path(out_dir)
-    return write_atomic(out / INDEX_NAME, render_index(index_rows(out),
-                                                       csp=CONTENT_SECURITY_POLICY))
+    page = render_index(index_rows(out), csp=CONTENT_SECURITY_POLICY)
+    try:
+        return write_atomic(out / INDEX_NAME, page)
+    except OSError as exc:  # e.g. a folder named index.html: the reports are written already
+        raise InputError(f"cannot write the index of the reports ({exc.strerror or exc}); "
+                         "the report pages are not affected", source=out / INDEX_NAME
+                         ) from None

@@ -23,6 +23,7 @@ from ragnb.errors import InputError
 from ragnb.ledger import Ledger
 from ragnb.ledger import ledger as ledger_module
 from ragnb.ledger import log as log_module
+from ragnb.ledger.ledger import LedgerIntegrityError
 from ragnb.ledger.log import GENESIS, Head
 
 from .conftest import StepClock
@@ -78,7 +79,9 @@ def test_2_cut_off_tail_is_detected_against_a_recorded_head(tmp_path, qrels):
     assert led.manifest("golden").selections_against == 39
     lines = led.log.path.read_text().splitlines(keepends=True)
     led.log.path.write_text("".join(lines[:10]))  # `head -10 events.jsonl`
-    assert led.manifest("golden").selections_against == 9  # the log alone cannot tell
+    with pytest.raises(LedgerIntegrityError, match="golden.json: recorded head is record 40, "
+                                                   "but the log has only 10: it was cut short"):
+        led.manifest("golden")  # every reader checks the log against the recorded heads
     result = led.verify([head])
     assert not result.ok
     assert any("--head: recorded head is record 40, but the log has only 10" in p
@@ -95,7 +98,8 @@ def test_2_consistent_rewrite_is_detected_against_a_recorded_head(tmp_path, qrel
     records[2]["payload"]["winner"] = "r0"  # an edit, then every later hash recomputed
     records[2]["payload"]["candidates"] = ["r1", "r0"]
     write_records(led.log.path, rechain(records))
-    assert led.manifest("golden").selections_against == 5  # reads as a sound chain
+    with pytest.raises(LedgerIntegrityError, match="record 6 has hash .*: the log was rewritten"):
+        led.manifest("golden")  # a sound chain, but not the one golden.json recorded
     result = Ledger(led.root).verify([head])
     assert any("record 6 has hash" in p and "rewritten" in p for p in result.problems)
     # a bare hash recorded somewhere is found nowhere in the rewritten log
@@ -223,8 +227,51 @@ def test_8_reads_take_no_lock(tmp_path, qrels):
     assert not lock.exists()
 
 
+def closed_to_others(paths) -> Path | None:
+    """The first folder on the way to ``paths`` that a user who is neither owner nor in
+    the group cannot enter (no ``o+x``), or whose listing it cannot read (no ``o+r`` on
+    the paths themselves, which imports list), else None.
+    """
+    for path in map(Path, paths):
+        path = path.resolve()
+        if path.is_dir() and stat.S_IMODE(path.stat().st_mode) & 0o005 != 0o005:
+            return path
+        for folder in path.parents:
+            if not stat.S_IMODE(folder.stat().st_mode) & 0o001:
+                return folder
+    return None
+
+
+def test_12_closed_to_others_names_the_folder_a_second_user_cannot_enter():
+    top = Path(tempfile.mkdtemp(prefix="ragnb-clone-"))  # /tmp: pytest's own folders are 0700
+    try:
+        os.chmod(top, 0o755)
+        private = top / "private"
+        (private / "clone" / "ragnb").mkdir(parents=True, mode=0o755)
+        os.chmod(private, 0o700)  # `mktemp -d` makes its folder so
+        assert closed_to_others([private / "clone" / "ragnb"]) == private
+        os.chmod(private, 0o755)
+        os.chmod(private / "clone" / "ragnb", 0o751)  # enterable, not listable
+        assert closed_to_others([private / "clone" / "ragnb"]) == private / "clone" / "ragnb"
+        os.chmod(private / "clone" / "ragnb", 0o755)
+        assert closed_to_others([private / "clone" / "ragnb"]) is None
+    finally:
+        shutil.rmtree(top)
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="switching to a second user needs root")
 def test_8_second_user_reads_a_shared_read_only_ledger(qrels):
+    import pandas
+
+    import ragnb
+
+    # the forked child (user nobody) imports lazily from the checkout and the virtualenv:
+    # when the clone sits in a folder others cannot enter, the child cannot (issue 27, 12)
+    closed = closed_to_others([Path(ragnb.__file__).parent, Path(pandas.__file__).parent])
+    if closed is not None:
+        pytest.skip(f"a second user cannot enter {closed} (mode "
+                    f"{stat.S_IMODE(closed.stat().st_mode):o}), which holds the package or "
+                    "its dependencies")
     shared = Path(tempfile.mkdtemp(prefix="ragnb-shared-"))
     try:
         os.chmod(shared, 0o755)

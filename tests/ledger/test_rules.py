@@ -8,6 +8,7 @@ import pytest
 
 from ragnb.errors import InputError, PolicyError
 from ragnb.ledger import Ledger, ThresholdoutParams, UnsealPolicy, read_manifest
+from ragnb.ledger.ledger import LedgerIntegrityError
 
 from .conftest import StepClock
 
@@ -220,10 +221,15 @@ def test_manifest_is_derived_from_the_log_and_exported(tmp_path, qrels):
     led.record_selection("golden", ["a", "b"], winner="b")
     export = root / "manifests" / "golden.json"
     assert read_manifest(export) == led.manifest("golden")
-    # a stale or deleted export changes nothing: the log is the truth
+    # a stale export changes nothing: the log is the truth
     export.write_text(json.dumps(dict(json.loads(export.read_text()), selections_against=0)))
     assert led.manifest("golden").selections_against == 1
+    # a deleted one takes the head it recorded with it: refused until written again
     export.unlink()
+    with pytest.raises(LedgerIntegrityError, match=r"no manifest export for 1 split\(s\) in "
+                                                   r"the log \(golden\)"):
+        led.record_selection("golden", ["b", "c"], winner="c")
+    assert led.export() == [export]
     m = led.record_selection("golden", ["b", "c"], winner="c")
     assert m.role == "regression_guard" and read_manifest(export) == m
     assert led.export() == [export]

@@ -52,3 +52,27 @@ def test_pdf_is_printed_by_chromium(tmp_path):
     data = pdf.read_bytes()
     assert data.startswith(b"%PDF-") and data.rstrip().endswith(b"%%EOF")
     assert not list(tmp_path.glob(".*.tmp"))
+
+
+def test_27_10_a_folder_named_index_html_is_a_one_line_error(tmp_path, capsys):
+    # issue 27, item 10: the atomic rename onto a folder was a traceback after the pages
+    import shutil
+
+    from ragnb.cli import main
+    from ragnb.errors import InputError
+    from ragnb.paths import DEMO_DIR
+
+    (tmp_path / "out" / "index.html").mkdir(parents=True)
+    with pytest.raises(InputError, match=r"index\.html: cannot write the index of the reports "
+                                         r"\(Is a directory\)"):
+        write_index(tmp_path / "out")
+    shutil.copy(DEMO_DIR / "golden.jsonl", tmp_path)  # a workspace every report skips
+    (tmp_path / "ragnb.toml").write_text(
+        '[workspace]\nname = "w"\n[test_sets.golden]\npath = "golden.jsonl"\n')
+    code = main(["report", "--all", "--workspace", str(tmp_path), "--out",
+                 str(tmp_path / "out"), "--no-progress"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and "Traceback" not in "\n".join(err)
+    assert err[-1].endswith("index.html: cannot write the index of the reports (Is a "
+                            "directory); the report pages are not affected")
+    assert (tmp_path / "out" / "index.html").is_dir()
