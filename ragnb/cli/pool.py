@@ -166,7 +166,7 @@ def _shard(args) -> int:
     from ragnb.cli._common import emit, resolve_inputs
     from ragnb.errors import InputError
     from ragnb.io import read_strata, read_test_set
-    from ragnb.labelbias import LESSON, shard_projection
+    from ragnb.labelbias import shard_lesson, shard_projection
 
     ws = bool(args.workspace)
     _need(args, "--labels", *(() if ws else ("--run",)), "--metric",
@@ -192,13 +192,14 @@ def _shard(args) -> int:
     out = shard_projection(test_set, labels, runs, inputs.metric(args.metric), shard,
                            baseline=args.baseline, resamples=args.resamples, seed=args.seed,
                            **inputs.options)
+    lesson = shard_lesson(out, inputs.metric(args.metric))
     header = [(f"# shard {args.shard}: {len(shard)} of {len(test_set.queries)} queries; "
               f"effect_full = change of the mean over all queries; projected = shard mean "
               f"change (= effect_full x N/n) with a {args.resamples:,}-resample percentile "
               f"bootstrap interval over the shard's queries, finite-population corrected"),
-              f"# {LESSON}", *(f"# note: {n}" for n in out.attrs.get("notes", ()))]
+              f"# {lesson}", *(f"# note: {n}" for n in out.attrs.get("notes", ()))]
     emit(out, args.format, args.out, header, points=(
         "mean_before", "mean_after", "effect_full", "projected", "ci_low", "ci_high"))
     if args.format != "table":
-        print(f"# {LESSON}", file=sys.stderr)
+        print(f"# {lesson}", file=sys.stderr)
     return 0

@@ -67,28 +67,81 @@ def _bounds_chart(b: Bounds, display_names: Mapping[str, str]) -> Any:
     return bounds_chart(b.summary(), display_names=display_names)
 
 
+#: How many runs of one verdict the headline names with their deciding interval.
+NAMED_WITH_INTERVAL = 3
+
+
 @register(ThreeWay)
 def three_way_finding(tw: ThreeWay, *, display_names: Mapping[str, str],
                       chart: Any = None) -> Finding:
-    """Headline: how many decisions the missing labels could flip."""
+    """Headline: which challengers' decisions the missing labels could flip, run by run.
+
+    Each clause is exactly what :data:`ragnb.labelbias.verdict.RULE` established
+    for the runs it names (clauses with no run are left out); with at most
+    :data:`NAMED_WITH_INTERVAL` runs a clause gives each run's deciding interval
+    in points.
+
+    ==========================================================  ==========================
+    sentence                                                    condition, per run
+    ==========================================================  ==========================
+    "A win(s) whatever the labels (conservative interval         conservative ``ci_low > 0``
+    above zero ...)"                                            (verdict ``adopt``)
+    "B depend(s) on the missing labels (optimistic interval     optimistic ``ci_low > 0``,
+    above zero, conservative not ...)"                          conservative ``ci_low <= 0``
+    "C is/are not shown to win even if every unjudged passage   optimistic ``ci_low <= 0``
+    goes its/their way (optimistic interval not above zero      (verdict ``reject``); its
+    ...)"                                                       optimistic mean may be > 0
+    Next: "Judge the pooled unjudged passages ... before        some run ``labelling
+    deciding on B."                                             decides``
+    Next: "Decide now: no verdict depends on the missing        no run ``labelling decides``
+    labels ..."
+    ==========================================================  ==========================
+
+    The bounds named in the answer (``joint`` or ``separate``) are those the
+    intervals used (:func:`ragnb.labelbias.verdict.three_way`).
+    """
     from ragnb.labelbias.verdict import ADOPT, REJECT, UNDECIDED
 
     v = tw.verdicts
-    def names(kind: str) -> str:
-        return ", ".join(display_name(c, display_names)
-                         for c in v.loc[v["verdict"] == kind, "challenger"])
-
+    t = tw.tests.set_index(["challenger", "test"])
     base = display_name(str(v["baseline"].iloc[0]), display_names) if len(v) else "—"
-    counts = {k: int((v["verdict"] == k).sum()) for k in (ADOPT, UNDECIDED, REJECT)}
-    parts = [f"{counts[ADOPT]} win whatever the labels" + (f" ({names(ADOPT)})" if counts[ADOPT]
-                                                          else ""),
-             f"{counts[UNDECIDED]} depend on the missing labels"
-             + (f" ({names(UNDECIDED)})" if counts[UNDECIDED] else ""),
-             f"{counts[REJECT]} cannot win even if every unjudged passage goes their way"]
-    answer = (f"Against {base} on {tw.metric}, of {len(v)} challengers: " + "; ".join(parts)
-              + ".")
+    kinds = ["joint" if b == "joint" else "separate"
+             for b in tw.tests.loc[tw.tests["test"] != "current", "bounds"].unique()]
+    bounds_kind = kinds[0] if len(kinds) == 1 else "joint"
+    n = int(tw.tests["n"].iloc[0]) if len(tw.tests) else 0
+
+    def shown(chal: str, test: str) -> str:
+        r = t.loc[(chal, test)]
+        return (f"{test} {points(r['delta'], signed=True, digits=2)} "
+                f"{interval(r['ci_low'], r['ci_high'], signed=True, digits=2)}")
+
+    def clause(kind: str, one: str, many: str, why: str, test: str) -> str | None:
+        chals = list(v.loc[v["verdict"] == kind, "challenger"])
+        if not chals:
+            return None
+        if len(chals) <= NAMED_WITH_INTERVAL:
+            names = ", ".join(f"{display_name(c, display_names)} ({shown(c, test)})"
+                              for c in chals)
+            return f"{len(chals)} {one if len(chals) == 1 else many}: {names} ({why})"
+        names = ", ".join(display_name(c, display_names) for c in chals)
+        return (f"{len(chals)} {many}: {names} ({why}; each run's intervals in the table)")
+
+    parts = [p for p in (
+        clause(ADOPT, "wins whatever the labels", "win whatever the labels",
+               "conservative interval above zero", "conservative"),
+        clause(UNDECIDED, "depends on the missing labels", "depend on the missing labels",
+               "optimistic interval above zero, conservative not", "optimistic"),
+        clause(REJECT, "is not shown to win even if every unjudged passage goes its way",
+               "are not shown to win even if every unjudged passage goes their way",
+               "optimistic interval not above zero", "optimistic"),
+    ) if p]
+    answer = (f"Against {base} on {tw.metric} ({n} queries, {bounds_kind} bounds of the "
+              f"difference, points), of {len(v)} challenger{'s' if len(v) != 1 else ''}: "
+              + "; ".join(parts) + ".")
+    undecided = [display_name(c, display_names)
+                 for c in v.loc[v["verdict"] == UNDECIDED, "challenger"]]
     next_step = ("Judge the pooled unjudged passages, in the judge-next order below, before "
-                 f"deciding on {names(UNDECIDED)}." if counts[UNDECIDED] else
+                 f"deciding on {', '.join(undecided)}." if undecided else
                  "Decide now: no verdict depends on the missing labels.")
     rows = []
     for (_, chal), g in tw.tests.groupby(["baseline", "challenger"], sort=False):
@@ -101,19 +154,28 @@ def three_way_finding(tw: ThreeWay, *, display_names: Mapping[str, str],
             if r["test"] == "current":
                 es = r.get("effect_size", np.nan)
                 row["effect size"] = "—" if pd.isna(es) else f"{es:+.2f}"
-        row["verdict"] = v.loc[v["challenger"] == chal, "verdict"].iloc[0]
+        vr = v.loc[v["challenger"] == chal].iloc[0]
+        row["verdict"] = vr["verdict"]
+        if "joint_min" in v:
+            row["joint bounds"] = interval(vr["joint_min"], vr["joint_max"], signed=True,
+                                           digits=2)
+            row["separate bounds"] = interval(vr["separate_min"], vr["separate_max"],
+                                              signed=True, digits=2)
         rows.append(row)
     table = pd.DataFrame(rows)
     return Finding(
         Headline("Is the answer key biased?", answer, next_step,
-                 f"{counts[UNDECIDED]} undecided"),
+                 f"{int((v['verdict'] == UNDECIDED).sum())} undecided"),
         table, None if chart is False else (chart if chart is not None
                                           else _verdict_chart(tw, display_names)),
         checks_frame([]),
         tw.description,
         caption=f"{tw.metric} in {POINTS}: challenger − {base} per label policy, "
-                "[95% interval]; * marks an interval that excludes zero; effect size: "
-                "the current difference's mean / SD of per-query differences",
+                f"[95% interval] from {bounds_kind} per-query bounds of the difference; * marks "
+                "an interval that excludes zero; effect size: the current difference's mean / "
+                "SD of per-query differences; joint / separate bounds: the mean per-query "
+                "bounds of the difference with one label per passage / with each config "
+                "labelled apart (the looser pairing of its levels' bounds)",
         source=tw,
     )
 
@@ -122,3 +184,41 @@ def _verdict_chart(tw: ThreeWay, display_names: Mapping[str, str]) -> Any:
     from ragnb.labelbias.charts import verdict_chart
 
     return verdict_chart(tw, display_names=display_names)
+
+
+def shard_lesson(projection: pd.DataFrame, metric: str, *,
+                 display_names: Mapping[str, str] | None = None) -> str:
+    """The shard's lesson in its own figures: the share of new positives beside the move.
+
+    ``projection`` is :func:`ragnb.labelbias.shard.shard_projection`'s table (one
+    metric); the sentence names the config (rows with ``target == config``)
+    whose full-set mean moved most, ties to the first.
+
+    ==========================================================  ==========================
+    sentence                                                    condition
+    ==========================================================  ==========================
+    "N new relevant passages in M judgments (s%) moved C's      some config's
+    metric by +e points over all T queries (+p projected ...):  ``effect_full != 0``; C the
+    judge by the effect on the metric, not by the share ..."    largest ``abs(effect_full)``
+    "N new relevant passages in M judgments (s%) moved no       every ``effect_full == 0``
+    config's metric: ..."
+    ==========================================================  ==========================
+    """
+    t = projection[projection["target"] == projection["config"]]
+    if t.empty:
+        return ""
+    first = t.iloc[0]
+    judged, rel = first["new_judgments"], first["new_relevant"]
+    share = (f"{int(rel)} new relevant passage{'s' if rel != 1 else ''} in {int(judged)} "
+             f"judgments ({rel / judged:.1%})" if judged else "no new judgment")
+    shard_of = f"the shard's {int(first['n_shard'])} of {int(first['n_total'])} queries"
+    moved = t.loc[t["effect_full"].abs().idxmax()]
+    if moved["effect_full"] == 0:
+        return (f"Labelling {shard_of}: {share} moved no config's {metric}; judge by the effect "
+                "on the metric, not by the share of new positives.")
+    return (f"Labelling {shard_of}: {share} moved "
+            f"{display_name(str(moved['config']), display_names)}'s {metric} by "
+            f"{points(moved['effect_full'], signed=True, digits=2)} points over all "
+            f"{int(moved['n_total'])} queries ({points(moved['projected'], signed=True, digits=2)}"
+            " projected once every query is labelled): judge by the effect on the metric, not "
+            "by the share of new positives.")
