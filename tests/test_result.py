@@ -124,12 +124,15 @@ def test_split_use_description_says_how_inflation_was_made():
 def test_health_headline_counts_the_checks_that_hold():
     review = HealthReview("production")
     review.add("coverage", True, "all covered")
-    review.add("no near-duplicates", False, "32 groups")
-    review.add("held-back 20% agrees", False, "-9.8 points", urgency=1)
+    review.add("near-duplicates", False, "32 groups", failure="32 near-duplicate groups")
+    review.add("held-back 20%", False, "-9.8 points", urgency=1,
+               failure="held-back 20% disagrees with the rest by -9.8 points")
     f = finding(review)
     assert f.headline.answer == ("1 of 3 health checks hold for production; failing: "
-                                 "held-back 20% agrees, no near-duplicates.")
-    assert f.headline.next_step.startswith("Fix first: held-back 20% agrees (-9.8 points)")
+                                 "held-back 20% disagrees with the rest by -9.8 points; 32 "
+                                 "near-duplicate groups.")
+    assert f.headline.next_step.startswith("Fix first: held-back 20% disagrees with the rest "
+                                           "by -9.8 points")
     assert list(f.checks["holds"]) == [True, False, False]
 
 
