@@ -158,8 +158,8 @@ def test_three_way_headline_counts_verdicts_and_shows_points():
         "challengers: 1 wins whatever the labels: a (conservative +1.00 [+0.50, +1.50]) "
         "(conservative interval above zero); 1 depends on the missing labels: bge (b) "
         "(optimistic +2.00 [+1.50, +2.50]) (optimistic interval above zero, conservative not); "
-        "1 is not shown to win even if every unjudged passage goes its way: c (optimistic "
-        "-4.00 [-4.50, -3.50]) (optimistic interval not above zero).")
+        "1 cannot win even if every unjudged passage goes its way: c (optimistic "
+        "-4.00 [-4.50, -3.50]) (optimistic interval below zero).")
     assert f.headline.next_step.startswith("Judge the pooled unjudged passages")
     assert list(f.display_table.columns) == ["challenger", "current", "effect size",
                                              "conservative", "optimistic", "verdict",

@@ -21,6 +21,7 @@ from ragnb.result import (
     points,
     register,
 )
+from ragnb.stats.power import queries_needed
 
 
 @register(Bounds)
@@ -88,14 +89,24 @@ def three_way_finding(tw: ThreeWay, *, display_names: Mapping[str, str],
     above zero ...)"                                            (verdict ``adopt``)
     "B depend(s) on the missing labels (optimistic interval     optimistic ``ci_low > 0``,
     above zero, conservative not ...)"                          conservative ``ci_low <= 0``
-    "C is/are not shown to win even if every unjudged passage   optimistic ``ci_low <= 0``
-    goes its/their way (optimistic interval not above zero      (verdict ``reject``); its
-    ...)"                                                       optimistic mean may be > 0
+    "C cannot win even if every unjudged passage goes its/      optimistic ``ci_high < 0``
+    their way (optimistic interval below zero ...)"             (verdict ``reject``)
+    "D is/are not shown to win even if every unjudged passage   optimistic ``ci_low <= 0 <=
+    goes its/their way, inconclusive at n queries (optimistic   ci_high`` (verdict
+    interval includes zero ...; about N queries to resolve      ``reject``); N: queries
+    it)"                                                        needed for the optimistic
+                                                                mean at 80% power, when > 0
     Next: "Judge the pooled unjudged passages ... before        some run ``labelling
     deciding on B."                                             decides``
-    Next: "Decide now: no verdict depends on the missing        no run ``labelling decides``
-    labels ..."
+    Next: "No verdict depends on the missing labels; D ...      no run ``labelling decides``,
+    more queries ..."                                           some run D
+    Next: "Decide now: no verdict depends on the missing        otherwise
+    labels."
     ==========================================================  ==========================
+
+    A ``reject`` whose optimistic interval includes zero is a power limit, not
+    a finding that the run cannot win: with a real gain of a few points and
+    every label known it is the usual reading at small n (truth-table tests).
 
     The bounds named in the answer (``joint`` or ``separate``) are those the
     intervals used (:func:`ragnb.labelbias.verdict.three_way`).
@@ -115,34 +126,59 @@ def three_way_finding(tw: ThreeWay, *, display_names: Mapping[str, str],
         return (f"{test} {points(r['delta'], signed=True, digits=2)} "
                 f"{interval(r['ci_low'], r['ci_high'], signed=True, digits=2)}")
 
-    def clause(kind: str, one: str, many: str, why: str, test: str) -> str | None:
-        chals = list(v.loc[v["verdict"] == kind, "challenger"])
+    def needed(chal: str) -> str:
+        r = t.loc[(chal, "optimistic")]
+        if not r["delta"] > 0:
+            return ""
+        more = queries_needed(float(r["se"]) * np.sqrt(float(r["n"])), float(r["delta"]))
+        return f", about {more:,.0f} queries to resolve it" if np.isfinite(more) else ""
+
+    def clause(chals: list[str], one: str, many: str, why: str, test: str,
+               extra=lambda c: "") -> str | None:
         if not chals:
             return None
         if len(chals) <= NAMED_WITH_INTERVAL:
-            names = ", ".join(f"{display_name(c, display_names)} ({shown(c, test)})"
+            names = ", ".join(f"{display_name(c, display_names)} ({shown(c, test)}{extra(c)})"
                               for c in chals)
             return f"{len(chals)} {one if len(chals) == 1 else many}: {names} ({why})"
         names = ", ".join(display_name(c, display_names) for c in chals)
         return (f"{len(chals)} {many}: {names} ({why}; each run's intervals in the table)")
 
+    def runs_of(kind: str) -> list[str]:
+        return list(v.loc[v["verdict"] == kind, "challenger"])
+
+    rejected = runs_of(REJECT)
+    below = [c for c in rejected if t.loc[(c, "optimistic"), "ci_high"] < 0]
+    short = [c for c in rejected if c not in below]
     parts = [p for p in (
-        clause(ADOPT, "wins whatever the labels", "win whatever the labels",
+        clause(runs_of(ADOPT), "wins whatever the labels", "win whatever the labels",
                "conservative interval above zero", "conservative"),
-        clause(UNDECIDED, "depends on the missing labels", "depend on the missing labels",
+        clause(runs_of(UNDECIDED), "depends on the missing labels",
+               "depend on the missing labels",
                "optimistic interval above zero, conservative not", "optimistic"),
-        clause(REJECT, "is not shown to win even if every unjudged passage goes its way",
-               "are not shown to win even if every unjudged passage goes their way",
-               "optimistic interval not above zero", "optimistic"),
+        clause(below, "cannot win even if every unjudged passage goes its way",
+               "cannot win even if every unjudged passage goes their way",
+               "optimistic interval below zero", "optimistic"),
+        clause(short, "is not shown to win even if every unjudged passage goes its way, "
+               f"inconclusive at {n} queries",
+               "are not shown to win even if every unjudged passage goes their way, "
+               f"inconclusive at {n} queries",
+               "optimistic interval includes zero", "optimistic", needed),
     ) if p]
     answer = (f"Against {base} on {tw.metric} ({n} queries, {bounds_kind} bounds of the "
               f"difference, points), of {len(v)} challenger{'s' if len(v) != 1 else ''}: "
               + "; ".join(parts) + ".")
-    undecided = [display_name(c, display_names)
-                 for c in v.loc[v["verdict"] == UNDECIDED, "challenger"]]
-    next_step = ("Judge the pooled unjudged passages, in the judge-next order below, before "
-                 f"deciding on {', '.join(undecided)}." if undecided else
-                 "Decide now: no verdict depends on the missing labels.")
+    undecided = [display_name(c, display_names) for c in runs_of(UNDECIDED)]
+    if undecided:
+        next_step = ("Judge the pooled unjudged passages, in the judge-next order below, "
+                     f"before deciding on {', '.join(undecided)}.")
+    elif short:
+        next_step = ("No verdict depends on the missing labels; "
+                     f"{', '.join(display_name(c, display_names) for c in short)} "
+                     f"{'needs' if len(short) == 1 else 'need'} more queries to show a win or "
+                     "rule one out.")
+    else:
+        next_step = "Decide now: no verdict depends on the missing labels."
     rows = []
     for (_, chal), g in tw.tests.groupby(["baseline", "challenger"], sort=False):
         row = {"challenger": display_name(chal, display_names)}

@@ -5,8 +5,11 @@ a query, grades 0/1/2 with probabilities .80/.15/.05), two rankers' top 10 and
 an answer key with some labels hidden; the hidden labels stay known to the
 simulation, so each draw's verdict can be checked against the truth. A
 confident verdict (adopt, reject) may be false in at most 5% of draws (the
-binomial band: the count's 99th percentile at 5%); "labelling decides" is the
-inconclusive answer. Scenarios (issue 23 #9):
+binomial band: the count's 99th percentile at 5%); "labelling decides" and a
+reject whose optimistic interval includes zero ("not shown to win ...,
+inconclusive at n queries") are the inconclusive answers, "cannot win" (a reject
+whose optimistic interval lies below zero) the confident one. Scenarios
+(issue 23 #9):
 
 ``near-identical``
     both rankers are the same ranking with independent adjacent swaps (so the
@@ -19,6 +22,10 @@ inconclusive answer. Scenarios (issue 23 #9):
 ``better-hidden``
     the better ranker's passages that the other did not retrieve are unjudged
     (seed 003: an answer key built from the baseline's pool): reject is wrong.
+``slightly-better``
+    grade + N(0, 0.7) against grade + N(0, 0.9), every label known: a gain of
+    about 9 points that 40 queries often cannot show; "cannot win" is wrong,
+    "not shown to win, inconclusive" is the honest reading of those draws.
 
 All draws of a scenario share one pool, so the per-query bounds are computed
 once (:func:`ragnb.labelbias.joint_bounds`) and each draw's verdict comes from
@@ -45,6 +52,10 @@ def _frame(q, p, v, col):
     return pd.DataFrame({"query_id": q, "passage_id": p, col: v})
 
 
+CANNOT, NOT_SHOWN = "cannot win", "not shown (inconclusive)"
+WORSE_NOISE = {"slightly-better": 0.9}
+
+
 def simulate(scenario: str, seed: int):
     """(answer key with hidden labels, full answer key, [baseline, challenger] runs)."""
     rng = np.random.default_rng(seed)
@@ -64,7 +75,8 @@ def simulate(scenario: str, seed: int):
         half = np.argsort(rng.random((nq, K)), axis=1)[:, : K // 2]
         hidden[rows, np.take_along_axis(top, half, axis=1)] = True
     else:
-        worse = np.argsort(-(grades + rng.normal(0, 1.5, (nq, P))), axis=1)[:, :K]
+        noise = WORSE_NOISE.get(scenario, 1.5)
+        worse = np.argsort(-(grades + rng.normal(0, noise, (nq, P))), axis=1)[:, :K]
         base, chal = (worse, top) if scenario != "worse" else (top, worse)
         if scenario == "better-hidden":
             hidden[rows, chal] = True
@@ -91,9 +103,15 @@ def truth_table(scenario: str, seed: int):
                                                     values="value")
     diff = true["chal"] - true["base"]
     draw = jb["query_id"].str.split(":").str[0]
-    verdicts = [verdicts_from(g, "ndcg@10", resamples=1000, seed=20260729).verdicts
-                ["verdict"].iloc[0] for _, g in jb.groupby(draw, sort=False)]
-    counts = pd.Series(verdicts).value_counts().reindex([ADOPT, UNDECIDED, REJECT],
+    verdicts = []
+    for _, g in jb.groupby(draw, sort=False):
+        tw = verdicts_from(g, "ndcg@10", resamples=1000, seed=20260729)
+        verdict = tw.verdicts["verdict"].iloc[0]
+        if verdict == REJECT:   # the headline's two readings of a reject
+            high = tw.tests.set_index("test").loc["optimistic", "ci_high"]
+            verdict = CANNOT if high < 0 else NOT_SHOWN
+        verdicts.append(verdict)
+    counts = pd.Series(verdicts).value_counts().reindex([ADOPT, UNDECIDED, NOT_SHOWN, CANNOT],
                                                         fill_value=0)
     return counts, diff, jb
 
@@ -104,12 +122,14 @@ def test_near_identical_rankers_with_half_the_top_10_unjudged_say_labelling_deci
     joint = (jb["joint_max"] - jb["joint_min"]).mean() / 2 * 100
     separate = (jb["separate_max"] - jb["separate_min"]).mean() / 2 * 100
     assert joint < 10 and separate > 35, (joint, separate)   # measured ±7.8 vs ±39.8
-    assert counts[ADOPT] + counts[REJECT] <= BAND, counts.to_dict()
+    assert counts[ADOPT] + counts[CANNOT] + counts[NOT_SHOWN] <= BAND, counts.to_dict()
     assert counts[UNDECIDED] >= 0.9 * DRAWS
 
 
 @pytest.mark.parametrize(("scenario", "right", "wrong"), [
-    ("better", ADOPT, REJECT), ("worse", REJECT, ADOPT), ("better-hidden", ADOPT, REJECT)])
+    ("better", ADOPT, CANNOT), ("worse", CANNOT, ADOPT), ("better-hidden", ADOPT, CANNOT),
+    ("slightly-better", ADOPT, CANNOT)], ids=["better", "worse", "better-hidden",
+                                              "slightly-better"])
 def test_a_confident_verdict_is_false_in_at_most_5_percent_of_draws(scenario, right, wrong):
     counts, diff, jb = truth_table(scenario, 2)
     sign = 1 if right == ADOPT else -1
@@ -118,5 +138,8 @@ def test_a_confident_verdict_is_false_in_at_most_5_percent_of_draws(scenario, ri
     if scenario == "better-hidden":     # the missing labels hide the gain: inconclusive
         assert (jb["joint_max"] - jb["joint_min"]).mean() > 0.1
         assert counts[UNDECIDED] >= 0.5 * DRAWS, counts.to_dict()
+    elif scenario == "slightly-better":  # a power limit: confident or inconclusive, not wrong
+        assert counts[UNDECIDED] == 0 and counts[NOT_SHOWN] > 0, counts.to_dict()
+        assert counts[ADOPT] + counts[NOT_SHOWN] == DRAWS - counts[CANNOT]
     else:                               # every label known: one interval, always confident
         assert counts[UNDECIDED] == 0 and counts[right] >= 0.9 * DRAWS, counts.to_dict()
