@@ -191,7 +191,9 @@ def three_way_finding(tw: ThreeWay, *, display_names: Mapping[str, str],
                 es = r.get("effect_size", np.nan)
                 row["effect size"] = "—" if pd.isna(es) else f"{es:+.2f}"
         vr = v.loc[v["challenger"] == chal].iloc[0]
-        row["verdict"] = vr["verdict"]
+        row["verdict"] = (vr["verdict"] if vr["verdict"] != REJECT else
+                          "reject: cannot win" if chal in below else
+                          "reject: not shown to win")  # the headline's two readings
         if "joint_min" in v:
             row["joint bounds"] = interval(vr["joint_min"], vr["joint_max"], signed=True,
                                            digits=2)

@@ -84,6 +84,7 @@ def test_a_reject_with_an_optimistic_mean_above_zero_is_worded_as_not_shown():
     got = int(answer[len(head):].split(" ")[0].replace(",", ""))
     assert normal <= got <= normal + 5, (normal, got)
     assert "cannot win" not in answer
+    assert list(f.display_table["verdict"]) == ["reject: not shown to win"]
     assert f.headline.next_step == ("No verdict depends on the missing labels; r needs more "
                                     "queries to show a win or rule one out.")
 
@@ -104,7 +105,8 @@ def test_many_runs_of_one_verdict_are_all_named_and_separate_bounds_said():
         "each run's intervals in the table).")
     assert f.headline.next_step == ("Judge the pooled unjudged passages, in the judge-next "
                                     "order below, before deciding on u.")
-    assert len(f.display_table) == 6
+    assert list(f.display_table["verdict"]) == ["reject: cannot win"] * 5 + [
+        "labelling decides"]
 
 
 def test_the_bounds_table_leads_with_the_baseline_and_the_challenger():
