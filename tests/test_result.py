@@ -125,12 +125,15 @@ def test_split_use_description_says_how_inflation_was_made():
 def test_health_headline_counts_the_checks_that_hold():
     review = HealthReview("production")
     review.add("coverage", True, "all covered")
-    review.add("no near-duplicates", False, "32 groups")
-    review.add("held-back 20% agrees", False, "-9.8 points", urgency=1)
+    review.add("near-duplicates", False, "32 groups", failure="32 near-duplicate groups")
+    review.add("held-back 20%", False, "-9.8 points", urgency=1,
+               failure="held-back 20% disagrees with the rest by -9.8 points")
     f = finding(review)
     assert f.headline.answer == ("1 of 3 health checks hold for production; failing: "
-                                 "held-back 20% agrees, no near-duplicates.")
-    assert f.headline.next_step.startswith("Fix first: held-back 20% agrees (-9.8 points)")
+                                 "held-back 20% disagrees with the rest by -9.8 points; 32 "
+                                 "near-duplicate groups.")
+    assert f.headline.next_step.startswith("Fix first: held-back 20% disagrees with the rest "
+                                           "by -9.8 points")
     assert list(f.checks["holds"]) == [True, False, False]
 
 
@@ -144,21 +147,29 @@ def test_three_way_headline_counts_verdicts_and_shows_points():
         for test, d in zip(("current", "conservative", "optimistic"), (cur, cons, opt)):
             tests.append(dict.fromkeys(TEST_COLUMNS) | {
                 "baseline": "base", "challenger": chal, "test": test, "delta": d,
-                "ci_low": d - 0.005, "ci_high": d + 0.005, "effect_size": d * 10})
+                "ci_low": d - 0.005, "ci_high": d + 0.005, "effect_size": d * 10, "n": 50,
+                "bounds": "policy" if test == "current" else "joint"})
         verdicts.append({"baseline": "base", "challenger": chal, "verdict": verdict,
-                         "reason": ""})
+                         "reason": "", "joint_min": cons, "joint_max": opt,
+                         "separate_min": cons - 0.2, "separate_max": opt + 0.2})
     tw = ThreeWay(pd.DataFrame(tests), pd.DataFrame(verdicts), "rr@10", "method")
     f = finding(tw, display_names={"b": "bge"}, chart=False)
     assert f.headline.answer == (
-        "Against base on rr@10, of 3 challengers: 1 win whatever the labels (a); 1 depend on "
-        "the missing labels (bge (b)); 1 cannot win even if every unjudged passage goes their "
-        "way.")
+        "Against base on rr@10 (50 queries, joint bounds of the difference, points), of 3 "
+        "challengers: 1 wins whatever the labels: a (conservative +1.00 [+0.50, +1.50]) "
+        "(conservative interval above zero); 1 depends on the missing labels: bge (b) "
+        "(optimistic +2.00 [+1.50, +2.50]) (optimistic interval above zero, conservative not); "
+        "1 cannot win even if every unjudged passage goes its way: c (optimistic "
+        "-4.00 [-4.50, -3.50]) (optimistic interval below zero).")
     assert f.headline.next_step.startswith("Judge the pooled unjudged passages")
-    assert list(f.display_table.columns) == ["challenger", "current", "effect size", "conservative",
-                                     "optimistic", "verdict"]
+    assert list(f.display_table.columns) == ["challenger", "current", "effect size",
+                                             "conservative", "optimistic", "verdict",
+                                             "joint bounds", "separate bounds"]
     assert list(f.display_table["effect size"]) == ["+0.20", "+0.00", "-0.50"]  # the current test's
     assert f.display_table.loc[0, "conservative"] == "+1.00 [+0.50, +1.50] *"
     assert f.display_table.loc[1, "current"] == "+0.00 [-0.50, +0.50]"
+    assert f.display_table.loc[1, "joint bounds"] == "[-1.00, +2.00]"
+    assert f.display_table.loc[1, "separate bounds"] == "[-21.00, +22.00]"
 
 
 def test_breakdown_headline_names_the_stratum_that_moved_most_either_way():

@@ -17,13 +17,16 @@ union of the configs' top k (pooling assumption: unjudged passages outside that
 union are not relevant). With --baseline, three paired bootstraps per challenger
 (current = lower vs lower, conservative = challenger min vs baseline max,
 optimistic = the reverse) and a verdict: adopt / reject / labelling decides.
+The per-query bounds of the difference are joint by default (a passage both
+configs retrieved gets one label for both); --separate pairs each config's own
+bounds instead (looser: the seed's table).
 
 examples:
   ragnb bounds --test-set testset.jsonl --run runs/m0_r1.trec --run runs/m2_r1.trec \\
       --metric rr@10 --baseline m0_r1
   ragnb bounds --workspace . --split golden --metric rr@10 --baseline bm25
   ragnb bounds --test-set qrels.txt --run a=a.run --run b=b.run --metric ndcg@10 \\
-      --baseline a --joint --strata topics.csv --by domain
+      --baseline a --separate --strata topics.csv --by domain
 """
 
 
@@ -41,9 +44,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                          "table: bounds and verdicts compare configs query by query; counted)"},
         by={"help": "per-stratum rows: a column of --strata or of the test set's query "
                     "metadata"})
-    p.add_argument("--joint", action="store_true",
-                   help="verdict from joint per-query bounds of the difference (a passage both "
-                        "configs retrieved gets one label): tighter than separate bounds")
+    p.add_argument("--separate", dest="joint", action="store_false",
+                   help="verdict from each config's separate bounds (challenger min - baseline "
+                        "max, ...) instead of the default joint bounds of the difference (a "
+                        "passage both configs retrieved gets one label: tighter)")
+    p.add_argument("--joint", dest="joint", action="store_true", default=True,
+                   help="joint bounds of the difference (the default)")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -172,7 +172,7 @@ def _shard(args) -> int:
     from ragnb.cli._common import emit, guard_sealed, ledger_line, resolve_inputs, split_manifest
     from ragnb.errors import InputError
     from ragnb.io import read_strata, read_test_set
-    from ragnb.labelbias import LESSON, shard_projection
+    from ragnb.labelbias import shard_lesson, shard_projection
 
     ws = bool(args.workspace)
     _need(args, "--labels", *(() if ws else ("--run",)), "--metric",
@@ -202,14 +202,15 @@ def _shard(args) -> int:
     # the projection scores every config on the split: the ledger's policy first
     guard_sealed(inputs.ledger, manifest, dict.fromkeys(r.name for r in runs),
                  inputs.metric(args.metric), note="ragnb pool shard")
+    lesson = shard_lesson(out, inputs.metric(args.metric))
     header = [*ledger_line(manifest, inputs.ledger, test_set=test_set),
               (f"# shard {args.shard}: {len(shard)} of {len(test_set.queries)} queries; "
               f"effect_full = change of the mean over all queries; projected = shard mean "
               f"change (= effect_full x N/n) with a {args.resamples:,}-resample percentile "
               f"bootstrap interval over the shard's queries, finite-population corrected"),
-              f"# {LESSON}", *(f"# note: {n}" for n in out.attrs.get("notes", ()))]
+              f"# {lesson}", *(f"# note: {n}" for n in out.attrs.get("notes", ()))]
     emit(out, args.format, args.out, header, points=(
         "mean_before", "mean_after", "effect_full", "projected", "ci_low", "ci_high"))
     if args.format != "table":
-        print(f"# {LESSON}", file=sys.stderr)
+        print(f"# {lesson}", file=sys.stderr)
     return 0

@@ -327,7 +327,8 @@ def all_files_check(recall: TaskRecall) -> pd.DataFrame:
     p, n_bar = float(per_file.mean()), float(sizes.mean())
     observed = float(recall.values("all_files").mean())
     return pd.DataFrame([
-        {"all_files": f"independent misses: {p:.3f} ^ {n_bar:.2f}",
+        {"all_files": f"independent misses: p ^ n̄, per-file recall p = {p * 100:.1f} points, "
+                      f"n̄ = {n_bar:.2f} files a task",
          "value": expected_all_files(p, n_bar)},
         {"all_files": "independent misses, each task's own size: mean of p ^ n_i",
          "value": expected_all_files(p, sizes)},

@@ -19,17 +19,20 @@ build, scores or a second version) to tidy tables:
 (:mod:`.holdout`)                            that tuning and held-back scores agree
 :func:`version_diff` (:mod:`.diff`)          old vs new version re-scored: added, removed,
                                              re-judged queries; are the new ones harder?
+:func:`health_review` (:mod:`.review`)       the checks' rules, named by what they look
+                                             at; a failure says what failed, on which split
 ==========================================  ==========================================
 
 Charts are in :mod:`ragnb.health.charts`; the corpus reader is
 :func:`ragnb.io.read_corpus`.
 """
+from ragnb.health import finding as _finding  # noqa: F401  (registers the adapters)
 from ragnb.health.buckets import bucket_scores, bucket_sizes, buckets_of
 from ragnb.health.coverage import Coverage, coverage, unanswerable_flags, unanswerable_share
 from ragnb.health.diff import VersionDiff, query_changes, version_diff
 from ragnb.health.duplicates import DuplicateGroups, near_duplicate_groups, normalise_query
-from ragnb.health.finding import HealthReview
 from ragnb.health.holdout import HoldoutCheck, HoldoutSplit, holdout_check, holdout_split
+from ragnb.health.review import HealthReview, health_review
 from ragnb.health.shares import SHARE_METHOD, share_interval, source_mix
 from ragnb.health.staleness import Staleness, staleness
 
@@ -46,6 +49,7 @@ __all__ = [
     "bucket_sizes",
     "buckets_of",
     "coverage",
+    "health_review",
     "holdout_check",
     "holdout_split",
     "near_duplicate_groups",

@@ -118,8 +118,10 @@ def bucket_chart(table: pd.DataFrame, *, metric: str, config: str,
                                     title=f"{metric} per bucket, with the bucket's power")
 
 
-def holdout_chart(check) -> alt.LayerChart:
-    """Each side's mean with its interval (a :class:`~ragnb.health.HoldoutCheck`)."""
+def holdout_chart(check, split: str = "") -> alt.LayerChart:
+    """Each side's mean with its interval (a :class:`~ragnb.health.HoldoutCheck`);
+    ``split`` (the test set the check ran on) is named in the title.
+    """
     t = check.sides().assign(row=lambda d: [f"{s}  (n={n})" for s, n in zip(d["side"], d["n"])])
     y = alt.Y("row:N", sort=list(t["row"]), title=None)
     color = alt.Color("side:N", legend=None, scale=alt.Scale(
@@ -134,7 +136,8 @@ def holdout_chart(check) -> alt.LayerChart:
                  alt.Tooltip("ci_low:Q", format=".4f"), alt.Tooltip("ci_high:Q", format=".4f")])
     verdict = "diverged" if check.diverged else "no divergence"
     return (bars + dots).properties(width=420, height=90,
-                                    title=f"Tuning vs held-back queries: {verdict}")
+                                    title=f"Tuning vs held-back queries"
+                                          f"{f' of {split}' if split else ''}: {verdict}")
 
 
 def version_chart(diff, display_names: Mapping[str, str] | None = None) -> alt.LayerChart:

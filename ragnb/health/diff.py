@@ -38,7 +38,7 @@ from ragnb.io.run import Run
 from ragnb.io.testset import Note, TestSet
 from ragnb.metrics.judged import Policy
 from ragnb.metrics.score import score
-from ragnb.result import Analysis
+from ragnb.result import Analysis, interval, points
 from ragnb.stats import child_seed, paired_bootstrap, tie_tolerance
 from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ragnb.stats.classic import effect_size
@@ -118,35 +118,40 @@ class VersionDiff(Analysis):
         return {k: int(c.get(k, 0)) for k in CHANGES}
 
     def display_table(self) -> pd.DataFrame:
-        """The per-config table in a few columns, for reading: intervals as text."""
+        """The per-config table in a few columns, for reading: scores and intervals in points."""
         t = self.table
 
         def span(low, high):
-            return [f"[{a:+.4f}, {b:+.4f}]" if pd.notna(a) else "—" for a, b in zip(low, high)]
+            return [interval(a, b, signed=True, digits=2) if pd.notna(a) else "—"
+                    for a, b in zip(low, high)]
+
+        def pts(values, signed=False):
+            return [points(v, signed=signed, digits=2) for v in values]
 
         return pd.DataFrame({
-            "config": t["config"], f"old ({self.old_name})": t["old"],
-            f"new ({self.new_name})": t["new"], "difference": t["difference"],
-            "re-judging (common queries)": t["rejudging"],
+            "config": t["config"], f"old ({self.old_name})": pts(t["old"]),
+            f"new ({self.new_name})": pts(t["new"]), "difference": pts(t["difference"], True),
+            "re-judging (common queries)": pts(t["rejudging"], True),
             "re-judging CI": span(t["rejudging_low"], t["rejudging_high"]),
             "re-judging effect size": ["—" if pd.isna(e) else f"{e:+.2f}"
                                        for e in t["rejudging_effect_size"]],
-            "added minus common": t["harder_by"],
+            "added minus common": pts(t["harder_by"], True),
             "added minus common CI": span(t["harder_low"], t["harder_high"]),
             "added harder": t["harder"].map({True: "yes", False: "no"}).fillna("—"),
         })
 
     def reading(self, config: str) -> str:
-        """What moved one config's score between the versions, in one sentence."""
+        """What moved one config's score between the versions, in one sentence (points)."""
         r = self.table.set_index("config").loc[config]
-        text = (f"{config}: {r['old']:.4f} on {self.old_name} ({r['n_old']} queries) → "
-                f"{r['new']:.4f} on {self.new_name} ({r['n_new']}), {r['difference'] * 100:+.1f} "
-                f"points; on the {r['n_common']} common queries re-judging moved it "
-                f"{r['rejudging'] * 100:+.1f} points")
+        text = (f"{config}: {points(r['old'], digits=2)} points on {self.old_name} "
+                f"({r['n_old']} queries) → {points(r['new'], digits=2)} on {self.new_name} "
+                f"({r['n_new']}), {points(r['difference'], signed=True)} points; on the "
+                f"{r['n_common']} common queries re-judging moved it "
+                f"{points(r['rejudging'], signed=True)} points")
         if r["n_added"] >= 2:
-            text += (f"; the {r['n_added']} added queries score {r['harder_by'] * 100:+.1f} points "
-                     f"against the common ones [{r['harder_low'] * 100:+.1f}, "
-                     f"{r['harder_high'] * 100:+.1f}]")
+            text += (f"; the {r['n_added']} added queries score "
+                     f"{points(r['harder_by'], signed=True)} points against the common ones "
+                     f"{interval(r['harder_low'], r['harder_high'], signed=True)}")
             if r["added_no_relevant"]:
                 text += (f" ({r['added_no_relevant']} of them have no relevant passage, which "
                          "every ranking scores alike: score refusal apart)")

@@ -1,14 +1,13 @@
 """The test-set health checks as :class:`~ragnb.result.Finding` (adapters).
 
-The checks of 06 as a whole have no single result object of their own; they
-get the small record :class:`HealthReview` here, with its adapter. The
+The checks of 06 as a whole are the record :class:`~ragnb.health.review.HealthReview`
+(their rules: :func:`~ragnb.health.review.health_review`), with its adapter here. The
 sub-results with an answer of their own (coverage, near-duplicate groups, the
 held-back check) have theirs too.
 """
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
@@ -17,10 +16,10 @@ from ragnb.health.coverage import Coverage
 from ragnb.health.diff import VersionDiff
 from ragnb.health.duplicates import DuplicateGroups
 from ragnb.health.holdout import HoldoutCheck
+from ragnb.health.review import HealthReview
 from ragnb.health.staleness import QUEUED, Staleness
 from ragnb.result import (
     POINTS,
-    Analysis,
     Finding,
     Headline,
     checks_frame,
@@ -28,47 +27,46 @@ from ragnb.result import (
 )
 
 
-@dataclass(frozen=True)
-class HealthReview(Analysis):
-    """The test-set health checks of 06, as ``(check, holds, detail, chart)`` entries.
-
-    ``urgency`` orders what to fix first (lower first; equal ones in the order added).
-    """
-
-    split: str
-    entries: list[tuple[str, bool, str, Any]] = field(default_factory=list)
-    description: str = ""
-    urgency: dict[str, int] = field(default_factory=dict)
-
-    def add(self, check: str, holds: bool, detail: str, chart: Any = None, *,
-            urgency: int = 100) -> None:
-        self.entries.append((check, bool(holds), detail, chart))
-        self.urgency[check] = urgency
-
-
 @register(HealthReview)
 def health_finding(hr: HealthReview, *, display_names: Mapping[str, str],
                    chart: Any = None) -> Finding:
-    """Headline: how many health checks hold; the failing ones first."""
-    checks = checks_frame([(c, h, d) for c, h, d, _ in hr.entries])
-    failing = [e for e in hr.entries if not e[1]]
-    first = sorted(failing, key=lambda e: hr.urgency.get(e[0], 100))
+    """Headline: how many health checks hold; the failures said as what failed, worst first.
+
+    ======================================================  ================================
+    sentence                                                condition
+    ======================================================  ================================
+    "k of n health checks hold for S; failing: F1; F2."     some check fails; ``Fi`` each
+                                                            failure as the check words it
+                                                            (:mod:`ragnb.health.review`),
+                                                            "(on T)" when computed on T != S
+    Next: "Fix first: F1 — its chart is below."             the most urgent failure
+    "All n health checks hold for S." (+ "; C ran on T")    every check holds (C: the checks
+                                                            computed on another split T)
+    Next: "Keep using the test set; ..."                    every check holds
+    ======================================================  ================================
+    """
+    checks = checks_frame([(e.check, e.holds, e.detail) for e in hr.entries])
+    first = hr.failing()
     n = len(hr.entries)
-    if failing:
-        answer = (f"{n - len(failing)} of {n} health checks hold for {hr.split}; failing: "
-                  + ", ".join(c for c, _, _, _ in first) + ".")
-        next_step = f"Fix first: {first[0][0]} ({first[0][2]}) — its chart is below."
-        shown = chart if chart is not None else first[0][3]
+    if first:
+        answer = (f"{n - len(first)} of {n} health checks hold for {hr.split}; failing: "
+                  + "; ".join(hr.said(e) for e in first) + ".")
+        next_step = f"Fix first: {hr.said(first[0])} — its chart is below."
+        shown = chart if chart is not None else first[0].chart
     else:
-        answer = f"All {n} health checks hold for {hr.split}."
+        elsewhere = [e for e in hr.entries if e.split != hr.split]
+        answer = (f"All {n} health checks hold for {hr.split}"
+                  + "".join(f"; the {e.check} check ran on {e.split}" for e in elsewhere) + ".")
         next_step = "Keep using the test set; re-run this check with every new corpus build."
-        shown = chart if chart is not None else (hr.entries[0][3] if hr.entries else None)
-    table = checks.assign(holds=checks["holds"].map({True: "holds", False: "fails"}))
+        shown = chart if chart is not None else (hr.entries[0].chart if hr.entries else None)
+    table = checks.assign(holds=checks["holds"].map({True: "holds", False: "fails"}),
+                          split=[e.split for e in hr.entries])
     return Finding(
         Headline("Is the test set still a fair ruler?", answer, next_step,
-                 f"{n - len(failing)} of {n} hold"),
+                 f"{n - len(first)} of {n} hold"),
         table, shown, checks, hr.description,
-        caption="Each health check; metric differences in points (metric × 100), shares in %",
+        caption="Each health check and the split it ran on; metric differences in points "
+                "(metric × 100), shares in %",
         source=hr,
     )
 
@@ -205,5 +203,5 @@ def version_diff_finding(vd: VersionDiff, *, display_names: Mapping[str, str],
                  f"{counts['rejudged']} re-judged, {counts['added']} added"),
         vd.display_table(), None if chart is False else chart,
         checks_frame([("every query has exactly one change", total, "")]),
-        vd.description, caption=f"{vd.metric} on each version (metric units, 0-1)", source=vd,
+        vd.description, caption=f"{vd.metric} on each version, in {POINTS}", source=vd,
     )

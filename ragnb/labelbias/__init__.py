@@ -12,6 +12,7 @@
 :func:`merge_judgments`         new labels into a new test-set version (tables)
 :func:`merge_files`             the same on files, with an atomic write and a record
 :func:`shard_projection`        a labelled shard's effect, projected to the whole set
+:func:`shard_lesson`            its lesson, in the projection's own figures
 :func:`max_ratio`               exact extremes of nDCG-like ratios (Dinkelbach + DP)
 ==============================  ======================================================
 
@@ -28,6 +29,7 @@ from ragnb.labelbias.bounds import (
     bounds_table,
     label_bounds,
 )
+from ragnb.labelbias.finding import shard_lesson
 from ragnb.labelbias.joint import JOINT_FUNCS, joint_bounds
 from ragnb.labelbias.labelling import (
     ORDER_EXPLANATION,
@@ -47,14 +49,15 @@ from ragnb.labelbias.merge import (
 )
 from ragnb.labelbias.pool import ASSUMPTION, Pool, TopK, build_pool
 from ragnb.labelbias.ratio import max_ratio
-from ragnb.labelbias.shard import LESSON, shard_effect, shard_projection
+from ragnb.labelbias.shard import shard_effect, shard_projection
 from ragnb.labelbias.verdict import RULE, VERDICTS, ThreeWay, three_way, verdict_table
 
 __all__ = [
-    "ASSUMPTION", "BOUND_FUNCS", "COLUMN_KINDS", "JOINT_FUNCS", "LESSON", "ORDER_EXPLANATION",
+    "ASSUMPTION", "BOUND_FUNCS", "COLUMN_KINDS", "JOINT_FUNCS", "ORDER_EXPLANATION",
     "RULE", "VERDICTS", "Bounds", "MergeCounts", "MergeRecord", "Pool", "ThreeWay", "TopK",
     "bounds_table", "build_pool", "export_labelling_list", "joint_bounds", "judge_next",
     "label_bounds", "labelling_list", "max_ratio", "merge_files", "merge_judgments",
-    "pool_counts", "pool_summary", "record_path", "shard_effect", "shard_projection",
+    "pool_counts", "pool_summary", "record_path", "shard_effect", "shard_lesson",
+    "shard_projection",
     "test_set_jsonl", "three_way", "verdict_table", "write_atomic",
 ]

@@ -392,7 +392,8 @@ SUMMARY_COLUMNS = ["config", "stratum", "metric", "n", "unjudged_share", "lower"
                    "upper", "width", "bound_min", "bound_max", "bound_width"]
 
 
-def bounds_table(bounds: Bounds, strata: pd.Series | None = None) -> pd.DataFrame:
+def bounds_table(bounds: Bounds, strata: pd.Series | None = None, *,
+                 first: Iterable[str] = ()) -> pd.DataFrame:
     """Per config (and stratum): unjudged share of the top k, policy means, bound means.
 
     ``unjudged_share`` = unjudged passages / passages in the top k, summed over
@@ -401,7 +402,9 @@ def bounds_table(bounds: Bounds, strata: pd.Series | None = None) -> pd.DataFram
     bound_max - bound_min``. The mean of per-query bounds bounds the mean.
     ``stratum`` is ``"all"`` for the whole set; with ``strata`` (query id ->
     label, e.g. from :func:`ragnb.io.strata.assign_strata`) a row per stratum
-    follows each config's overall row.
+    follows each config's overall row. Configs in ``first`` (e.g. the baseline
+    and the challenger) come first, the others after them in the pool's order,
+    so a body table cut at 15 rows always shows them.
     """
     t = bounds.per_query
     groups = [t.assign(stratum="all")]
@@ -418,7 +421,9 @@ def bounds_table(bounds: Bounds, strata: pd.Series | None = None) -> pd.DataFram
     out = g.agg(n=("query_id", "size"), unjudged=("unjudged", "sum"), depth=("depth", "sum"),
                 lower=("lower", "mean"), condensed=("condensed", "mean"), upper=("upper", "mean"),
                 bound_min=("bound_min", "mean"), bound_max=("bound_max", "mean")).reset_index()
-    order = {c: i for i, c in enumerate(bounds.configs)}
+    lead = [c for c in dict.fromkeys(first) if c in bounds.configs]
+    order = {c: i for i, c in enumerate([*lead, *(c for c in bounds.configs
+                                                  if c not in lead)])}
     out = out.assign(_c=out["config"].map(order), _all=out["stratum"] != "all").sort_values(
         ["_c", "_all"], kind="stable").drop(columns=["_c", "_all"]).reset_index(drop=True)
     out["metric"] = bounds.metric

@@ -24,6 +24,7 @@ can close; judging down the list settles the verdict soonest.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
@@ -223,10 +224,19 @@ def judge_next(bounds: Bounds, baseline: str, challengers: list[str] | None = No
     return table.reset_index(drop=True)
 
 
-def pool_summary(pool: Pool) -> pd.DataFrame:
-    """Per config (and the union): unjudged passages in the top k and queries with any."""
+def pool_summary(pool: Pool, *, first: Iterable[str] = ()) -> pd.DataFrame:
+    """Per config (and the union): unjudged passages in the top k and queries with any.
+
+    The union comes first, then the configs in ``first`` (e.g. the baseline and
+    the challenger), then the others in the pool's order, so a body table cut
+    at 15 rows always shows them.
+    """
     counts = pool_counts(pool)
     grouped = counts.groupby("config", sort=False)["unjudged"]
-    return pd.DataFrame({"passages": grouped.sum(),
-                         "queries_with_any": grouped.apply(lambda u: int((u > 0).sum()))}
-                        ).reset_index()
+    out = pd.DataFrame({"passages": grouped.sum(),
+                        "queries_with_any": grouped.apply(lambda u: int((u > 0).sum()))}
+                       ).reset_index()
+    lead = ["union", *(c for c in dict.fromkeys(first) if c in pool.configs)]
+    rank = {c: i for i, c in enumerate([*lead, *(c for c in out["config"] if c not in lead)])}
+    return out.sort_values("config", key=lambda c: c.map(rank), kind="stable"
+                           ).reset_index(drop=True)

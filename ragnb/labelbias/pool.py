@@ -26,6 +26,7 @@ from ragnb.io.keys import codes_for
 from ragnb.io.run import Run, positions
 from ragnb.io.testset import Note, TestSet
 from ragnb.metrics import JudgmentIndex, judge_run
+from ragnb.metrics.judged import require_overlap
 from ragnb.vocab import MISSING
 
 ASSUMPTION = (
@@ -141,6 +142,10 @@ def ranked_by_every_run(test_set: TestSet | JudgmentIndex, runs: list[Run], miss
                          key="missing")
     qids = test_set.query_ids.astype("str")
     ranked = [qids.isin(set(r.query_ids.astype("str"))) for r in runs]
+    for run, r in zip(runs, ranked, strict=True):  # before the drop hides a wrong run
+        require_overlap(run, int(r.sum()), len(qids),
+                        int((~run.query_ids.astype("str").isin(set(qids))).sum()),
+                        test_set.source)
     keep = np.logical_and.reduce(ranked) if ranked else np.ones(len(qids), dtype=bool)
     if keep.all():
         return test_set, list(runs), "error", ()

@@ -21,9 +21,10 @@ percentile bootstrap of the shard mean (resampling the shard's queries,
 ``sqrt(1 - n/N)``. It assumes the shard is a random sample of queries; a shard
 cut by topic or date can be unlike the rest, and no interval fixes that.
 
-Lesson (seed 003, §7): a shard's share of new positives (7 of 530 judged,
-1.3%) says little about the metric — MRR moves a whole query from 0 to 0.5 on
-one positive. Judge by the effect on the metric, which is what this table shows.
+Lesson (seed 003, §7): a shard's share of new positives says little about the
+metric — MRR moves a whole query from 0 to 0.5 on one positive. Judge by the
+effect on the metric, which is what this table shows;
+:func:`ragnb.labelbias.finding.shard_lesson` says it with the table's own figures.
 
 Reference: Cochran, W. G. (1977). Sampling Techniques, 3rd ed. Wiley.
 """
@@ -44,10 +45,6 @@ from ragnb.metrics.score import score
 from ragnb.stats import paired_bootstrap
 from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 
-LESSON = ("Judge by the effect on the metric, not by the share of new positives: a few new "
-          "relevant passages at the top of a ranking move a rank-sensitive metric a lot "
-          "(in the demo: 7 positives in 530 judgments, 1.3%, moved KURE's MRR@10 by +0.78 "
-          "points over all 164 queries, +2.97 projected).")
 SHARD_COLUMNS = ["config", "target", "n_shard", "n_total", "new_judgments", "new_relevant",
                  "share_relevant", "queries_changed", "mean_before", "mean_after", "effect_full",
                  "projected", "ci_low", "ci_high", "fpc", "resamples", "seed"]

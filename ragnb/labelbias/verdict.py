@@ -7,19 +7,27 @@ per-query difference ``challenger - baseline`` (seed 003, §2-1):
     both scored under the ``lower`` policy (unjudged = not relevant): the
     usual comparison.
 ``conservative``
-    the challenger at its per-query minimum over labellings, the baseline at
-    its maximum (``bound_min - bound_max``): the labelling least favourable to
-    the challenger. With ``joint=True``, the per-query minimum of the
-    *difference* over labellings that give a passage both configs retrieved
-    one label (:mod:`ragnb.labelbias.joint`) — never looser, usually tighter.
+    the per-query minimum of the *difference* over every labelling of the
+    pooled passages, a passage both configs retrieved getting one label for
+    both (:mod:`ragnb.labelbias.joint`; the default). With ``joint=False``,
+    the seed's separate bounds: the challenger at its per-query minimum, the
+    baseline at its maximum (``bound_min - bound_max``), which pairs two
+    labellings that cannot both hold and is never tighter (for near-identical
+    rankers ±50 points where the joint bounds give ±8).
 ``optimistic``
-    the reverse (``bound_max - bound_min``, or the joint maximum).
+    the reverse (the joint maximum, or ``bound_max - bound_min``).
 
 Verdict
     ``adopt`` when the conservative interval lies above zero (the challenger
     wins whatever the unjudged passages turn out to be); ``reject`` when the
-    optimistic interval does not lie above zero (it cannot be shown to win even
-    if every label goes its way); otherwise ``labelling decides``.
+    optimistic interval does not lie above zero (it is not shown to win even
+    if every label goes its way: its optimistic mean may still lie above zero);
+    otherwise ``labelling decides``.
+
+The separate per-config bounds stay what they are: bounds on each config's
+*level* (:func:`ragnb.labelbias.bounds.bounds_table`); ``verdicts`` carries the
+mean per-query bounds of the difference both ways (``joint_min/max``,
+``separate_min/max``) beside the verdict.
 
 The per-query bounds are valid per query, so bootstrapping them gives a valid
 conservative (optimistic) interval (STATS-REFERENCES §3). All three bootstraps
@@ -52,6 +60,8 @@ ADOPT, REJECT, UNDECIDED = "adopt", "reject", "labelling decides"
 VERDICTS = (ADOPT, REJECT, UNDECIDED)
 RULE = ("adopt when the conservative interval lies above zero; reject when the optimistic "
         "interval does not lie above zero; otherwise labelling decides")
+VERDICT_COLUMNS = ["baseline", "challenger", "verdict", "reason", "joint_min", "joint_max",
+                   "separate_min", "separate_max"]
 TEST_COLUMNS = ["baseline", "challenger", "test", "bounds", "delta", "ci_low", "ci_high",
                 "excludes_zero", "effect_size", "se", "p_value", "n", "resamples", "seed",
                 "method", "ci"]
@@ -68,7 +78,8 @@ class ThreeWay(Analysis):
         whether the conservative/optimistic rows used ``separate`` or ``joint``
         per-query bounds.
     verdicts : DataFrame
-        One row per challenger: ``baseline, challenger, verdict, reason``.
+        One row per challenger (:data:`VERDICT_COLUMNS`): ``verdict``, ``reason``
+        and the mean per-query bounds of the difference, joint and separate.
     metric : str
     description : str
         How the intervals were made (method, resamples, n, seed).
@@ -96,7 +107,7 @@ def three_way(
     baseline: str,
     challengers: Sequence[str] | None = None,
     *,
-    joint: bool = False,
+    joint: bool = True,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     ci: float = 0.95,
@@ -113,8 +124,8 @@ def three_way(
     challengers : list of str, optional
         Default: every other config.
     joint : bool
-        Use joint per-query bounds of the difference (tighter) instead of
-        separate ones (the seed's table).
+        Joint per-query bounds of the difference (default) or, with
+        ``False``, separate per-config ones (the seed's table; looser).
     resamples, seed, ci, method
         Passed to :func:`ragnb.stats.paired_bootstrap` (defaults: 10,000
         resamples, seed 20260729, 95% percentile intervals — seed 003's).
@@ -129,11 +140,38 @@ def three_way(
         raise InputError(f"unknown challenger(s) {unknown}; configs: {configs}", key="challenger")
     if not challengers:
         raise InputError("no challenger to compare with the baseline", key="challenger")
+    per_query = pd.concat([joint_bounds(bounds, baseline, chal) for chal in challengers],
+                          ignore_index=True)
+    return verdicts_from(per_query, bounds.metric, joint=joint, resamples=resamples, seed=seed,
+                         ci=ci, method=method)
+
+
+def verdicts_from(
+    per_query: pd.DataFrame,
+    metric: str,
+    *,
+    joint: bool = True,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    ci: float = 0.95,
+    method: Method = "percentile",
+) -> ThreeWay:
+    """The three bootstraps and the verdict from per-query bounds of the differences.
+
+    Parameters
+    ----------
+    per_query : DataFrame
+        :func:`ragnb.labelbias.joint.joint_bounds` rows (``JOINT_COLUMNS``) of
+        one or more ``(baseline, challenger)`` pairs; :func:`three_way` makes
+        them from a :class:`Bounds`.
+    metric : str
+    joint, resamples, seed, ci, method
+        As in :func:`three_way`.
+    """
     rows, verdicts, description = [], [], ""
-    for chal in challengers:
-        jb = joint_bounds(bounds, baseline, chal)
+    for (baseline, chal), jb in per_query.groupby(["baseline", "challenger"], sort=False):
         qids = jb["query_id"].to_numpy()
-        per_query = {
+        tests = {
             "current": jb["delta_lower"],
             "conservative": jb["joint_min"] if joint else jb["separate_min"],
             "optimistic": jb["joint_max"] if joint else jb["separate_max"],
@@ -141,7 +179,7 @@ def three_way(
         results = {}
         for test in TESTS:
             r = paired_bootstrap(_series(np.zeros(len(qids)), qids),
-                                 _series(per_query[test], qids), resamples=resamples, seed=seed,
+                                 _series(tests[test], qids), resamples=resamples, seed=seed,
                                  ci=ci, method=method, path="index")
             results[test] = r
             description = r.describe()
@@ -150,14 +188,17 @@ def three_way(
                 "bounds": "policy" if test == "current" else ("joint" if joint else "separate"),
                 "delta": r.delta, "ci_low": r.ci_low, "ci_high": r.ci_high,
                 "excludes_zero": bool(r.ci_low > 0 or r.ci_high < 0),
-                "effect_size": effect_size(per_query[test]), "se": r.se,
+                "effect_size": effect_size(tests[test]), "se": r.se,
                 "p_value": r.p_value, "n": r.n, "resamples": r.resamples, "seed": r.seed,
                 "method": method_label(r.method), "ci": r.ci,
             })
         verdict, reason = decide(results["conservative"].ci_low, results["optimistic"].ci_low)
         verdicts.append({"baseline": baseline, "challenger": chal, "verdict": verdict,
-                         "reason": reason})
-    return ThreeWay(pd.DataFrame(rows)[TEST_COLUMNS], pd.DataFrame(verdicts), bounds.metric,
+                         "reason": reason,
+                         **{c: float(jb[c].mean()) for c in ("joint_min", "joint_max",
+                                                              "separate_min", "separate_max")}})
+    return ThreeWay(pd.DataFrame(rows, columns=TEST_COLUMNS),
+                    pd.DataFrame(verdicts, columns=VERDICT_COLUMNS), metric,
                     description + f"; per-query bounds {'joint' if joint else 'separate'}")
 
 
@@ -166,8 +207,8 @@ def decide(conservative_low: float, optimistic_low: float) -> tuple[str, str]:
     if conservative_low > 0:
         return ADOPT, "the conservative interval lies above zero: it wins whatever the labels"
     if not optimistic_low > 0:
-        return REJECT, ("the optimistic interval does not lie above zero: it cannot be shown "
-                        "to win even if every unjudged passage goes its way")
+        return REJECT, ("the optimistic interval does not lie above zero: it is not shown to "
+                        "win even if every unjudged passage goes its way")
     return UNDECIDED, ("the optimistic interval lies above zero but the conservative one does "
                        "not: judging the unjudged passages decides")
 

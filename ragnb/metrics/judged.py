@@ -257,6 +257,42 @@ class View:
         return ((prefix[ends] - prefix[starts]) * gain(levels)[None, :]).sum(axis=1)
 
 
+def require_overlap(run: Run, shared: int, n_test: int, outside: int, test_source: str) -> None:
+    """Refuse a run that looks like it belongs to another test set, whatever the flags.
+
+    A run that ranks no query of the test set, or fewer than half of them, is
+    almost always the wrong file (another split's run), and ``extra="drop"``
+    with ``missing="empty"`` would otherwise score it as 0 on every query.
+    This is the one place runs are checked against a test set: every scorer,
+    bound and report aligns runs through :func:`judge_run`.
+
+    Parameters
+    ----------
+    run : Run
+    shared : int
+        Test-set queries the run ranks.
+    n_test : int
+        Queries in the test set.
+    outside : int
+        Queries the run ranks that the test set lacks.
+    test_source : str
+        The test set's file (named in the error).
+
+    Raises
+    ------
+    InputError
+        When ``2 * shared < n_test`` (and the test set is not empty).
+    """
+    if n_test == 0 or 2 * shared >= n_test:
+        return
+    raise InputError(
+        f"this run ({run.name!r}) looks like it belongs to another test set: it shares "
+        f"{shared} of the test set's {n_test} queries{f' ({test_source})' if test_source else ''}"
+        f" and ranks {outside} queries the test set lacks; a run must rank at least half of "
+        "the test set's queries, whatever --extra and --missing say",
+        source=run.source or None)
+
+
 def judge_run(run: Run, index: JudgmentIndex, *, extra: str = "error",
               missing: str = "error") -> JudgedRun:
     """Attach grades to a run's passages and align its queries with the test set.
@@ -275,6 +311,14 @@ def judge_run(run: Run, index: JudgmentIndex, *, extra: str = "error",
     rq = codes_for(t["query_id"], index.query_ids)
     notes: list[Note] = []
     unknown = rq < 0
+    ranked = np.zeros(index.n_queries, dtype=bool)
+    heads = _heads(rq)
+    firsts = rq[heads]              # one code per block of a query's rows: cheap at 10^8 rows
+    ranked[firsts[firsts >= 0]] = True
+    require_overlap(run, int(ranked.sum()), index.n_queries,
+                    int(pd.unique(t.loc[unknown, "query_id"]).size) if unknown.any() else 0,
+                    index.source)
+    del ranked, firsts
     if unknown.any():
         names = pd.unique(t.loc[unknown, "query_id"])
         if extra != "drop":
@@ -289,9 +333,9 @@ def judge_run(run: Run, index: JudgmentIndex, *, extra: str = "error",
                           f"({int(unknown.sum())} ranked passages), e.g. {list(names[:3])}"))
     rows = np.flatnonzero(~unknown) if unknown.any() else None
     del unknown
-    if rows is not None:
+    if rows is not None:            # without the dropped rows, the blocks move
         rq = rq[rows]
-    heads = _heads(rq)
+        heads = _heads(rq)
     present = np.zeros(index.n_queries, dtype=bool)
     present[rq[heads]] = True
     if not present.all():

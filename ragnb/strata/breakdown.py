@@ -399,6 +399,10 @@ def breakdown(
         reconciliation = Reconciliation(
             weighted=r.weighted * 100, reported=reported, n=r.n,
             tolerance=0.5 * 10.0 ** -printed_decimals(str(reported_points).strip()))
+        checks.loc[checks["check"] == "reconciles with reported pooled", "detail"] = (
+            f"size-weighted stratum deltas {reconciliation.weighted:+.2f} points against a "
+            f"reported {reported:+g}: residual {reconciliation.residual:+.2f} points, rounding "
+            f"explains at most ±{reconciliation.tolerance:.2g}")  # in points, as the line above
     return Breakdown(table=table, checks=checks, completeness=completeness,
                      reconciliation=reconciliation, applied=applied, metric=metric_name,
                      baseline=baseline, challenger=challenger, policy=policy,

@@ -25,10 +25,13 @@ from ragnb.metrics import parse_metric
 from ragnb.metrics.score import Scores
 from ragnb.perquery.deltas import SORTS, UNJUDGED, query_deltas, query_scores, side_by_side
 from ragnb.report.display import table_html
+from ragnb.result import POINTS, points
 
 ALL = "all strata"
 CUTOFFS = (5, 10, 20, 50)
 _BLOCK_STYLE = "line-height: 1.4; white-space: normal"
+#: The per-query score table's metric columns, shown in points (the data stays 0-1).
+SCORE_UNITS = {"baseline": "points:2", "challenger": "points:2", "delta": "signed points:2"}
 
 
 class QueryInspector:
@@ -117,7 +120,7 @@ class QueryInspector:
         return cls(comparison.test_set, comparison.runs, scores, strata=strata, **options)
 
     def _label(self, row) -> str:
-        return f"{row.delta:+.3f}  {row.query_id}"
+        return f"{points(row.delta, signed=True, digits=2)}  {row.query_id}"
 
     def _refilter(self) -> None:
         stratum = None if self.stratum_w.value == ALL else self.stratum_w.value
@@ -132,7 +135,8 @@ class QueryInspector:
             f"{'' if stratum is None else ' in stratum <b>' + html.escape(stratum) + '</b>'}, "
             f"Δ {html.escape(self.metric)} = {html.escape(self.challenger)} − "
             f"{html.escape(self.baseline)}: challenger better on {wins}, tie on "
-            f"{len(d) - wins - losses}, baseline better on {losses}; mean Δ {d.mean():+.4f}"
+            f"{len(d) - wins - losses}, baseline better on {losses}; mean Δ "
+            f"{points(d.mean(), signed=True, digits=2)} points"
             "</div>")
         options = [(self._label(r), r.query_id) for r in self.deltas.itertuples()]
         keep = self.selected if self.selected in set(self.deltas["query_id"]) else None
@@ -171,8 +175,8 @@ class QueryInspector:
                     for c in (self.baseline, self.challenger)}
         # the query line last: a page that sees the new query id sees its tables too
         self.scores_html.value = table_html(
-            self.scores_shown, index=False, float_format=".4f",
-            caption=f"Per-query scores ({self.challenger} − {self.baseline})")
+            self.scores_shown, index=False, units=SCORE_UNITS,
+            caption=f"Per-query scores ({self.challenger} − {self.baseline}), in {POINTS}")
         self.top_html.value = (
             f'<div class="ragnb-inspector-top" style="{_BLOCK_STYLE}" '
             f'data-query-id="{html.escape(qid)}">'

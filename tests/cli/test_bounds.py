@@ -22,8 +22,11 @@ def test_demo_table_and_verdicts(capsys):
     verdicts = out[out.index("# three-way verdict against m0_r1"):]
     lines = {ln.split()[0]: ln for ln in verdicts.splitlines() if not ln.startswith("#")}
     assert "labelling decides" in lines["m1_r1"] and "labelling decides" in lines["m2_r1"]
-    for c in ("m0_r2", "m1_r2", "m2_r2"):
-        assert lines[c].rstrip().endswith("reject")
+    # rejected: m0_r2's optimistic interval lies below zero, m1_r2's and m2_r2's include it
+    assert "reject: cannot win" in lines["m0_r2"]
+    for c in ("m1_r2", "m2_r2"):
+        assert "reject: not shown to win" in lines[c]
+    assert "per-query bounds joint" in verdicts                      # the default since #23
     # metric values in points, the unit stated; the verdict table's intervals too
     assert "# metric values and differences in points (metric x 100)" in out
     assert "# challenger − m0_r1, points (metric × 100)" in verdicts
@@ -91,3 +94,14 @@ def test_real_data_codec_and_cast(capsys, real_data):
                  "--baseline", "org_manual_bm25", "--joint", "--resamples", "1000"]) == 0
     out = capsys.readouterr().out
     assert "org_convdr" in out and "dropped_run_queries" in out
+
+
+
+@pytest.mark.parametrize(("flag", "kind"), [((), "joint"), (("--separate",), "separate")])
+def test_joint_bounds_by_default_separate_on_request(capsys, flag, kind):
+    """The verdict's header names the bounds its intervals used, joint unless --separate."""
+    assert main([*demo_args(), "--baseline", "m0_r1", "--challenger", "m1_r1",
+                 "--resamples", "200", *flag]) == 0
+    out = capsys.readouterr().out
+    assert f"per-query bounds {kind}" in out
+    assert f"per-query bounds {'separate' if kind == 'joint' else 'joint'}" not in out

@@ -84,6 +84,10 @@ def test_shard_projection(capsys):
     assert 1 < before < 100 and abs(after - before - effect) <= 0.011     # points, 2 decimals
     n, big_n = int(row["n_shard"]), int(row["n_total"])
     assert abs(float(row["projected"]) - effect * big_n / n) <= 0.005 * big_n / n + 0.005
+    # the lesson speaks of this table's largest move (m2_r1), in its figures (issue 23 #11)
+    assert (f"moved m2_r1's rr@10 by {effect:+.2f} points over all {big_n} queries "
+            f"({float(row['projected']):+.2f} projected") in out
+    assert "KURE" not in out and "the demo" not in out
 
 
 @pytest.mark.parametrize("args, message", [

@@ -234,3 +234,16 @@ def test_a_workspace_ledger_holds_for_the_cli_without_ledger_option(tmp_path):
     scored = [e.payload for e in ledger.events() if e.event == "scored"]
     assert [(p["config"], p["metric"], p["value"]) for p in scored] == [
         ("round-00", "ndcg@10, rr@10", None), ("round-40", "ndcg@10, rr@10", None)]
+
+
+@pytest.mark.parametrize("flags", [(), ("--extra", "drop"), ("--missing", "empty"),
+                                   ("--extra", "drop", "--missing", "empty"),
+                                   ("--extra", "drop", "--missing", "drop")])
+def test_a_run_of_another_test_set_exits_2_whatever_the_flags(flags):
+    """Issue 23 #13: golden's run against production ended at 0.00 with exit 0."""
+    code, out, err = cli("score", "--judgments", DEMO_DIR / "production.jsonl", "--run", RUN40,
+                         "--metric", "ndcg@10", *flags)
+    assert code == 2 and out == ""
+    assert str(RUN40) in err
+    assert "looks like it belongs to another test set" in err
+    assert "shares 0 of the test set's 200 queries" in err

@@ -111,6 +111,9 @@ def test_all_files_check_rows():
     c = all_files_check(r)["value"].tolist()
     p, sizes = (2 / 3 + 2 / 3 + 1) / 3, np.array([3, 3, 1])
     assert c == pytest.approx([p ** sizes.mean(), np.mean(p ** sizes), 1 / 3])
+    # the row says p in points (mean per-file recall 7/9 = 77.8), not 0.778 (issue 23 #10)
+    assert all_files_check(r)["all_files"].iloc[0] == (
+        "independent misses: p ^ n̄, per-file recall p = 77.8 points, n̄ = 2.33 files a task")
 
 
 def test_recall_finding_leads_with_per_file_and_all_files():

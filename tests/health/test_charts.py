@@ -68,6 +68,9 @@ def test_bucket_holdout_and_version_charts(tmp_path):
     check = holdout_check(s, split, config="c", metric="ndcg@10", resamples=100)
     spec = holdout_chart(check).to_dict()
     assert [r["side"] for r in datasets(spec)] == ["tuning", "held back"]
+    assert spec["title"].startswith("Tuning vs held-back queries: ")
+    title = holdout_chart(check, "golden").to_dict()["title"]     # the split it ran on
+    assert title.startswith("Tuning vs held-back queries of golden: ")
     ts = make_test_set(tmp_path, [q("q1", [("p1", 2)]), q("q2", [("p2", 2)])], name="one")
     run = validate_run(pd.DataFrame({"query_id": ["q1", "q2"], "passage_id": ["p1", "p3"],
                                      "rank": [1, 1]}), "run", name="sys")

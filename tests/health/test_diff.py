@@ -57,12 +57,18 @@ def test_scores_on_both_versions(versions):
     assert r["common_new"] == 1.0 and r["harder_by"] == pytest.approx(-0.25)
     assert r["added_no_relevant"] == 0
     assert "re-judging moved it +25.0 points" in d.reading("sys")
-    # the finding: 0.8333 -> 0.8750 is +4.2 points; q2 re-judged +25.0 on 2 common queries
+    # the finding, in points: 2.5/3 = 83.33 -> 3.5/4 = 87.50 is +4.2 points; q2 re-judged
+    # +25.0 on 2 common queries; the added ones score 0.75 - 1 = -25.0 against the common
     f = d.finding()
     assert f.headline.answer.startswith(
         f"From {d.old_name} to {d.new_name} (2 queries added, 1 removed, 1 re-judged), rr@10: "
-        f"sys: 0.8333 on {d.old_name} (3 queries) → 0.8750 on {d.new_name} (4), +4.2 points; "
-        "on the 2 common queries re-judging moved it +25.0 points")
+        f"sys: 83.33 points on {d.old_name} (3 queries) → 87.50 on {d.new_name} (4), +4.2 "
+        "points; on the 2 common queries re-judging moved it +25.0 points; the 2 added queries "
+        "score -25.0 points against the common ones [")
+    t = d.display_table().iloc[0]
+    assert (t[f"old ({d.old_name})"], t[f"new ({d.new_name})"], t["difference"],
+            t["re-judging (common queries)"], t["added minus common"]) == (
+        "83.33", "87.50", "+4.17", "+25.00", "-25.00")
     assert f.headline.verdict == "1 re-judged, 2 added"
     assert f.checks["holds"].all() and f.description == d.description
 

@@ -44,3 +44,79 @@ def test_a_policy_outside_the_bounds_fails_the_check():
     assert list(f.checks["holds"]) == [False]
     assert f.checks["detail"].iloc[0] == "1 queries outside"
     assert isinstance(f.display_table, pd.DataFrame)
+
+
+def _three_way(rows, kind="joint", n=40):
+    """A ThreeWay from (challenger, verdict, {test: (delta, low, high)}) rows."""
+    from ragnb.labelbias.verdict import TEST_COLUMNS, VERDICT_COLUMNS, ThreeWay
+
+    tests, verdicts = [], []
+    for chal, verdict, cis in rows:
+        for test, (d, lo, hi) in cis.items():
+            tests.append(dict.fromkeys(TEST_COLUMNS) | {
+                "baseline": "base", "challenger": chal, "test": test, "delta": d,
+                "ci_low": lo, "ci_high": hi, "n": n, "se": (hi - lo) / (2 * 1.959964),
+                "bounds": "policy" if test == "current" else kind})
+        verdicts.append(dict.fromkeys(VERDICT_COLUMNS) | {
+            "baseline": "base", "challenger": chal, "verdict": verdict})
+    return ThreeWay(pd.DataFrame(tests), pd.DataFrame(verdicts), "ndcg@10", "method")
+
+
+def test_a_reject_with_an_optimistic_mean_above_zero_is_worded_as_not_shown():
+    """Issue 23 #9: 'cannot win even if every unjudged passage goes their way' was false for
+    a run whose optimistic mean was 4.55 points above the baseline; the sentence now says what
+    the rule established (the optimistic interval includes zero: inconclusive at this n), names
+    the run and the queries that would resolve its optimistic gain."""
+    from scipy.stats import norm
+
+    cis = {"current": (0.01, -0.03, 0.05), "conservative": (-0.02, -0.06, 0.02),
+           "optimistic": (0.0455, -0.0102, 0.1010)}
+    f = finding(_three_way([("r", "reject", cis)]), chart=False)
+    answer = f.headline.answer
+    head = ("Against base on ndcg@10 (40 queries, joint bounds of the difference, points), of 1 "
+            "challenger: 1 is not shown to win even if every unjudged passage goes its way, "
+            "inconclusive at 40 queries: r (optimistic +4.55 [-1.02, +10.10], about ")
+    assert answer.startswith(head) and answer.endswith(
+        " queries to resolve it) (optimistic interval includes zero).")
+    # the normal formula ((z.975 + z.8) SD / mean)^2 with SD = SE sqrt(40); t quantiles add a few
+    sd = (0.1010 + 0.0102) / (2 * 1.959964) * 40 ** 0.5
+    normal = ((norm.ppf(0.975) + norm.ppf(0.8)) * sd / 0.0455) ** 2
+    got = int(answer[len(head):].split(" ")[0].replace(",", ""))
+    assert normal <= got <= normal + 5, (normal, got)
+    assert "cannot win" not in answer
+    assert list(f.display_table["verdict"]) == ["reject: not shown to win"]
+    assert f.headline.next_step == ("No verdict depends on the missing labels; r needs more "
+                                    "queries to show a win or rule one out.")
+
+
+def test_many_runs_of_one_verdict_are_all_named_and_separate_bounds_said():
+    cis = {"current": (-0.1, -0.2, -0.05), "conservative": (-0.1, -0.2, -0.05),
+           "optimistic": (-0.1, -0.2, -0.05)}
+    runs = [(f"r{i}", "reject", cis) for i in range(5)]
+    up = {"current": (0.0, -0.1, 0.1), "conservative": (-0.1, -0.2, 0.0),
+          "optimistic": (0.2, 0.1, 0.3)}
+    f = finding(_three_way([*runs, ("u", "labelling decides", up)], kind="separate"),
+                chart=False)
+    assert f.headline.answer == (
+        "Against base on ndcg@10 (40 queries, separate bounds of the difference, points), of 6 "
+        "challengers: 1 depends on the missing labels: u (optimistic +20.00 [+10.00, +30.00]) "
+        "(optimistic interval above zero, conservative not); 5 cannot win even if every "
+        "unjudged passage goes their way: r0, r1, r2, r3, r4 (optimistic interval below zero; "
+        "each run's intervals in the table).")
+    assert f.headline.next_step == ("Judge the pooled unjudged passages, in the judge-next "
+                                    "order below, before deciding on u.")
+    assert list(f.display_table["verdict"]) == ["reject: cannot win"] * 5 + [
+        "labelling decides"]
+
+
+def test_the_bounds_table_leads_with_the_baseline_and_the_challenger():
+    """16 configs: a body cut at 15 rows used to drop the last one, the configured
+    challenger; ``first`` puts baseline and challenger at the top, the rest in order."""
+    from ragnb.labelbias import bounds_table
+
+    ts = make_test_set({"q": {"a": 1}})
+    names = [f"c{i:02d}" for i in range(16)]
+    b = label_bounds(ts, [make_run({"q": ["a", "u"]}, n) for n in names], "rr@2")
+    t = bounds_table(b, first=["c03", "c15"])
+    assert list(t["config"]) == ["c03", "c15", *(n for n in names if n not in ("c03", "c15"))]
+    assert list(bounds_table(b)["config"]) == names

@@ -92,3 +92,18 @@ def test_exports_round_trip_into_a_merge(case, tmp_path):
                                                 for r in rows))
     back = read_test_set(tmp_path / "filled.csv")
     assert len(back.judgments) == 3
+
+
+def test_pool_summary_leads_with_the_union_baseline_and_challenger():
+    """16 configs, each with one unjudged passage (its own) in its top 2: a body cut at 15
+    rows shows the union, the baseline and the challenger; every row is kept."""
+    from ragnb.labelbias import build_pool, pool_summary
+
+    from ._brute import make_run, make_test_set
+
+    names = [f"c{i:02d}" for i in range(16)]
+    ts = make_test_set({"q": {"a": 1}})
+    pool = build_pool(ts, [make_run({"q": ["a", f"u{n}"]}, n) for n in names], 2)
+    t = pool_summary(pool, first=["c00", "c15"])
+    assert list(t["config"]) == ["union", "c00", "c15", *names[1:15]]
+    assert list(t["passages"]) == [16] + [1] * 16

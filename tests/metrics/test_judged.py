@@ -100,3 +100,42 @@ def test_grades_scattered_in_blocks_on_the_pool_equal_a_plain_assignment():
     np.testing.assert_array_equal(graded, want_graded)
     np.testing.assert_array_equal(unjudged, want_unjudged)
     assert unjudged.sum() == n - m
+
+
+@pytest.mark.parametrize(("ranked", "refused"), [(["q1", "q2"], False), (["q1"], True),
+                                                 ([], True)])
+def test_a_run_sharing_under_half_of_the_test_set_is_refused_whatever_the_flags(ranked,
+                                                                                refused):
+    from ragnb.errors import InputError
+
+    ts = make_test_set([(q, "a", 1) for q in ("q1", "q2", "q3", "q4")],
+                       ["q1", "q2", "q3", "q4"])
+    run = run_of([(q, ["a"]) for q in ranked] + [("x1", ["a"])])
+    index = JudgmentIndex.from_test_set(ts)
+    if not refused:   # 2 of 4 is half: scored, the rest counted
+        judged = judge_run(run, index, extra="drop", missing="empty")
+        assert [n.count for n in judged.notes] == [1, 2]
+        return
+    with pytest.raises(InputError, match=rf"belongs to another test set: it shares "
+                                         rf"{len(ranked)} of the test set's 4 queries"):
+        judge_run(run, index, extra="drop", missing="empty")
+
+
+def test_the_api_refuses_a_run_of_another_split_on_every_path():
+    """The demo's golden round-40 run shares none of production's 200 queries: ``score``
+    (any flags) and the label bounds (``missing="drop"`` restricts before judging) refuse it."""
+    import ragnb
+    from ragnb.errors import InputError
+    from ragnb.io import read_run, read_test_set
+    from ragnb.labelbias import label_bounds
+    from ragnb.paths import DEMO_DIR
+
+    production = read_test_set(DEMO_DIR / "production.jsonl")
+    golden_run = read_run(DEMO_DIR / "runs" / "golden" / "round-40.jsonl")
+    own_run = read_run(DEMO_DIR / "runs" / "production" / "round-40.jsonl", name="own")
+    for missing in ("error", "empty", "drop"):
+        with pytest.raises(InputError, match="shares 0 of the test set's 200 queries"):
+            ragnb.score(production, golden_run, "ndcg@10", extra="drop", missing=missing)
+    with pytest.raises(InputError, match="belongs to another test set") as e:
+        label_bounds(production, [own_run, golden_run], "ndcg@10", extra="drop", missing="drop")
+    assert "round-40.jsonl" in str(e.value) and "golden" in str(e.value)

@@ -77,6 +77,13 @@ def test_inspector_state_follows_the_controls(case):
     assert "first &lt;b&gt;query&lt;/b&gt;" in qi.query_html.value
     assert "<b>query</b>" not in qi.query_html.value
     assert "unjudged: base 1, chal 1" in qi.top_html.value
+    # points (metric x 100) in the list, the summary and the score table (issue 23 #10):
+    # p@2 deltas -1/2, 0, +1/2 (mean 0); q1's rr 1 -> 1/3
+    assert [label for label, _ in qi.query_w.options] == ["-50.00  q1", "+0.00  q2",
+                                                          "+50.00  q3"]
+    assert "mean Δ +0.00 points" in qi.summary_html.value
+    assert ">33.33<" in qi.scores_html.value and ">-66.67<" in qi.scores_html.value
+    assert "0.3333" not in qi.scores_html.value and "in points" in qi.scores_html.value
     qi.sort_w.value = "wins first"
     assert list(qi.deltas["query_id"]) == ["q3", "q2", "q1"] and qi.selected == "q1"  # kept
     qi.stratum_w.value = "B"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 
 import nbformat
+import pandas as pd
 import pytest
 from browser import static_loaders
 
@@ -149,3 +150,36 @@ def test_index_lists_every_page_with_its_headline(project_reports):
         headline = nbformat.read(result.notebook_path, as_version=4).metadata["ragnb"]["headline"]
         assert html.escape(headline["answer"]) in index
     assert index.count("<li") == len(NOTEBOOKS)
+
+
+def _figure(page: str, caption_start: str) -> tuple[list[list[str]], pd.DataFrame]:
+    """The body cells and the attached CSV of the first table whose caption starts so."""
+    import base64
+    import io
+    import re
+
+    at = page.index(f"<figcaption>{html.escape(caption_start)}")
+    fig = page[at: page.index("</figure>", at)]
+    csv = base64.b64decode(re.search(r'href="data:text/csv;base64,([^"]+)"', fig).group(1))
+    rows = [[html.unescape(c) for c in re.findall(r"<td[^>]*>(.*?)</td>", row)]
+            for row in re.findall(r"<tr>(.*?)</tr>", fig.split("<tbody>")[1])]
+    return rows, pd.read_csv(io.BytesIO(csv))
+
+
+@pytest.mark.slow
+def test_03_largest_losses_and_wins_and_06_version_diff_are_in_points(project_reports):
+    """Issue 23 #10: each shown value is its CSV value (0-1) x 100; the version-diff
+    sentence gives both versions' scores in points."""
+    import re
+
+    page = project_reports["03-strata"].html_path.read_text()
+    for caption in ("Largest losses (", "Largest wins ("):
+        rows, data = _figure(page, caption)
+        columns = list(data.columns)
+        for shown, (_, row) in zip(rows, data.iterrows(), strict=False):
+            for col, unit in (("baseline", ""), ("challenger", ""), ("delta", "+")):
+                assert shown[columns.index(col)] == f"{row[col] * 100:{unit}.2f}", (caption, col)
+    page = project_reports["06-health"].html_path.read_text()
+    readings = re.findall(r"round-\d\d: ([\d.]+) points on \S+ \(\d+ queries\) → ([\d.]+) on",
+                          page)
+    assert readings and all(float(a) > 1 and float(b) > 1 for a, b in readings)
