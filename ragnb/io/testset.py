@@ -56,6 +56,10 @@ class TestSet:
         Where it was read from.
     notes : tuple of Note
         What was dropped or repaired while reading, with counts.
+    pooled : DataFrame, optional
+        ``query_id, passage_id``: passages in the judging pool but not judged
+        (grade -1 in trec_eval's qrels). They are unjudged for every metric and
+        label policy; only infAP's sampling reads them (:mod:`ragnb.metrics.incomplete`).
     """
 
     __test__ = False  # not a pytest test class
@@ -65,6 +69,7 @@ class TestSet:
     name: str = "test set"
     source: str = ""
     notes: tuple[Note, ...] = field(default=())
+    pooled: pd.DataFrame | None = None
 
     @property
     def query_ids(self) -> pd.Index:

@@ -240,14 +240,33 @@ def with_gain(text: str, gain: str) -> str:
     (``rr@10``, trec_eval's ``ndcg_cut_10``) and the default ``exp`` are returned
     unchanged. This is how a workspace's gain map reaches every nDCG it scores.
     """
+    if gain == "exp":
+        return text
+    return _with_param(text, "gain", gain)
+
+
+def with_relevance_level(text: str, level: int) -> str:
+    """``text`` with ``rel=level`` when the metric takes a relevance level and names none:
+    trec_eval's ``-l``, one level for every binary measure at once.
+
+    ``with_relevance_level("P_10", 2) == "P_10(rel=2)"``; a metric that names its own
+    (``p@10(rel=1)``), one without ``rel`` (nDCG: graded) and the default level 1 are
+    returned unchanged.
+    """
+    if level == 1:
+        return text
+    return _with_param(text, "rel", level)
+
+
+def _with_param(text: str, name: str, value) -> str:
     parsed = parse_metric(text)
     given = str(text).replace(" ", "")
-    if gain == "exp" or "gain" not in parsed.params or "gain=" in given:
+    if name not in parsed.params or f"{name}=" in given:
         return text
     inner = str(text).rstrip()
     if inner.endswith(")"):
-        return f"{inner[:-1]},gain={gain})"
-    return f"{inner}(gain={gain})"
+        return f"{inner[:-1]},{name}={value})"
+    return f"{inner}({name}={value})"
 
 
 def metric_help() -> str:
