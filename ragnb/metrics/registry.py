@@ -10,7 +10,11 @@ trec_eval's measure names are accepted too, with trec_eval's semantics (see
 ``bpref``, ``infAP``, ``success_10``. They parse to the canonical ragnb name
 (``P_10`` -> ``p@10``), which is what score tables show. One exception:
 trec_eval's plain ``ndcg`` (linear gain) is ragnb's ``ndcg_linear``; ragnb's
-``ndcg`` keeps its exponential gain 2^g - 1.
+``ndcg`` takes the workspace's gain map (exponential 2^g - 1 unless the manifest
+says otherwise; ``ragnb init`` on TREC qrels writes ``linear``). An alias written
+with capitals is matched as written and keeps its ecosystem's meaning:
+ir_measures' ``nDCG@10`` is linear gain, as ir_measures (and trec_eval's
+``ndcg_cut``) define it, whatever the workspace's map.
 """
 from __future__ import annotations
 
@@ -97,7 +101,7 @@ def register(name: str, *, summary: str, formula: str, params: tuple[Param, ...]
                 raise ValueError(f"metric name {n!r} registered twice")
         REGISTRY[name] = spec
         for a in aliases:
-            _ALIASES[a] = name
+            _ALIASES[a] = name  # an alias with capitals matches only as written (nDCG)
         return func
 
     return wrap
@@ -182,7 +186,9 @@ def parse_metric(text: str | Metric) -> Metric:
     if not m:
         raise InputError(f"cannot parse metric {text!r}; expected name@k or "
                          f"name(param=value); available: {available()}", key=str(text))
-    raw_name = m.group("name").lower()
+    written = m.group("name")
+    # another ecosystem's spelling keeps that ecosystem's meaning: ir_measures' nDCG is linear
+    raw_name = written if written in _ALIASES else written.lower()
     raw_k = m.group("k")
     trec = _TREC_CUTOFF.match(raw_name)
     if trec and raw_name not in REGISTRY and raw_name not in _ALIASES:
