@@ -74,10 +74,22 @@ def read_run(path: InputPath, *, name: str | None = None, format: str = "auto",
 
 
 def run_name(path: InputPath) -> str:
-    """A run's default config name: its file name without extensions (``<stdin>`` for ``-``)."""
+    """A run's default config name (:func:`config_of_file`; ``<stdin>`` for ``-``)."""
     if isinstance(path, Source):
-        return path.name.split(".")[0]
-    return "<stdin>" if str(path) == "-" else Path(path).name.split(".")[0]
+        return config_of_file(path.name)
+    return "<stdin>" if str(path) == "-" else config_of_file(Path(path).name)
+
+
+def config_of_file(file_name: str) -> str:
+    """The config a run file names: the file name up to the first dot, except TREC's archive
+    names ``input.<tag>[.gz]`` (how TREC distributes submitted runs), which give ``<tag>``.
+
+    >>> config_of_file("bm25.run.gz"), config_of_file("input.org_convdr.gz")
+    ('bm25', 'org_convdr')
+    """
+    if file_name.startswith("input.") and file_name.removesuffix(".gz") != "input":
+        return file_name.removeprefix("input.").removesuffix(".gz")
+    return file_name.split(".")[0]
 
 
 @dataclass(frozen=True)

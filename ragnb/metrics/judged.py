@@ -298,8 +298,9 @@ def judge_run(run: Run, index: JudgmentIndex, *, extra: str = "error",
             row = t.loc[unknown].iloc[0]
             raise InputError(
                 f"{len(names)} quer{'y' if len(names) == 1 else 'ies'} in run {run.name!r} "
-                f"not in the test set {index.source!r}, e.g. {list(names[:5])}; pass "
-                "extra='drop' (CLI --extra drop) to drop and count them",
+                f"not in the test set {index.source!r}, e.g. {list(names[:5])}; to drop "
+                "and count them set [workspace] extra = \"drop\" in the manifest (command "
+                "line: --extra drop; Python: extra=\"drop\")",
                 source=run.source, line=int(row["line"]))
         notes.append(Note("dropped_run_queries", len(names),
                           f"queries of run {run.name!r} not in the test set were dropped "
@@ -316,8 +317,10 @@ def judge_run(run: Run, index: JudgmentIndex, *, extra: str = "error",
         if missing == "error":
             raise InputError(
                 f"{len(absent)} test-set quer{'y has' if len(absent) == 1 else 'ies have'} no "
-                f"ranking in run {run.name!r}, e.g. {list(absent[:5])}; pass missing='empty' "
-                "(CLI --missing empty: score them as empty rankings) or missing='drop'",
+                f"ranking in run {run.name!r}, e.g. {list(absent[:5])}; set [workspace] "
+                "missing = \"drop\" in the manifest to leave them out of the comparison, or "
+                "\"empty\" to score them as empty rankings (command line: --missing drop|empty; "
+                "Python: missing=\"drop\")",
                 source=run.source)
         notes.append(Note("empty_rankings", len(absent),
                           f"test-set queries with no ranking in run {run.name!r}, scored as "

@@ -123,6 +123,7 @@ def scaffold(
              "# Paths are relative to this file. `ragnb init --help` documents every key.", "",
              "[workspace]", f"name = {_q(name or root.name)}",
              f"order = {_q(order)}   # score = trec_eval's order; rank = the rank column"]
+    lines += _gain_lines(test_sets)
     if ledger:
         lines.append(f"ledger = {_q(_rel(ledger, root))}")
     if corpus:
@@ -205,6 +206,18 @@ def scaffold(
         reason = skip_reason(ws, slug)
         found.append(f"report {slug}: " + (f"skipped ({reason})" if reason else "runs"))
     return manifest, found
+
+
+def _gain_lines(test_sets: Sequence[TestSetSpec]) -> list[str]:
+    """The nDCG gain map, written out: linear for TREC qrels (trec_eval's ``ndcg_cut``, as
+    ranx and ir_measures compute nDCG), else ragnb's exponential 2^g - 1."""
+    from ragnb.io.source import sniff_format
+
+    trec = [t.name for t in test_sets if Path(t.path).is_file() and sniff_format(t.path) == "trec"]
+    if trec:
+        return ['gain = "linear"   # nDCG gain g: trec_eval\'s ndcg_cut (as ranx, ir_measures) '
+                'for TREC qrels; "exp" = 2^g - 1']
+    return ['gain = "exp"   # nDCG gain 2^g - 1; "linear" = g, as trec_eval\'s ndcg_cut']
 
 
 def _roles(test_sets: Sequence[TestSetSpec]) -> dict[str, str]:

@@ -120,7 +120,8 @@ SECTIONS: dict[str, dict[str, str]] = {
         "path": "the test set: TREC qrels, JSONL, CSV/TSV/Parquet (required)",
         "role": "golden, production, confirmation or other",
         "format": "auto (default), trec, jsonl, csv, tsv, parquet",
-        "runs": "a glob (config = file name up to the first dot) or a table config -> file",
+        "runs": "a glob (config = file name up to the first dot; input.<tag>.gz: <tag>) or a "
+                "table config -> file",
         "strata": "a table: path, key, columns (header-less files), by, spec",
     },
     "rounds": {"configs": "ordered champions", "path": "a CSV with a `config` column"},
@@ -259,8 +260,12 @@ class _Checker:
 
 
 def config_name(path: Path) -> str:
-    """A config's name from its run file: the file name up to the first dot."""
-    return path.name.split(".")[0]
+    """A config's name from its run file: the file name up to the first dot
+    (``input.<tag>.gz``, TREC's archive name: ``<tag>``; :func:`ragnb.io.runs.config_of_file`).
+    """
+    from ragnb.io.runs import config_of_file
+
+    return config_of_file(path.name)
 
 
 def _runs(check: _Checker, value: Any, where: str) -> dict[str, Path]:
