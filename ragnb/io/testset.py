@@ -86,6 +86,31 @@ class TestSet:
         counts = j.loc[j["grade"] >= rel, "query_id"].value_counts()
         return counts.reindex(self.query_ids, fill_value=0).rename("relevant")
 
+    def restricted(self, query_ids, *, listed_in: str = "a query list") -> TestSet:
+        """The test set cut to ``query_ids`` (a split or fold of one qrels file).
+
+        Listed queries the test set lacks (not judged at all) are left out and counted
+        in a note; none of them in the test set is an error naming ``listed_in``.
+        """
+        wanted = pd.Index([str(q) for q in query_ids])
+        have = self.query_ids
+        absent = wanted[~wanted.isin(have)]
+        if len(absent) == len(wanted):
+            raise InputError(f"none of the {len(wanted)} listed queries is in the test set "
+                             f"{self.source!r}, e.g. {list(wanted[:3])}", source=listed_in)
+        queries = self.queries[have.isin(wanted)].reset_index(drop=True)
+        judgments = self.judgments[self.judgments["query_id"].isin(wanted).to_numpy()]
+        pooled = self.pooled
+        if pooled is not None:
+            pooled = pooled[pooled["query_id"].isin(wanted).to_numpy()].reset_index(drop=True)
+        notes = self.notes
+        if len(absent):
+            notes += (Note("listed_unjudged", len(absent),
+                           f"{listed_in}: listed queries with no judgment in {self.source}, "
+                           f"left out, e.g. {list(absent[:3])}"),)
+        return replace(self, queries=queries, judgments=judgments.reset_index(drop=True),
+                       pooled=pooled, notes=notes)
+
     def with_judgments(self, judgments: pd.DataFrame, *, name: str | None = None,
                        notes: tuple[Note, ...] = ()) -> TestSet:
         """A new test set with ``judgments`` (validated) and the same queries."""

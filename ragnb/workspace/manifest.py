@@ -27,6 +27,9 @@ example (every key is optional except ``test_sets``)::
     runs = "runs/*.trec"          # a glob (config = file name up to the first dot) ...
     # [test_sets.golden.runs]     # ... or a table config -> file (or glob of one file)
 
+    # queries = "golden.ids"      # cut the file to these query ids (one a line), or a fold
+    # queries = { path = "folds.json", fold = "1" }   # of a JSON folds file
+
     [test_sets.golden.strata]     # query annotations for stratified breakdowns
     path = "topics.tsv"
     key = "query_id"              # the column holding query ids
@@ -123,6 +126,8 @@ SECTIONS: dict[str, dict[str, str]] = {
         "runs": "a glob (config = file name up to the first dot; input.<tag>.gz: <tag>) or a "
                 "table config -> file",
         "strata": "a table: path, key, columns (header-less files), by, spec",
+        "queries": "cut the test set to these query ids: a file of ids (one a line), or "
+                   "{ path = \"folds.json\", fold = \"1\" } (one fold of a JSON folds file)",
     },
     "rounds": {"configs": "ordered champions", "path": "a CSV with a `config` column"},
     "labels": {"test_set": "the test set judged", "path": "new judgments (CSV)",
@@ -151,6 +156,14 @@ class StrataEntry:
 
 
 @dataclass(frozen=True)
+class QueryList:
+    """The query ids a test set is cut to: a list file, or one fold of a folds file."""
+
+    path: Path
+    fold: str | None = None
+
+
+@dataclass(frozen=True)
 class TestSetEntry:
     """One test set of the manifest and where its runs are."""
 
@@ -162,6 +175,7 @@ class TestSetEntry:
     format: str = "auto"
     runs: dict[str, Path] = field(default_factory=dict)
     strata: StrataEntry | None = None
+    queries: QueryList | None = None
 
 
 @dataclass(frozen=True)
@@ -313,6 +327,20 @@ def _strata(check: _Checker, value: Any, where: str) -> StrataEntry:
                        check.text(value, "by", where), check.file(value, "spec", where))
 
 
+def _queries(check: _Checker, value: Any, where: str) -> QueryList:
+    where = f"{where}queries."
+    if isinstance(value, str):
+        value = {"path": value}
+    if not isinstance(value, dict):
+        raise check.fail(where[:-1], "must be a path (a file of query ids) or a table "
+                                     "{ path = \"folds.json\", fold = \"1\" }")
+    check.known(value, ("path", "fold"), where)
+    fold = value.get("fold")
+    if fold is not None and not isinstance(fold, str):
+        raise check.fail(f"{where}fold", f"must be a string (a fold's name), got {fold!r}")
+    return QueryList(check.file(value, "path", where, required=True), fold)
+
+
 def _gain(check: _Checker, ws: dict, data: dict) -> str:
     """The workspace's nDCG gain map, registered: ``exp``, ``linear`` or a name
     ``workspace-<digest>`` for a map from a file or the ``[gains]`` table.
@@ -412,6 +440,7 @@ def parse_manifest(path: str | Path) -> Manifest:
                               ("auto", "trec", "jsonl", "csv", "tsv", "parquet")),
             runs=_runs(check, entry["runs"], where) if "runs" in entry else {},
             strata=_strata(check, entry["strata"], where) if "strata" in entry else None,
+            queries=_queries(check, entry["queries"], where) if "queries" in entry else None,
         )
     for role in ("golden", "production", "confirmation"):
         having = [n for n, e in test_sets.items() if e.role == role]
