@@ -42,6 +42,7 @@ def run(args: argparse.Namespace) -> int:
         strata_labels,
     )
     from ragnb.metrics import parse_metric
+    from ragnb.metrics.registry import metric_label
     from ragnb.metrics.score import score
 
     for m in args.metric:  # fail fast on a typo, before reading big files
@@ -55,6 +56,8 @@ def run(args: argparse.Namespace) -> int:
     header = [f"# test set {test_set.name} ({len(test_set.queries)} queries), "
               f"label policy {scores.policy}, ranking order "
               + ", ".join(sorted(set(scores.orders.values())))]
+    named = [(str(parse_metric(m)), metric_label(str(parse_metric(m)))) for m in metrics]
+    header += [f"# {label}" for text, label in named if label != text]   # the nDCG gain
     ledger_dir = inputs.ledger
     manifest = split_manifest(ledger_dir, test_set)
     means = scores.means()

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ragnb.fit.fourcell import FourCell
+from ragnb.metrics.registry import metric_label
 from ragnb.result import (
     POINTS,
     Finding,
@@ -32,7 +33,8 @@ def four_cell_finding(fc: FourCell, *, display_names: Mapping[str, str],
     carried = ("" if pd.isna(fc.share_not_carried) else
                f"; {fc.share_not_carried:.0%} of the {fc.golden} gain did not carry over")
     answer = (f"{fc.reading.capitalize()}: {champ} gains {points(g['delta'], signed=True)} "
-              f"{interval(g['ci_low'], g['ci_high'], signed=True)} points of {fc.metric} over "
+              f"{interval(g['ci_low'], g['ci_high'], signed=True)} points of "
+              f"{metric_label(fc.metric)} over "
               f"{base} on {fc.golden} but {points(p['delta'], signed=True)} "
               f"{interval(p['ci_low'], p['ci_high'], signed=True)} on {fc.production}{carried}.")
     next_step = {
@@ -56,7 +58,8 @@ def four_cell_finding(fc: FourCell, *, display_names: Mapping[str, str],
         Headline("Is the gain real or fit?", answer, next_step, fc.reading),
         table, chart_or(chart, _own_chart, fc, display_names),
         checks_frame(checks), fc.description,
-        caption=f"{fc.metric} in {POINTS}, mean [95% interval]; then the paired difference and its "
+        caption=f"{metric_label(fc.metric)} in {POINTS}, mean [95% interval]; then the paired "
+                "difference and its "
                 f"effect size (mean difference / SD of differences)",
         source=fc,
     )

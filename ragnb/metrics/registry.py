@@ -275,6 +275,38 @@ def _with_param(text: str, name: str, value) -> str:
     return f"{inner}({name}={value})"
 
 
+#: How a header names each built-in gain map.
+GAIN_WORDS = {"exp": "exp gain 2^g-1", "linear": "linear gain g"}
+
+
+def metric_label(text: str) -> str:
+    """How tables and charts name a metric: a DCG metric with its gain map spelled out.
+
+    A metric's canonical name leaves the default out (``ndcg@10`` is exp gain), so a
+    header that shows it says which gain it is; other metrics, and text that is not a
+    metric name, come back unchanged.
+
+    >>> metric_label("ndcg@10"), metric_label("ndcg@10(gain=linear)")
+    ('ndcg@10 (exp gain 2^g-1)', 'ndcg@10 (linear gain g)')
+    >>> metric_label("ndcg_cut_10"), metric_label("rr@10")
+    ('ndcg_linear@10 (linear gain g)', 'rr@10')
+    """
+    try:
+        metric = parse_metric(text)
+    except InputError:
+        return str(text)
+    gain = metric.gain_map() if metric.spec.gain is not None else None
+    if gain is None:
+        return str(text)
+    base = metric.spec.name + (f"@{metric.k}" if metric.k is not None else "")
+    rest = [f"{p.name}={metric.params[p.name]}" for p in metric.spec.params
+            if p.name != "gain" and metric.params[p.name] != p.default]
+    if rest:
+        base += "(" + ",".join(rest) + ")"
+    words = GAIN_WORDS.get(gain.name, f"gain map {gain.name}")
+    return f"{base} ({words})"
+
+
 def metric_help() -> str:
     """One paragraph per metric: name, summary and formula (used by ``--help``)."""
     lines = []

@@ -4,6 +4,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ragnb.metrics.registry import metric_label
 from ragnb.result import (
     POINTS,
     Finding,
@@ -51,7 +52,7 @@ def breakdown_finding(bd: Breakdown, *, display_names: Mapping[str, str],
     base = display_name(bd.baseline, display_names)
     answer = (f"{chal} vs {base}: pooled {points(pooled['delta'], signed=True, digits=2)} "
               f"{interval(pooled['ci_low'], pooled['ci_high'], signed=True, digits=2)} points "
-              f"of {bd.metric} over {int(pooled['n'])} queries; {'; '.join(where)}.")
+              f"of {metric_label(bd.metric)} over {int(pooled['n'])} queries; {'; '.join(where)}.")
     if r is not None and r.flagged:
         next_step = ("Find the scoring pass behind the reported figure: it does not reconcile "
                      "with the strata.")
@@ -71,7 +72,7 @@ def breakdown_finding(bd: Breakdown, *, display_names: Mapping[str, str],
                  "reconciles" if bd.ok else "check failed"),
         table, chart_or(chart, _own_chart, bd, display_names),
         checks_frame(bd.checks), bd.description,
-        caption=f"{bd.metric}, {chal} − {base}, in {POINTS}; one row per "
+        caption=f"{metric_label(bd.metric)}, {chal} − {base}, in {POINTS}; one row per "
                 "stratum, then the pooled and equal-weight averages",
         source=bd,
     )
