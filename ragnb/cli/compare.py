@@ -35,7 +35,7 @@ SHOW = ["metric", "challenger", "stratum", "n", "baseline_mean", "challenger_mea
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add(p, "judgments", "workspace", "split", *SCORING, "baseline", "challenger", "metrics",
-        *STRATA, *RESAMPLING, "ledger", *OUTPUT,
+        "relevance_level", *STRATA, *RESAMPLING, "ledger", *OUTPUT,
         baseline={"required": True, "metavar": "NAME=FILE",
                   "help": "the baseline run (with --workspace: its config)"},
         challenger={"required": True, "metavar": "NAME=FILE",

@@ -24,7 +24,7 @@ def description() -> str:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    add(p, *INPUTS, *SCORING, "metrics", "per_query", *STRATA, "ledger", *OUTPUT,
+    add(p, *INPUTS, *SCORING, "metrics", "relevance_level", "per_query", *STRATA, "ledger", *OUTPUT,
         run={"help": "a run to score (repeatable); NAME defaults to the file name"},
         metrics={"help": "metric name such as ndcg@10 (repeatable); see the list above"},
         per_query={"help": "print the per-query tidy table instead of means"},

@@ -15,6 +15,7 @@ example (every key is optional except ``test_sets``)::
     corpus = "corpus.csv"         # current corpus build (test-set health)
     gain = "exp"                  # nDCG gain map: exp (2^g - 1), linear (g) or a
                                   # .json/.csv file grade -> gain; or a [gains] table
+    relevance_level = 1           # least relevant grade of binary measures (trec_eval -l)
 
     [gains]                       # grade -> gain (instead of [workspace] gain)
     "0" = 0
@@ -117,6 +118,8 @@ SECTIONS: dict[str, dict[str, str]] = {
         "corpus": "current corpus build (passage_id, doc_version)",
         "gain": "nDCG gain map for metrics that name none: exp (2^g - 1, default), linear (g) "
                 "or a .json/.csv file grade -> gain",
+        "relevance_level": "least grade that counts as relevant for binary measures that name "
+                           "none (trec_eval's -l; default 1)",
     },
     "gains": {"GRADE": "its gain (a grade -> gain map for nDCG; instead of [workspace] gain)"},
     "test_sets.NAME": {
@@ -198,6 +201,7 @@ class Manifest:
     display_names: dict[str, str] = field(default_factory=dict)
     gain: str = "exp"
     report: dict[str, Any] = field(default_factory=dict)
+    relevance_level: int = 1
     report_by_notebook: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
@@ -422,6 +426,10 @@ def parse_manifest(path: str | Path) -> Manifest:
     extra = check.text(ws, "extra", "workspace.", "error", EXTRA)
     missing = check.text(ws, "missing", "workspace.", "error", MISSING)
     gain = _gain(check, ws, data)
+    level = ws.get("relevance_level", 1)
+    if isinstance(level, bool) or not isinstance(level, int) or level < 1:
+        raise check.fail("workspace.relevance_level",
+                         f"must be an integer grade of at least 1, got {level!r}")
 
     sets = check.table(data, "test_sets", "")
     if not sets:
@@ -508,7 +516,7 @@ def parse_manifest(path: str | Path) -> Manifest:
         corpus=check.file(ws, "corpus", "workspace."),
         rounds=tuple(configs), rounds_path=rounds_path, labels=labels, codetasks=codetasks,
         health=health, display_names={str(k): v for k, v in names.items()}, gain=gain,
-        report=report, report_by_notebook=per_notebook,
+        report=report, report_by_notebook=per_notebook, relevance_level=level,
     )
 
 

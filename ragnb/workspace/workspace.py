@@ -335,11 +335,12 @@ class Workspace:
     def metric(self, text: str) -> str:
         """``text`` with the workspace's gain map when the metric takes a ``gain`` and
         names none: ``ndcg@10`` -> ``ndcg@10(gain=<workspace map>)``; ``ndcg@10(gain=linear)``,
-        other metrics and the default ``exp`` map are returned unchanged.
+        other metrics and the default ``exp`` map are returned unchanged. A binary measure
+        naming no ``rel`` gets ``[workspace] relevance_level`` (trec_eval's -l) when it is not 1.
         """
-        from ragnb.metrics.registry import with_gain
+        from ragnb.metrics.registry import with_gain, with_relevance_level
 
-        return with_gain(text, self.gain)
+        return with_relevance_level(with_gain(text, self.gain), self.manifest.relevance_level)
 
     def test_set_for(self, notebook: str, given: str = "") -> str:
         """The test set a single-split notebook reads: given, set in the manifest, the
