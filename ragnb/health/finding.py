@@ -18,6 +18,7 @@ from ragnb.health.diff import VersionDiff
 from ragnb.health.duplicates import DuplicateGroups
 from ragnb.health.holdout import HoldoutCheck
 from ragnb.health.staleness import QUEUED, Staleness
+from ragnb.metrics.registry import metric_label
 from ragnb.result import (
     POINTS,
     Analysis,
@@ -150,7 +151,8 @@ def holdout_finding(hc: HoldoutCheck, *, display_names: Mapping[str, str],
         hc.display_table(), None if chart is False else chart,
         checks_frame([("the difference lies within its interval", covers, "")]),
         hc.description,
-        caption=f"{hc.metric} on each side and held back − tuning, in {POINTS}", source=hc,
+        caption=f"{metric_label(hc.metric)} on each side and held back − tuning, in {POINTS}",
+        source=hc,
     )
 
 
@@ -205,5 +207,6 @@ def version_diff_finding(vd: VersionDiff, *, display_names: Mapping[str, str],
                  f"{counts['rejudged']} re-judged, {counts['added']} added"),
         vd.display_table(), None if chart is False else chart,
         checks_frame([("every query has exactly one change", total, "")]),
-        vd.description, caption=f"{vd.metric} on each version (metric units, 0-1)", source=vd,
+        vd.description, caption=f"{metric_label(vd.metric)} on each version (metric units, 0-1)",
+        source=vd,
     )
