@@ -68,3 +68,27 @@ def test_bad_pooled_lines_name_the_line(tmp_path, text, line, message):
     with pytest.raises(InputError, match=message) as err:
         read_test_set(tmp_path / "q.qrels")
     assert err.value.line == line
+
+
+def test_pooled_lines_survive_a_qrels_round_trip_and_no_other_format_drops_them(tmp_path):
+    from ragnb.io.writers import write_test_set
+
+    (tmp_path / "q.qrels").write_text(QRELS)
+    ts = read_test_set(tmp_path / "q.qrels")
+    again = read_test_set(write_test_set(ts, tmp_path / "copy.qrels"))
+    assert list(again.pooled["passage_id"]) == ["d3"] and len(again.judgments) == 2
+    with pytest.raises(InputError, match="1 passages in the pool but not judged"):
+        write_test_set(ts, tmp_path / "copy.csv")
+
+
+def test_a_run_out_of_the_test_sets_query_order_keeps_its_pooled_rows(tmp_path):
+    # judge_run regroups the run's queries in test-set order: the pooled mask moves too
+    (tmp_path / "q.qrels").write_text("qa 0 d1 1\nqa 0 d2 -1\nqb 0 e1 1\nqb 0 e2 -1\n")
+    (tmp_path / "r.run").write_text("qb Q0 e2 1 3.0 t\nqb Q0 x 2 2.0 t\nqb Q0 e1 3 1.0 t\n"
+                                    "qa Q0 d1 1 3.0 t\nqa Q0 d2 2 2.0 t\n")
+    s = score(read_test_set(tmp_path / "q.qrels"), read_run(tmp_path / "r.run"), ["infAP"])
+    values = s.table.set_index("query_id")["value"]
+    eps = 1e-5
+    assert values["qa"] == pytest.approx(1.0)            # relevant at rank 1
+    # qb: e1 at j = 2; above: e2 pooled (u = 1), x outside the pool; r = n = 0
+    assert values["qb"] == pytest.approx(1 / 3 + (2 / 3) * (1 / 2) * (eps / (2 * eps)))
