@@ -82,6 +82,7 @@ def rr(view: View, rel: int = 1) -> np.ndarray:
 
 @register(
     "recall",
+    aliases=("R",),   # ir_measures' R@k
     params=(_REL,),
     summary="share of the query's relevant passages found in the top k",
     formula="R@k = |relevant in top k| / |relevant judged| (upper policy: unjudged passages "

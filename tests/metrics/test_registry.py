@@ -29,6 +29,14 @@ def test_ir_measures_ndcg_is_linear_and_ragnb_ndcg_is_exp():
     assert _value("NDCG@10") == pytest.approx(exp)   # not ir_measures' spelling: ragnb's name
 
 
+@pytest.mark.parametrize("ir_measures, ragnb", [
+    ("R@2", "recall@2"), ("RR@10", "rr@10"), ("P@1", "p@1"), ("AP", "ap"), ("Judged@3", "judged@3"),
+    ("RBP(p=0.8)", "rbp"), ("Bpref", "bpref"), ("nDCG@3", "ndcg_linear@3"),
+])
+def test_ir_measures_names_parse_to_their_meaning(ir_measures, ragnb):
+    assert str(parse_metric(ir_measures)) == ragnb
+
+
 @pytest.mark.parametrize("given, level, expected", [
     ("P_10", 2, "p@10(rel=2)"), ("map", 2, "ap(rel=2)"), ("infAP", 2, "infap(rel=2)"),
     ("p@10(rel=1)", 2, "p@10"),                 # a metric that names its level keeps it
