@@ -266,8 +266,8 @@ def _strata_files(strata: Sequence[tuple[str | None, str | Path]], names: list[s
 def _pair_by_rule(ws, split: str, metric: str, extra: str, missing: str, has_ledger: bool,
                   baseline: str = "", challenger: str = "") -> tuple[tuple[str, str], str]:
     """Baseline and challenger by the stated rule: the weakest and the strongest mean of
-    ``metric`` on ``split`` (file order breaks ties), keeping the one given; none with a
-    ledger, where scoring a split to choose is a selection it should record.
+    ``metric`` on ``split`` (file order breaks ties), keeping the one given; with a ledger,
+    where scoring a split to choose is a selection it should record, file order instead.
     """
     configs = ws.configs(split)
     for flag, given in (("--baseline", baseline), ("--challenger", challenger)):
@@ -276,9 +276,11 @@ def _pair_by_rule(ws, split: str, metric: str, extra: str, missing: str, has_led
                              f"{', '.join(configs) or 'none'}", key=flag)
     if len(configs) < 2:
         return (baseline or (configs[0] if configs else ""), challenger), "one config"
-    if has_ledger:
-        return (baseline, challenger), ("not chosen by score: with a ledger, choosing by "
-                                        "score is a selection; name them")
+    if has_ledger:   # choosing by score would be a selection the ledger should record
+        first = baseline or next(c for c in configs if c != challenger)
+        last = challenger or next(c for c in reversed(configs) if c != first)
+        return (first, last), ("the first and last config in file order, not by score: with "
+                               "a ledger, choosing by score is a selection")
     from ragnb.io import as_run
     from ragnb.metrics.score import score
 

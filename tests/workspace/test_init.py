@@ -102,3 +102,13 @@ def test_init_errors_name_the_option_and_the_accepted_shapes(files, args, messag
                        *[a.format(t=files) for a in args])
     assert code == 2 and message in err and err.count("\n") == 1, err
     assert not (files / "ws" / "ragnb.toml").exists()
+
+
+def test_with_a_ledger_the_pair_is_not_chosen_by_score(files):
+    (files / "ledger").mkdir()
+    code, out, err = cli("init", files / "ws", "--test-set", files / "all.qrels",
+                         "--runs", str(files / "runs" / "input.*.gz"), "--ledger", files / "ledger",
+                         "--missing", "empty")
+    assert code == 0, err
+    assert ("baseline strong, challenger weak: the first and last config in file order, not by "
+            "score") in out
