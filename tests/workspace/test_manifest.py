@@ -36,6 +36,7 @@ def test_demo_manifest_holds_the_demo_values():
     assert ws.setting("fit", "reported") == ""           # only the strata report has a figure
     assert ws.setting("label-bias", "metric") == "rr@10"
     assert ws.setting("label-bias", "metric", "ndcg@5") == "ndcg@5"   # given wins
+    assert ws.gain == "exp" and '\ngain = "exp"' in ws.manifest.path.read_text()  # said, seed 004
     assert ws.display_name("round-00") == "January baseline"
     assert ws.display_name("round-13") == "round-13"
     assert ws.display_names["round-40"] == "July champion"
