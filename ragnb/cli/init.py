@@ -76,13 +76,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add(p, "labels", labels={"help": "pooled-labelling judgments for the first test set"})
     add(p, "tasks")
     p.add_argument("--task-run", default=None, metavar="FILE", help="the code retriever's run")
-    add(p, "order", "extra", "missing", "metric", "baseline",
+    add(p, "order", "extra", "missing", "relevance_level", "metric", "baseline",
         order={"default": "score",
                "help": "ranking order of runs with ranks and scores (default score: trec_eval)"},
         extra={"default": None, "help": "run queries the test set lacks (default: drop, "
                                         "counted, when there are some; else error)"},
         missing={"help": "test-set queries a run lacks ([workspace] missing): error (default; "
                          "init warns), empty (scored 0) or drop (left out, counted)"},
+        relevance_level={"help": "the least relevant grade of every binary measure, written as "
+                                 "[workspace] relevance_level (trec_eval's -l; default 1)"},
         metric={"default": "", "help": "report metric (default ndcg@10)"},
         baseline={"default": "", "help": "baseline config (default: the weakest mean on the "
                                          "first test set)"})
@@ -176,6 +178,7 @@ def run(args: argparse.Namespace) -> int:
         rounds=[c.strip() for c in args.rounds.split(",")] if args.rounds else (),
         ledger=args.ledger, corpus=args.corpus, labels=args.labels, tasks=args.tasks,
         task_run=args.task_run, order=args.order, extra=args.extra, missing=args.missing,
+        relevance_level=args.relevance_level,
         metric=args.metric, baseline=args.baseline, challenger=args.challenger,
         name=args.name, force=args.force)
     print(f"wrote {manifest}")

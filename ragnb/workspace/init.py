@@ -93,6 +93,7 @@ def scaffold(
     order: str = "score",
     extra: str | None = None,
     missing: str = "error",
+    relevance_level: int | None = None,
     metric: str = "",
     baseline: str = "",
     challenger: str = "",
@@ -136,6 +137,9 @@ def scaffold(
         lines.append(f"ledger = {_q(_rel(ledger, root))}")
     if corpus:
         lines.append(f"corpus = {_q(_rel(corpus, root))}")
+    if relevance_level is not None and relevance_level != 1:
+        lines.append(f"relevance_level = {int(relevance_level)}   # binary measures count this "
+                     "grade and up as relevant (trec_eval's -l)")
     if missing != "error":
         lines.append(f"missing = {_q(missing)}   # test-set queries a run lacks: error | empty "
                      "| drop (counted in a note)")

@@ -76,7 +76,8 @@ def test_splits_from_query_lists_with_strata_per_split(files):
                          "--split", f"production={files / 'prod.ids'}",
                          "--runs", str(files / "runs" / "input.*.gz"),
                          "--strata", f"golden={files / 'topics.tsv'}", "--by", "kind",
-                         "--baseline", "strong", "--challenger", "weak", "--missing", "drop")
+                         "--baseline", "strong", "--challenger", "weak", "--missing", "drop",
+                         "--relevance-level", "2")
     assert code == 0, err
     ws = open_workspace(files / "ws")
     assert len(ws.test_set("golden").queries) == 4
@@ -85,7 +86,8 @@ def test_splits_from_query_lists_with_strata_per_split(files):
     assert [(n.kind, n.count) for n in prod.notes] == [("listed_unjudged", 1)]   # counted
     assert ws.strata_entry("golden").by == "kind" and ws.strata_entry("production") is None
     assert "baseline strong, challenger weak: given" in out and "warning" not in out
-    assert ws.manifest.missing == "drop"
+    assert ws.manifest.missing == "drop" and ws.manifest.relevance_level == 2
+    assert ws.setting("strata", "metric", "P_10") == "P_10(rel=2)"   # trec_eval's -l2
 
 
 @pytest.mark.parametrize("args, message", [
