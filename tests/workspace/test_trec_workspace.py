@@ -67,6 +67,7 @@ def test_two_commands_make_the_four_reports(made):
     for slug in ("01-fit", "02-trajectory", "03-strata", "04-label-bias"):
         page = (tmp / "reports" / f"{slug}.html").read_text()
         assert "org_convdr" in page, slug                           # configs from input.<tag>.gz
+        assert "ndcg@10 (linear gain g)" in page, slug               # the gain, named
     for skipped in ("05-ledger: skipped: no split ledger", "06-health: skipped: no corpus build",
                     "07-code-tasks: skipped: no code-task files"):
         assert skipped in said
