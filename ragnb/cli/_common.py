@@ -215,13 +215,17 @@ class Inputs:
     #: else the workspace's own ``ledger`` key; None when neither names one.
     ledger: str | None = None
 
+    #: ``--relevance-level``, else the workspace's ``relevance_level`` (trec_eval's -l).
+    relevance_level: int = 1
+
     def metric(self, text: str) -> str:
         """A metric with the workspace's gain map when it is an nDCG naming none
-        (:func:`ragnb.metrics.registry.with_gain`).
+        (:func:`ragnb.metrics.registry.with_gain`), and the relevance level when it is a
+        binary measure naming none (:func:`~ragnb.metrics.registry.with_relevance_level`).
         """
-        from ragnb.metrics.registry import with_gain
+        from ragnb.metrics.registry import with_gain, with_relevance_level
 
-        return with_gain(text, self.gain)
+        return with_relevance_level(with_gain(text, self.gain), self.relevance_level)
 
 
 def workspace_split(args: argparse.Namespace):
@@ -259,7 +263,8 @@ def resolve_inputs(args: argparse.Namespace, runs: list[str], run_flag: str = "-
                              key="--judgments" if not args.judgments else run_flag)
         return Inputs(read_test_set(args.judgments), loaded(run_files(runs, args.order)),
                       {"missing": args.missing, "extra": args.extra},
-                      ledger=getattr(args, "ledger", None))
+                      ledger=getattr(args, "ledger", None),
+                      relevance_level=getattr(args, "relevance_level", None) or 1)
     from ragnb.io import RunFile
     from ragnb.strata import strata_table
 
@@ -289,4 +294,5 @@ def resolve_inputs(args: argparse.Namespace, runs: list[str], run_flag: str = "-
     strata.attrs.setdefault("source", str(entry.strata.path if entry.strata else test_set.source))
     return Inputs(test_set, loaded(files), options, strata, ws.manifest.path, split, ws.gain,
                   getattr(args, "ledger", None)
-                  or (None if ws.manifest.ledger is None else str(ws.manifest.ledger)))
+                  or (None if ws.manifest.ledger is None else str(ws.manifest.ledger)),
+                  getattr(args, "relevance_level", None) or ws.manifest.relevance_level)

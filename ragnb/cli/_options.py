@@ -68,6 +68,11 @@ OPTIONS: dict[str, tuple[tuple[str, ...], dict]] = {
     "upper_grade": (("--upper-grade",), {
         "type": bounded_int(0, MAX_GRADE), "default": None,
         "help": "grade given to unjudged passages under --policy upper (default: top grade)"}),
+    "relevance_level": (("--relevance-level",), {
+        "type": bounded_int(1, MAX_GRADE), "default": None, "metavar": "GRADE",
+        "help": "the least grade that counts as relevant for every binary measure that names "
+             "none (P, recall, RR, AP, R-precision, bpref, infAP, success, RBP): trec_eval's -l "
+             "(default 1, or the workspace's [workspace] relevance_level)"}),
     "top_grade": (("--top-grade",), {
         "type": bounded_int(0, MAX_GRADE), "default": None,
         "help": "labels range over 0..TOP_GRADE (default: the test set's top grade)"}),

@@ -35,7 +35,7 @@ SHOW = ["metric", "challenger", "stratum", "n", "baseline_mean", "challenger_mea
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add(p, "judgments", "workspace", "split", *SCORING, "baseline", "challenger", "metrics",
-        *STRATA, *RESAMPLING, "ledger", *OUTPUT,
+        "relevance_level", *STRATA, *RESAMPLING, "ledger", *OUTPUT,
         baseline={"required": True, "metavar": "NAME=FILE",
                   "help": "the baseline run (with --workspace: its config)"},
         challenger={"required": True, "metavar": "NAME=FILE",
@@ -60,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
     )
     from ragnb.errors import InputError
     from ragnb.metrics import parse_metric
+    from ragnb.metrics.registry import metric_label
     from ragnb.metrics.score import score
     from ragnb.stats.family import compare_metrics
 
@@ -88,7 +89,8 @@ def run(args: argparse.Namespace) -> int:
                              strata=strata, tests=args.also, resamples=args.resamples,
                              seed=args.seed, ci=args.ci, method=args.method,
                              fixed=scores.no_relevant)
-    header = [(f"# {', '.join(metrics)} on {test_set.name}, label policy {scores.policy}; "
+    labels = ", ".join(metric_label(str(parse_metric(m))) for m in metrics)
+    header = [(f"# {labels} on {test_set.name}, label policy {scores.policy}; "
                f"baseline {baseline_name}; differences are challenger - baseline"),
               f"# {result.attrs['description']}",
               f"# beside it: {result.attrs['classic']}"]

@@ -18,17 +18,26 @@ def description() -> str:
         "Write DIR/ragnb.toml, the workspace every notebook, report and command reads,\n"
         "from files you already have; then read every file once, so a bad file is an\n"
         "error now (naming the file and line), and say which reports apply.\n\n"
-        "Configs come from run file names (up to the first dot: bm25.run.gz -> bm25).\n"
+        "Configs come from run file names (up to the first dot: bm25.run.gz -> bm25;\n"
+        "TREC's archive names input.<tag>.gz -> <tag>).\n"
+        "Several test sets from one qrels file: --split NAME=IDS (a file of query ids,\n"
+        "repeatable) or --folds folds.json (every fold a test set); the runs and one\n"
+        "--strata file then serve every split (or --strata SPLIT=FILE per split).\n"
         "Roles: a test set named golden/production/confirmation has that role; else,\n"
         "given two or more, the first is golden and the second production (--role).\n"
-        "Baseline and challenger default to the first and last config (edit [report]).\n"
-        "nDCG gain map: add [workspace] gain = \"linear\" (or \"exp\", the default, or a\n"
-        "grade -> gain file \"gains.json\" / \"gains.csv\"), or a [gains] table\n"
-        "(\"0\" = 0, \"1\" = 1, \"2\" = 5); ndcg@k then means that map unless a metric\n"
-        "names its own (ndcg@10(gain=exp)).\n\n"
-        "example:\n"
+        "Baseline and challenger: --baseline/--challenger, else the configs with the\n"
+        "weakest and the strongest mean of the report metric on the first test set.\n"
+        "The stratum column: --by, else the categorical column with the largest median\n"
+        "stratum (never free text); init says which and lists the others.\n"
+        "nDCG gain map: written into [workspace] gain: \"linear\" for TREC qrels (trec_eval's\n"
+        "ndcg_cut, as ranx and ir_measures), else \"exp\" (2^g - 1); or a grade -> gain\n"
+        "file \"gains.json\" / \"gains.csv\", or a [gains] table (\"0\" = 0, \"1\" = 1,\n"
+        "\"2\" = 5); ndcg@k then means that map unless a metric names its own.\n\n"
+        "examples:\n"
         "  ragnb init my-eval --test-set qrels.txt --runs 'runs/*.trec' \\\n"
         "             --strata topics.tsv --strata-columns query_id,domain --by domain\n"
+        "  ragnb init my-eval --test-set qrels.txt --folds folds.json \\\n"
+        "             --runs 'runs/input.*.gz' --strata topics.json --rounds a,b,c\n"
         "  ragnb report --all --workspace my-eval --out my-eval/reports\n\n"
         "Manifest keys (paths relative to the manifest):\n" + describe_keys()
     )
@@ -45,12 +54,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "set in order; SPLIT= names the test set)")
     p.add_argument("--role", action="append", default=[], metavar="NAME=ROLE",
                    help="golden, production, confirmation or other")
-    add(p, "strata", "strata_key", "strata_columns", "by",
-        strata={"metavar": "[SPLIT=]FILE", "help": (
-            "query annotations (CSV/TSV/Parquet/JSONL, or a JSON object query id -> fields like "
-            "CODEC's topics.json); may cover more queries than the test set")},
+    p.add_argument("--split", action="append", default=[], metavar="NAME=IDS",
+                   help="a test set cut from the one --test-set file: IDS is a file of query "
+                        "ids, one a line (repeatable)")
+    p.add_argument("--folds", default=None, metavar="FILE",
+                   help="a JSON folds file ({\"fold\": [query ids]} or a list of lists): "
+                        "every fold a test set cut from the one --test-set file")
+    p.add_argument("--strata", action="append", default=[], metavar="[SPLIT=]FILE",
+                   help="query annotations (CSV/TSV/Parquet/JSONL, a JSON object query id -> "
+                        "fields like CODEC's topics.json, or TREC CAsT's topics JSON); may cover "
+                        "more queries than the test set; once for every test set or once per "
+                        "test set (SPLIT=FILE)")
+    add(p, "strata_key", "strata_columns", "by",
         by={"default": "",
-            "help": "the default stratum column (default: the first with 2 to 30 values)"})
+            "help": "the default stratum column (default: the categorical column with the "
+                    "largest median stratum, never free text)"})
     p.add_argument("--rounds", default=None, metavar="C1,C2,...",
                    help="ordered champions, for the trajectory")
     add(p, "ledger", ledger={"default": None, "help": "a split ledger folder"})
@@ -58,14 +76,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add(p, "labels", labels={"help": "pooled-labelling judgments for the first test set"})
     add(p, "tasks")
     p.add_argument("--task-run", default=None, metavar="FILE", help="the code retriever's run")
-    add(p, "order", "extra", "metric", "baseline",
+    add(p, "order", "extra", "missing", "relevance_level", "metric", "baseline",
         order={"default": "score",
                "help": "ranking order of runs with ranks and scores (default score: trec_eval)"},
         extra={"default": None, "help": "run queries the test set lacks (default: drop, "
                                         "counted, when there are some; else error)"},
+        missing={"help": "test-set queries a run lacks ([workspace] missing): error (default; "
+                         "init warns), empty (scored 0) or drop (left out, counted)"},
+        relevance_level={"help": "the least relevant grade of every binary measure, written as "
+                                 "[workspace] relevance_level (trec_eval's -l; default 1)"},
         metric={"default": "", "help": "report metric (default ndcg@10)"},
-        baseline={"default": "", "help": "baseline config"})
-    p.add_argument("--challenger", default="", help="challenger config")
+        baseline={"default": "", "help": "baseline config (default: the weakest mean on the "
+                                         "first test set)"})
+    p.add_argument("--challenger", default="", help="challenger config (default: the "
+                                                    "strongest mean on the first test set)")
     p.add_argument("--name", default="", help="workspace name (default: the folder name)")
     p.add_argument("--force", action="store_true", help="replace an existing ragnb.toml")
 
@@ -81,6 +105,34 @@ def _split(text: str, default_from_file: bool = True) -> tuple[str, str]:
     return config_name(Path(text)), text
 
 
+def _cut_by_queries(args: argparse.Namespace, specs: list) -> list:
+    """The test sets ``--split``/``--folds`` cut from the one ``--test-set`` file."""
+    from pathlib import Path
+
+    from ragnb.io.query_lists import read_folds, split_name
+    from ragnb.workspace.init import TestSetSpec
+
+    if not (args.split or args.folds):
+        return specs
+    if len(specs) != 1:
+        raise InputError(f"--split and --folds cut one test-set file; {len(specs)} given",
+                         key="--split" if args.split else "--folds")
+    whole = specs[0].path
+    cut = []
+    for text in args.split:
+        name, sep, ids = text.partition("=")
+        if not sep or not name or not ids:
+            raise InputError(f"expected NAME=IDS (a file of query ids), got {text!r}",
+                             key="--split")
+        if not Path(ids).is_file():
+            raise InputError("no such query-id file", source=ids, key="--split")
+        cut.append(TestSetSpec(name, whole, queries=(Path(ids), None)))
+    if args.folds:
+        for fold in read_folds(args.folds):
+            cut.append(TestSetSpec(split_name(fold), whole, queries=(Path(args.folds), fold)))
+    return cut
+
+
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -90,12 +142,19 @@ def run(args: argparse.Namespace) -> int:
     for text in args.test_sets:
         name, file = _split(text)
         specs.append(TestSetSpec(name, Path(file)))
+    specs = _cut_by_queries(args, specs)
     by_name = {s.name: s for s in specs}
+    shared_runs = (args.split or args.folds) and len(args.runs) == 1 and not any(
+        f.partition("=")[0] in by_name for f in args.runs[0][:1])
     for i, group in enumerate(args.runs):
         target, files = None, list(group)
         first, sep, rest = files[0].partition("=")
         if sep and first in by_name:
             target, files[0] = first, rest
+        if shared_runs:   # one set of runs ranks every split's queries
+            for spec in specs:
+                spec.runs = tuple(files)
+            continue
         if target is None:
             if i >= len(specs):
                 raise InputError(f"more --runs ({len(args.runs)}) than test sets; name the "
@@ -108,19 +167,20 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(f"expected NAME=ROLE with a test-set name, got {text!r}",
                              key="--role")
         by_name[name].role = role
-    strata_split, strata = None, args.strata
-    if strata:
-        first, sep, rest = strata.partition("=")
-        if sep and first in by_name:
-            strata_split, strata = first, rest
+    strata = []
+    for text in args.strata:
+        first, sep, rest = text.partition("=")
+        strata.append((first, rest) if sep and first in by_name else (None, text))
     columns = [c.strip() for c in args.strata_columns.split(",")] if args.strata_columns else []
     manifest, found = scaffold(
-        args.folder, specs, strata=strata, strata_test_set=strata_split,
+        args.folder, specs, strata=strata,
         strata_key=args.strata_key, strata_columns=columns, by=args.by,
         rounds=[c.strip() for c in args.rounds.split(",")] if args.rounds else (),
         ledger=args.ledger, corpus=args.corpus, labels=args.labels, tasks=args.tasks,
-        task_run=args.task_run, order=args.order, extra=args.extra, metric=args.metric,
-        baseline=args.baseline, challenger=args.challenger, name=args.name, force=args.force)
+        task_run=args.task_run, order=args.order, extra=args.extra, missing=args.missing,
+        relevance_level=args.relevance_level,
+        metric=args.metric, baseline=args.baseline, challenger=args.challenger,
+        name=args.name, force=args.force)
     print(f"wrote {manifest}")
     for line in found:
         print(f"  {line}")

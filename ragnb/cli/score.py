@@ -24,7 +24,7 @@ def description() -> str:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    add(p, *INPUTS, *SCORING, "metrics", "per_query", *STRATA, "ledger", *OUTPUT,
+    add(p, *INPUTS, *SCORING, "metrics", "relevance_level", "per_query", *STRATA, "ledger", *OUTPUT,
         run={"help": "a run to score (repeatable); NAME defaults to the file name"},
         metrics={"help": "metric name such as ndcg@10 (repeatable); see the list above"},
         per_query={"help": "print the per-query tidy table instead of means"},
@@ -42,6 +42,7 @@ def run(args: argparse.Namespace) -> int:
         strata_labels,
     )
     from ragnb.metrics import parse_metric
+    from ragnb.metrics.registry import metric_label
     from ragnb.metrics.score import score
 
     for m in args.metric:  # fail fast on a typo, before reading big files
@@ -57,6 +58,8 @@ def run(args: argparse.Namespace) -> int:
     header = [f"# test set {test_set.name} ({len(test_set.queries)} queries), "
               f"label policy {scores.policy}, ranking order "
               + ", ".join(sorted(set(scores.orders.values())))]
+    named = [(str(parse_metric(m)), metric_label(str(parse_metric(m)))) for m in metrics]
+    header += [f"# {label}" for text, label in named if label != text]   # the nDCG gain
     means = scores.means()
     first = means[means["metric"] == means["metric"].iloc[0]]
     values = dict(zip(first["config"], first["mean"]))

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 
 import altair as alt
 
+from ragnb.metrics.registry import metric_label
 from ragnb.result import display_name
 
 
@@ -34,7 +35,8 @@ def four_cell_chart(fc, display_names: Mapping[str, str] | None = None) -> alt.L
                         scale=alt.Scale(range=["#888888", "#cc0000"])),
     )
     bars = base.mark_errorbar(thickness=2).encode(
-        y=alt.Y("ci_low:Q", title=f"mean {fc.metric} (points)", scale=alt.Scale(zero=False)),
+        y=alt.Y("ci_low:Q", title=f"mean {metric_label(fc.metric)} (points)",
+                scale=alt.Scale(zero=False)),
         y2="ci_high:Q")
     points = base.mark_point(filled=True, size=80).encode(
         y="mean:Q", tooltip=["config:N", "split:N", alt.Tooltip("mean:Q", format=".1f"),
@@ -43,5 +45,5 @@ def four_cell_chart(fc, display_names: Mapping[str, str] | None = None) -> alt.L
     return (bars + points).properties(
         width=320, height=260,
         title=alt.TitleParams(
-            f"{fc.metric}: baseline vs champion on {fc.golden} and {fc.production}",
+            f"{metric_label(fc.metric)}: baseline vs champion on {fc.golden} and {fc.production}",
             subtitle=f"{champ_name} vs {base_name}"))

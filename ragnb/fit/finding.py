@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ragnb.fit.fourcell import REFUSED, FourCell
+from ragnb.metrics.registry import metric_label
 from ragnb.result import (
     POINTS,
     Finding,
@@ -62,7 +63,8 @@ def four_cell_headline(fc: FourCell, display_names: Mapping[str, str]) -> Headli
     base = display_name(fc.baseline, display_names)
     family = _family(fc.reading)
     gains = (f"{champ} gains {points(g['delta'], signed=True)} "
-             f"{interval(g['ci_low'], g['ci_high'], signed=True)} points of {fc.metric} over "
+             f"{interval(g['ci_low'], g['ci_high'], signed=True)} points of "
+             f"{metric_label(fc.metric)} over "
              f"{base} on {fc.golden} and {points(p['delta'], signed=True)} "
              f"{interval(p['ci_low'], p['ci_high'], signed=True)} on {fc.production}")
     overlap = fc.overlap
@@ -128,7 +130,8 @@ def four_cell_finding(fc: FourCell, *, display_names: Mapping[str, str],
         four_cell_headline(fc, display_names),
         table, chart_or(chart, _own_chart, fc, display_names),
         checks_frame(checks), fc.description,
-        caption=f"{fc.metric} in {POINTS}, mean [95% interval]; then the paired difference and its "
+        caption=f"{metric_label(fc.metric)} in {POINTS}, mean [95% interval]; then the paired "
+                "difference and its "
                 f"effect size (mean difference / SD of differences)",
         source=fc,
     )

@@ -16,6 +16,7 @@ import pandas as pd
 
 from ragnb.health.coverage import STATUSES as COVERAGE_STATUSES
 from ragnb.health.staleness import STATUSES as FRESHNESS_STATUSES
+from ragnb.metrics.registry import metric_label
 from ragnb.result import POINTS_LABELS, display_name
 
 _STATUS_COLORS = ["#3465a4", "#cc0000", "#c17d11", "#888888"]
@@ -106,7 +107,7 @@ def bucket_chart(table: pd.DataFrame, *, metric: str, config: str,
         domain=[f"can see {target * 100:g} points", f"too small for {target * 100:g} points"],
         range=["#3465a4", "#cc0000"]))
     bars = alt.Chart(t).mark_rule(strokeWidth=2).encode(
-        y=y, x=alt.X("ci_low:Q", title=f"mean {metric} of {config} (points)",
+        y=y, x=alt.X("ci_low:Q", title=f"mean {metric_label(metric)} of {config} (points)",
                      axis=alt.Axis(labelExpr=POINTS_LABELS), scale=alt.Scale(zero=False)),
         x2="ci_high:Q", color=color)
     dots = alt.Chart(t).mark_point(filled=True, size=70).encode(
@@ -115,7 +116,8 @@ def bucket_chart(table: pd.DataFrame, *, metric: str, config: str,
                  alt.Tooltip("ci_low:Q", format=".3f"), alt.Tooltip("ci_high:Q", format=".3f"),
                  alt.Tooltip("mde:Q", format=".3f"), "needed:Q"])
     return (bars + dots).properties(width=420, height=26 * len(t) + 20,
-                                    title=f"{metric} per bucket, with the bucket's power")
+                                    title=f"{metric_label(metric)} per bucket, with the "
+                                          "bucket's power")
 
 
 def holdout_chart(check, split: str = "") -> alt.LayerChart:
@@ -127,7 +129,8 @@ def holdout_chart(check, split: str = "") -> alt.LayerChart:
     color = alt.Color("side:N", legend=None, scale=alt.Scale(
         domain=["tuning", "held back"], range=["#c17d11", "#3465a4"]))
     bars = alt.Chart(t).mark_rule(strokeWidth=3).encode(
-        y=y, x=alt.X("ci_low:Q", title=f"mean {check.quantity} ({check.metric}, points)",
+        y=y, x=alt.X("ci_low:Q",
+                     title=f"mean {check.quantity} ({metric_label(check.metric)}, points)",
                      axis=alt.Axis(labelExpr=POINTS_LABELS)),
         x2="ci_high:Q", color=color)
     dots = alt.Chart(t).mark_point(filled=True, size=90).encode(
@@ -155,7 +158,7 @@ def version_chart(diff, display_names: Mapping[str, str] | None = None) -> alt.L
     x = alt.X("version:N", sort=[diff.old_name, diff.new_name], title=None,
               axis=alt.Axis(labelAngle=0))
     base = alt.Chart(long).encode(
-        x=x, y=alt.Y("mean:Q", title=f"mean {diff.metric} (points)",
+        x=x, y=alt.Y("mean:Q", title=f"mean {metric_label(diff.metric)} (points)",
                      axis=alt.Axis(labelExpr=POINTS_LABELS), scale=alt.Scale(zero=False)),
         color=alt.Color("config:N", title="config"),
         tooltip=["config:N", "version:N", alt.Tooltip("mean:Q", format=".4f"), "n:Q"])

@@ -18,6 +18,7 @@ from ragnb.health.duplicates import DuplicateGroups
 from ragnb.health.holdout import HoldoutCheck
 from ragnb.health.review import HealthReview
 from ragnb.health.staleness import QUEUED, Staleness
+from ragnb.metrics.registry import metric_label
 from ragnb.result import (
     POINTS,
     Finding,
@@ -148,7 +149,8 @@ def holdout_finding(hc: HoldoutCheck, *, display_names: Mapping[str, str],
         hc.display_table(), None if chart is False else chart,
         checks_frame([("the difference lies within its interval", covers, "")]),
         hc.description,
-        caption=f"{hc.metric} on each side and held back − tuning, in {POINTS}", source=hc,
+        caption=f"{metric_label(hc.metric)} on each side and held back − tuning, in {POINTS}",
+        source=hc,
     )
 
 
@@ -203,5 +205,6 @@ def version_diff_finding(vd: VersionDiff, *, display_names: Mapping[str, str],
                  f"{counts['rejudged']} re-judged, {counts['added']} added"),
         vd.display_table(), None if chart is False else chart,
         checks_frame([("every query has exactly one change", total, "")]),
-        vd.description, caption=f"{vd.metric} on each version, in {POINTS}", source=vd,
+        vd.description, caption=f"{metric_label(vd.metric)} on each version, in {POINTS}",
+        source=vd,
     )

@@ -10,7 +10,7 @@ All of them end in :func:`ragnb.io.run.validate_run`, which fixes the ranking or
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +39,7 @@ from ragnb.io.source import (
     table_ids,
     table_numbers,
 )
+from ragnb.io.trec import blank_comments, comment_note, extra_fields_note, has_comment_ids
 
 
 def read_run(path: InputPath, *, name: str | None = None, format: str = "auto",
@@ -65,16 +66,30 @@ def read_run(path: InputPath, *, name: str | None = None, format: str = "auto",
                          source=path)
     df = reader(path)
     run = validate_run(df, str(path), order=order, name=name or run_name(path))
+    if df.attrs.get("notes"):  # what the TREC reader skipped or ignored (ragnb.io.trec)
+        run = replace(run, notes=df.attrs["notes"] + run.notes)
     del df
     release_memory()
     return run
 
 
 def run_name(path: InputPath) -> str:
-    """A run's default config name: its file name without extensions (``<stdin>`` for ``-``)."""
+    """A run's default config name (:func:`config_of_file`; ``<stdin>`` for ``-``)."""
     if isinstance(path, Source):
-        return path.name.split(".")[0]
-    return "<stdin>" if str(path) == "-" else Path(path).name.split(".")[0]
+        return config_of_file(path.name)
+    return "<stdin>" if str(path) == "-" else config_of_file(Path(path).name)
+
+
+def config_of_file(file_name: str) -> str:
+    """The config a run file names: the file name up to the first dot, except TREC's archive
+    names ``input.<tag>[.gz]`` (how TREC distributes submitted runs), which give ``<tag>``.
+
+    >>> config_of_file("bm25.run.gz"), config_of_file("input.org_convdr.gz")
+    ('bm25', 'org_convdr')
+    """
+    if file_name.startswith("input.") and file_name.removesuffix(".gz") != "input":
+        return file_name.removeprefix("input.").removesuffix(".gz")
+    return file_name.split(".")[0]
 
 
 @dataclass(frozen=True)
@@ -106,15 +121,20 @@ def _read_trec(path) -> pd.DataFrame:
     df = read_whitespace_frame(
         path, names, {"query_id": pa.string(), "passage_id": pa.string(),
                       "rank": pa.int64(), "score": pa.float64()}, as_float=("rank",))
-    if df is not None:  # one line per row: validate_run numbers them
-        return df
-    data = read_bytes(path)
+    if df is not None and not has_comment_ids(df["query_id"]):
+        return df  # one line per row: validate_run numbers them
+    text, comments = blank_comments(decode_utf8(read_bytes(path), path))
     rows = []
-    for number, (q, _, p, r, s, _tag) in split_lines(decode_utf8(data, path), path, 6):
+    longer = 0
+    for number, fields in split_lines(text, path, 6, at_least=True):
+        q, _, p, r, s = fields[:5]
+        longer += len(fields) > 6
         rank = float(parse_integer(r, "rank", path, number))
         score = parse_decimal(s, "score", path, number)
         rows.append((q, p, rank, score, number))
-    return pd.DataFrame(rows, columns=["query_id", "passage_id", "rank", "score", "line"])
+    df = pd.DataFrame(rows, columns=["query_id", "passage_id", "rank", "score", "line"])
+    df.attrs["notes"] = comment_note(comments, path) + extra_fields_note(longer, path)
+    return df
 
 
 def _read_jsonl(path) -> pd.DataFrame:

@@ -454,20 +454,23 @@ def text_lines(text: str) -> Iterator[tuple[int, str]]:
     return enumerate(text.split("\n"), start=1)
 
 
-def split_lines(data: bytes | str, source, ncols: int) -> Iterator[tuple[int, list[str]]]:
+def split_lines(data: bytes | str, source, ncols: int, *, at_least: bool = False
+                ) -> Iterator[tuple[int, list[str]]]:
     """Slow path: yield ``(line_number, fields)`` for each non-blank line.
 
     Fields are separated by ASCII whitespace (space, tab, CR, VT, FF); a line
-    with the wrong number of fields is an error naming the line.
+    with the wrong number of fields (with ``at_least``: fewer than ``ncols``;
+    the caller decides what the others mean) is an error naming the line.
     """
     text = decode_utf8(data, source) if isinstance(data, bytes) else data
     for number, raw in text_lines(text):
         fields = [f for f in re.split(r"[ \t\r\x0b\x0c]+", raw) if f]
         if not fields:
             continue
-        if len(fields) != ncols:
+        if len(fields) != ncols and not (at_least and len(fields) > ncols):
             raise InputError(
-                f"expected {ncols} whitespace-separated fields, found {len(fields)}: {raw[:120]!r}",
+                f"expected {'at least ' if at_least else ''}{ncols} whitespace-separated "
+                f"fields, found {len(fields)}: {raw[:120]!r}",
                 source=source,
                 line=number,
             )

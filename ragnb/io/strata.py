@@ -69,6 +69,8 @@ def read_strata(path: InputPath, *, format: str = "auto", key: str = "query_id",
     elif fmt == "jsonl":
         text = decode_utf8(read_bytes(path), path)
         rows = _keyed_object(text, path)
+        if rows is None:
+            rows = _conversations(text, path)
         df = pd.DataFrame(rows if rows is not None else _json_lines(text, path, key))
     elif fmt in ("csv", "tsv", "parquet"):
         df = read_table_file(path, fmt)
@@ -176,8 +178,8 @@ def _keyed_object(text: str, path: Source) -> list[dict] | None:
             raise
         return None  # JSON Lines: one object per line
     if not isinstance(whole, dict) or not all(isinstance(v, dict) for v in whole.values()):
-        raise InputError("a JSON strata file is either one object per line with a query_id, or "
-                         "one object mapping each query id to its fields", source=path)
+        raise InputError(f"a JSON object is read as query id -> fields; this one is not. A "
+                         f"strata file is {STRATA_SHAPES}", source=path)
     rows = []
     for qid, fields in whole.items():
         json_id(qid, "query id (a key of the object)", path, None)
@@ -186,6 +188,45 @@ def _keyed_object(text: str, path: Source) -> list[dict] | None:
             raise InputError(f"query {qid!r} has a different query_id {row['query_id']!r}",
                              source=path, key=qid)
         rows.append({**row, "query_id": qid, "line": 1})
+    return rows
+
+
+#: The shapes a strata file may have, for error messages.
+STRATA_SHAPES = ("a table keyed by query_id (CSV/TSV/Parquet), JSON Lines (one object per line "
+                 "with a query_id), a JSON object mapping each query id to its fields (CODEC's "
+                 "topics.json), or a JSON list of conversations with numbered turns (TREC "
+                 "CAsT's topics: query id <conversation>_<turn>)")
+
+
+def _conversations(text: str, path: Source) -> list[dict] | None:
+    """Rows of a JSON list of conversations (TREC CAsT's topics files), or None when the
+    text is not one JSON list (JSON Lines).
+
+    Each conversation ``{"number": 106, "turn": [{"number": 1, ...}, ...]}`` gives one
+    query per turn, ``106_1``, with the fields ``conversation`` (106), ``turn`` (1) and
+    the turn's other scalar fields (its utterances); lists and objects are left out.
+    """
+    stripped = text.strip()
+    if not stripped.startswith("["):
+        return None
+    whole = loads(stripped, path)
+    ok = isinstance(whole, list) and whole and all(
+        isinstance(c, dict) and isinstance(c.get("number"), (int, str))
+        and isinstance(c.get("turn"), list)
+        and all(isinstance(t, dict) and isinstance(t.get("number"), (int, str))
+                for t in c["turn"]) for c in whole)
+    if not ok:
+        raise InputError(f"a JSON list is read as TREC CAsT's conversations ({{\"number\": "
+                         f"106, \"turn\": [{{\"number\": 1, ...}}]}}); this one is not. A "
+                         f"strata file is {STRATA_SHAPES}", source=path)
+    rows = []
+    for conv in whole:
+        for turn in conv["turn"]:
+            fields = {k: v for k, v in turn.items()
+                      if k != "number" and not isinstance(v, (list, dict))}
+            rows.append({**_json_fields(fields, path, 1), "conversation": conv["number"],
+                         "turn": turn["number"],
+                         "query_id": f"{conv['number']}_{turn['number']}", "line": 1})
     return rows
 
 

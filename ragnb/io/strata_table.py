@@ -129,3 +129,67 @@ class Comparison:
     @property
     def columns(self) -> list[str]:
         return stratum_columns(self.table)
+
+
+#: A default stratum column needs this many queries in its median stratum.
+MIN_MEDIAN_STRATUM = 5
+#: Values longer than this (median, characters) make a column free text, never strata.
+MAX_LABEL_CHARS = 40
+
+
+@dataclass(frozen=True)
+class StratumChoice:
+    """The default stratum column :func:`suggest_stratum` picks, and why.
+
+    ``column`` is "" when no column qualifies; ``reason`` says why the column was
+    chosen (or none), ``alternatives`` describes the other categorical columns and
+    ``free_text`` lists the columns left out as free text.
+    """
+
+    column: str
+    reason: str
+    alternatives: tuple[str, ...] = ()
+    free_text: tuple[str, ...] = ()
+
+
+def suggest_stratum(table: pd.DataFrame, max_levels: int = 30) -> StratumChoice:
+    """A default stratum column: categorical, never free text, with enough queries a stratum.
+
+    Candidates have 2 to ``max_levels`` distinct values on the test set's queries;
+    a column whose values are mostly distinct (more than half the queries) or long
+    (median over :data:`MAX_LABEL_CHARS` characters) is free text and left out.
+    Of the rest, the one with the largest median stratum size wins, if that median
+    is at least :data:`MIN_MEDIAN_STRATUM` (CAsT 2021: the turn number, median 18
+    queries a turn, over the conversation, 19 strata of median 8).
+    """
+    n = len(table)
+    stats, free = [], []
+    for c in table.columns:
+        if c in ("query_id", "line"):
+            continue
+        values = table[c].dropna()
+        sizes = values.astype("str").value_counts()
+        if len(sizes) < 2:
+            continue
+        text = values.astype("str")
+        if len(sizes) > n / 2 or (pd.api.types.is_object_dtype(values.dtype)
+                                  and text.str.len().median() > MAX_LABEL_CHARS):
+            free.append(c)
+            continue
+        if len(sizes) > max_levels:
+            continue
+        stats.append((float(sizes.median()), -len(sizes), c, int(sizes.min())))
+    if not stats:
+        return StratumChoice("", "no column has 2 to "
+                                 f"{max_levels} values that are not free text", (), tuple(free))
+    stats.sort(reverse=True)
+    median, neg_levels, column, smallest = stats[0]
+    described = [f"{c} ({-k} values, median {m:g} queries)" for m, k, c, _ in stats[1:]]
+    if median < MIN_MEDIAN_STRATUM:
+        return StratumChoice("", f"no column has a median stratum of {MIN_MEDIAN_STRATUM} "
+                                 f"queries or more (best: {column}, median {median:g})",
+                             tuple([f"{column} ({-neg_levels} values, median {median:g} queries)"]
+                                   + described), tuple(free))
+    return StratumChoice(column, f"{-neg_levels} values, median {median:g} queries a stratum "
+                                 f"(smallest {smallest}): the largest median of the categorical "
+                                 "columns", tuple(described), tuple(free))

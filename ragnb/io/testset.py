@@ -56,6 +56,10 @@ class TestSet:
         Where it was read from.
     notes : tuple of Note
         What was dropped or repaired while reading, with counts.
+    pooled : DataFrame, optional
+        ``query_id, passage_id``: passages in the judging pool but not judged
+        (grade -1 in trec_eval's qrels). They are unjudged for every metric and
+        label policy; only infAP's sampling reads them (:mod:`ragnb.metrics.incomplete`).
     """
 
     __test__ = False  # not a pytest test class
@@ -65,6 +69,7 @@ class TestSet:
     name: str = "test set"
     source: str = ""
     notes: tuple[Note, ...] = field(default=())
+    pooled: pd.DataFrame | None = None
 
     @property
     def query_ids(self) -> pd.Index:
@@ -80,6 +85,31 @@ class TestSet:
         j = self.judgments
         counts = j.loc[j["grade"] >= rel, "query_id"].value_counts()
         return counts.reindex(self.query_ids, fill_value=0).rename("relevant")
+
+    def restricted(self, query_ids, *, listed_in: str = "a query list") -> TestSet:
+        """The test set cut to ``query_ids`` (a split or fold of one qrels file).
+
+        Listed queries the test set lacks (not judged at all) are left out and counted
+        in a note; none of them in the test set is an error naming ``listed_in``.
+        """
+        wanted = pd.Index([str(q) for q in query_ids])
+        have = self.query_ids
+        absent = wanted[~wanted.isin(have)]
+        if len(absent) == len(wanted):
+            raise InputError(f"none of the {len(wanted)} listed queries is in the test set "
+                             f"{self.source!r}, e.g. {list(wanted[:3])}", source=listed_in)
+        queries = self.queries[have.isin(wanted)].reset_index(drop=True)
+        judgments = self.judgments[self.judgments["query_id"].isin(wanted).to_numpy()]
+        pooled = self.pooled
+        if pooled is not None:
+            pooled = pooled[pooled["query_id"].isin(wanted).to_numpy()].reset_index(drop=True)
+        notes = self.notes
+        if len(absent):
+            notes += (Note("listed_unjudged", len(absent),
+                           f"{listed_in}: listed queries with no judgment in {self.source}, "
+                           f"left out, e.g. {list(absent[:3])}"),)
+        return replace(self, queries=queries, judgments=judgments.reset_index(drop=True),
+                       pooled=pooled, notes=notes)
 
     def with_judgments(self, judgments: pd.DataFrame, *, name: str | None = None,
                        notes: tuple[Note, ...] = ()) -> TestSet:

@@ -32,10 +32,18 @@ from ragnb.io.source import (
     table_numbers,
 )
 from ragnb.io.testset import (
+    Note,
     TestSet,
     check_unanswerable,
     validate_judgments,
     validate_queries,
+)
+from ragnb.io.trec import (
+    POOLED_GRADE,
+    blank_comments,
+    comment_note,
+    has_comment_ids,
+    pooled_note,
 )
 
 _QUERY_KEYS = {"query_id", "query", "source", "intent", "answer", "judgments", "unanswerable"}
@@ -59,9 +67,10 @@ def read_test_set(path: InputPath, *, format: str = "auto", name: str | None = N
     if reader is None:
         raise InputError(f"unknown test-set format {fmt!r}; choose one of {sorted(_READERS)}",
                          source=path)
-    queries, judgments = reader(path)
+    queries, judgments, *more = reader(path)  # TREC qrels add notes and pooled passages
     split = name or path.name.split(".")[0]
-    ts = TestSet(queries=queries, judgments=judgments, name=split, source=str(path))
+    ts = TestSet(queries=queries, judgments=judgments, name=split, source=str(path),
+                 **(more[0] if more else {}))
     release_memory()
     return ts
 
@@ -106,20 +115,57 @@ def _read_jsonl(path) -> tuple[pd.DataFrame, pd.DataFrame]:
     return qdf, jdf
 
 
-def _read_qrels(path) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _read_qrels(path) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     names = ["query_id", "iteration", "passage_id", "grade"]
     # judgments' passage ids are read at random rows by the join: one chunk
     df = read_whitespace_frame(
         path, names, {"query_id": pa.string(), "passage_id": pa.string(), "grade": pa.int64()},
         one_chunk=("passage_id",))
+    if df is not None and has_comment_ids(df["query_id"]):
+        df = None  # a '#' line with four fields: read line by line to skip it
+    notes: tuple[Note, ...] = ()
+    pooled = None
     if df is None:  # the slow path: one line at a time, errors name the line
-        text = decode_utf8(read_bytes(path), path)
+        text, comments = blank_comments(decode_utf8(read_bytes(path), path))
         rows = []
         for number, (q, _, p, g) in split_lines(text, path, 4):
             rows.append((q, p, parse_integer(g, "grade", path, number), number))
+        if not rows and comments:
+            raise InputError(f"no judgment lines, only {comments} comment line(s)", source=path)
         df = pd.DataFrame(rows, columns=["query_id", "passage_id", "grade", "line"])
+        df, pooled = _pooled(df, path)
+        notes = comment_note(comments, path) + pooled_note(
+            0 if pooled is None else len(pooled), path)
     judgments = validate_judgments(df, path)
-    return _queries_of(judgments), judgments
+    queries = _queries_of(judgments if pooled is None else
+                          pd.concat([judgments[["query_id"]], pooled[["query_id"]]]))
+    return queries, judgments, {"notes": notes, "pooled": pooled}
+
+
+def _pooled(df: pd.DataFrame, source) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """Split qrels rows of grade -1 (pooled, not judged: trec_eval) from the judgments.
+
+    Another negative grade stays in the judgments, whose validation refuses it; a
+    pooled passage also judged (or pooled twice) is an error naming both lines.
+    """
+    at = (df["grade"] == POOLED_GRADE).to_numpy()
+    if not at.any():
+        return df, None
+    pooled = df.loc[at, ["query_id", "passage_id", "line"]].reset_index(drop=True)
+    judged = df.loc[~at].reset_index(drop=True)
+    both = pd.concat([judged[["query_id", "passage_id", "line"]], pooled])
+    twice = both.duplicated(["query_id", "passage_id"], keep=False).to_numpy()
+    if twice.any():
+        first = both.loc[twice].iloc[0]
+        lines = sorted(both.loc[twice & (both["query_id"] == first["query_id"]).to_numpy()
+                                & (both["passage_id"] == first["passage_id"]).to_numpy(),
+                                "line"])
+        raise InputError(f"passage {first['passage_id']!r} of query {first['query_id']!r} is "
+                         f"listed more than once, once as pooled but unjudged (grade -1), at "
+                         f"lines {lines}", source=source, line=int(lines[-1]))
+    for c in ("query_id", "passage_id"):
+        pooled[c] = pooled[c].astype(ID_DTYPE)
+    return judged, pooled
 
 
 def _queries_of(judgments: pd.DataFrame) -> pd.DataFrame:

@@ -76,12 +76,20 @@ def write_test_set(test_set: TestSet, path: str | Path) -> Path:
     """Write ``test_set`` in the format ``path``'s suffix names (see module docstring)."""
     path = Path(path)
     fmt, gz = format_of(path)
+    pooled = test_set.pooled if test_set.pooled is not None else pd.DataFrame(
+        {"query_id": [], "passage_id": []})
+    if len(pooled) and fmt != "trec":
+        raise InputError(f"the test set lists {len(pooled)} passages in the pool but not judged "
+                         "(qrels grade -1), which only TREC qrels can hold; write a .qrels file",
+                         source=str(path))
     if fmt == "jsonl":
         data = test_set_jsonl(test_set).encode("utf-8")
     elif fmt == "trec":
         j = test_set.judgments
-        data = "".join(f"{q} 0 {p} {int(g)}\n" for q, p, g in
-                       zip(j["query_id"], j["passage_id"], j["grade"])).encode("utf-8")
+        data = ("".join(f"{q} 0 {p} {int(g)}\n" for q, p, g in
+                        zip(j["query_id"], j["passage_id"], j["grade"]))
+                + "".join(f"{q} 0 {p} -1\n" for q, p in
+                          zip(pooled["query_id"], pooled["passage_id"]))).encode("utf-8")
     else:
         data = _table_bytes(judgments_table(test_set), fmt)
     return _write(path, data, gz)

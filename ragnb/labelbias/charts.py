@@ -17,6 +17,7 @@ import altair as alt
 import pandas as pd
 
 from ragnb.labelbias.verdict import RULE, ThreeWay
+from ragnb.metrics.registry import metric_label
 from ragnb.result import POINTS_LABELS, display_name
 
 POLICY_SHAPES = {"lower": "triangle-down", "condensed": "diamond", "upper": "triangle-up"}
@@ -50,7 +51,7 @@ def bounds_chart(table: pd.DataFrame, *, stratum: str = "all", title: str | None
     y = alt.Y("config:N", sort=configs, title=None)
     interval = alt.Chart(t).mark_bar(height=12, opacity=0.35).encode(
         y=y,
-        x=alt.X("bound_min:Q", title=f"{metric} (mean over queries, points)",
+        x=alt.X("bound_min:Q", title=f"{metric_label(metric)} (mean over queries, points)",
                 axis=alt.Axis(labelExpr=POINTS_LABELS), scale=alt.Scale(zero=False)),
         x2="bound_max:Q",
         tooltip=["config", alt.Tooltip("bound_min:Q", format=".4f", title="bound min"),
@@ -70,7 +71,8 @@ def bounds_chart(table: pd.DataFrame, *, stratum: str = "all", title: str | None
         tooltip=["config", "policy", alt.Tooltip("value:Q", format=".4f")],
     )
     return (interval + marks).properties(
-        title=title or f"{metric}: exact bounds over labellings (bar) and label policies (marks)",
+        title=title or (f"{metric_label(metric)}: exact bounds over labellings (bar) and "
+                        "label policies (marks)"),
         width=420)
 
 
@@ -88,7 +90,8 @@ def verdict_chart(result: ThreeWay, *, title: str | None = None,
     bars = base.mark_rule(strokeWidth=3).encode(
         y=y,
         x=alt.X("ci_low:Q", axis=alt.Axis(labelExpr=POINTS_LABELS),
-                title=f"difference in mean {result.metric} (challenger - baseline, points)"),
+                title=f"difference in mean {metric_label(result.metric)} "
+                      "(challenger - baseline, points)"),
         x2="ci_high:Q",
         color=alt.Color("verdict:N", title="verdict",
                         scale=alt.Scale(domain=["adopt", "labelling decides", "reject"],

@@ -9,6 +9,7 @@ import pandas as pd
 
 from ragnb.labelbias.bounds import Bounds
 from ragnb.labelbias.verdict import ThreeWay
+from ragnb.metrics.registry import metric_label
 from ragnb.result import (
     POINTS,
     Finding,
@@ -56,7 +57,8 @@ def bounds_finding(b: Bounds, *, display_names: Mapping[str, str], chart: Any = 
         b.display_table(strata, display_names=dict(display_names)),
         chart_or(chart, _bounds_chart, b, display_names),
         checks_frame(checks), b.description,
-        caption=f"{b.metric} in {POINTS}: unjudged share of the top k, the three policies and "
+        caption=f"{metric_label(b.metric)} in {POINTS}: unjudged share of the top k, the three "
+                "policies and "
                 "the exact bounds (means over queries)",
         source=b,
     )
@@ -208,7 +210,7 @@ def three_way_finding(tw: ThreeWay, *, display_names: Mapping[str, str],
                                           else _verdict_chart(tw, display_names)),
         checks_frame([]),
         tw.description,
-        caption=f"{tw.metric} in {POINTS}: challenger − {base} per label policy, "
+        caption=f"{metric_label(tw.metric)} in {POINTS}: challenger − {base} per label policy, "
                 f"[95% interval] from {bounds_kind} per-query bounds of the difference; * marks "
                 "an interval that excludes zero; effect size: the current difference's mean / "
                 "SD of per-query differences; joint / separate bounds: the mean per-query "

@@ -16,11 +16,10 @@ infAP (Yilmaz & Aslam 2006), as trec_eval computes it
     infAP = (1/R) * sum over judged relevant retrieved at 0-based rank j of
     1 when j = 0, else 1/(j+1) + (j/(j+1)) * ((r + n)/j) * ((r + eps)/(r + n + 2 eps)),
     with r, n the judged relevant and non-relevant passages above rank j and
-    eps = 1e-5. trec_eval also knows "pooled but not judged" passages (grade
-    -1 in a qrels file), which it skips in the counts; ragnb's test sets hold
-    non-negative grades only, so every unjudged passage is outside the pool
-    here and counts as non-relevant in ``(r + n)/j``. On such qrels the value
-    equals trec_eval's ``infAP``.
+    eps = 1e-5. Passages "in the pool but not judged" (grade -1 in a qrels file,
+    :data:`ragnb.io.trec.POOLED_GRADE`) count as sampled in ``(r + n + u)/j`` (u of
+    them above rank j), as trec_eval counts them; every other unjudged passage is
+    outside the pool and counts only in ``j``. The value equals trec_eval's ``infAP``.
 """
 from __future__ import annotations
 
@@ -71,18 +70,22 @@ def bpref(view: View, rel: int = 1) -> np.ndarray:
     cutoff=False,
     params=(_REL,),
     policies=_POLICIES,
-    summary="inferred AP (Yilmaz & Aslam 2006), trec_eval's infAP; every unjudged passage is "
-            "taken as outside the judging pool",
-    formula="infAP = (1/R) sum_{judged relevant at rank j} [1/(j+1) + (j/(j+1)) ((r+n)/j) "
-            "((r+eps)/(r+n+2 eps))], r, n = judged relevant, non-relevant above",
+    summary="inferred AP (Yilmaz & Aslam 2006), trec_eval's infAP; unjudged passages are "
+            "outside the judging pool unless the qrels list them with grade -1",
+    formula="infAP = (1/R) sum_{judged relevant at rank j} [1/(j+1) + (j/(j+1)) ((r+n+u)/j) "
+            "((r+eps)/(r+n+2 eps))], r, n = judged relevant, non-relevant above, u = pooled "
+            "but unjudged (grade -1) above",
 )
 def infap(view: View, rel: int = 1) -> np.ndarray:
     relevant, nonrel = _judged_split(view, rel)
     r = _running_count(view, relevant)[relevant] - 1.0
     n = _running_count(view, nonrel)[relevant].astype(np.float64)
+    sampled = r + n
+    if view.pooled is not None:
+        sampled = sampled + _running_count(view, view.pooled)[relevant]
     j = view.pos[relevant].astype(np.float64)
     safe_j = np.maximum(j, 1.0)
-    later = 1.0 / (j + 1.0) + (j / (j + 1.0)) * ((r + n) / safe_j) * (
+    later = 1.0 / (j + 1.0) + (j / (j + 1.0)) * (sampled / safe_j) * (
         (r + INFAP_EPSILON) / (r + n + 2 * INFAP_EPSILON))
     term = np.where(j == 0, 1.0, later)
     big_r = view.index.relevant_counts(rel).astype(np.float64)

@@ -64,6 +64,8 @@ class JudgmentIndex:
     counts: np.ndarray
     top_grade: int
     source: str
+    pooled_q: np.ndarray | None = None
+    pooled_passage: pa.ChunkedArray | None = None
 
     @classmethod
     def from_test_set(cls, test_set: TestSet) -> JudgmentIndex:
@@ -77,8 +79,14 @@ class JudgmentIndex:
         grade = j["grade"].to_numpy(dtype=np.int64)
         levels, counts = _grade_counts(jq, grade, len(qids))
         release_memory()  # the counting's temporaries, before a run is joined
+        pooled = test_set.pooled
+        pooled_q = pooled_passage = None
+        if pooled is not None and len(pooled):
+            pooled_q = codes_for(pooled["query_id"], qids)
+            pooled_passage = as_arrow(pooled["passage_id"])
         return cls(qids, jq, grade, as_arrow(j["passage_id"]), levels.astype(np.float64),
-                   counts, int(grade.max()) if len(grade) else 0, test_set.source)
+                   counts, int(grade.max()) if len(grade) else 0, test_set.source,
+                   pooled_q, pooled_passage)
 
     @property
     def n_queries(self) -> int:
@@ -122,10 +130,12 @@ class JudgedRun:
     graded: np.ndarray
     unjudged: np.ndarray
     notes: tuple[Note, ...] = ()
+    pooled: np.ndarray | None = None
 
     def __post_init__(self) -> None:
-        for a in (self.q, self.pos, self.graded, self.unjudged):
-            a.flags.writeable = False  # shared with the views
+        for a in (self.q, self.pos, self.graded, self.unjudged, self.pooled):
+            if a is not None:
+                a.flags.writeable = False  # shared with the views
 
     @property
     def grade(self) -> np.ndarray:
@@ -143,15 +153,18 @@ class JudgedRun:
             raise InputError(f"unknown label policy {policy!r}; choose one of {POLICIES}",
                              key="policy")
         q, pos, grade, unjudged = self.q, self.pos, self.graded, self.unjudged
+        pooled = self.pooled
         if policy == "condensed" and unjudged.any():
             keep = ~unjudged
             q, grade = q[keep], grade[keep]
             pos = positions(q)
             unjudged = np.zeros(len(q), dtype=bool)
+            pooled = None  # pooled passages are unjudged: removed with them
         if k is not None:
             cut = pos < k
             if not cut.all():
                 q, pos, grade, unjudged = q[cut], pos[cut], grade[cut], unjudged[cut]
+                pooled = None if pooled is None else pooled[cut]
         g_upper = self.index.top_grade if upper_grade is None else int(upper_grade)
         if policy == "upper":
             if g_upper < 1:
@@ -160,7 +173,8 @@ class JudgedRun:
             extra = np.bincount(q[unjudged], minlength=self.n_queries)
         else:  # unjudged passages already have grade 0
             extra = np.zeros(self.n_queries, dtype=np.int64)
-        return View(self.n_queries, q, pos, grade, unjudged, k, self.index, extra, g_upper)
+        return View(self.n_queries, q, pos, grade, unjudged, k, self.index, extra, g_upper,
+                    pooled)
 
 
 @dataclass(frozen=True)
@@ -168,7 +182,9 @@ class View:
     """What a metric kernel reads: the (policy-applied, cut) ranking and the ideal.
 
     ``extra`` counts, per query, the unjudged passages that the ``upper`` policy
-    labelled relevant at ``extra_grade``; they join the ideal ranking.
+    labelled relevant at ``extra_grade``; they join the ideal ranking. ``pooled``
+    marks the unjudged passages that are in the judging pool (grade -1 in trec_eval's
+    qrels; None: none), which only infAP reads.
     """
 
     n: int
@@ -180,6 +196,7 @@ class View:
     index: JudgmentIndex
     extra: np.ndarray
     extra_grade: int
+    pooled: np.ndarray | None = None
 
     def per_query(self, values: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
         """Sum ``values`` (one per row, optionally a subset ``rows``) per query, as float64.
@@ -325,8 +342,9 @@ def judge_run(run: Run, index: JudgmentIndex, *, extra: str = "error",
             row = t.loc[unknown].iloc[0]
             raise InputError(
                 f"{len(names)} quer{'y' if len(names) == 1 else 'ies'} in run {run.name!r} "
-                f"not in the test set {index.source!r}, e.g. {list(names[:5])}; pass "
-                "extra='drop' (CLI --extra drop) to drop and count them",
+                f"not in the test set {index.source!r}, e.g. {list(names[:5])}; to drop "
+                "and count them set [workspace] extra = \"drop\" in the manifest (command "
+                "line: --extra drop; Python: extra=\"drop\")",
                 source=run.source, line=int(row["line"]))
         notes.append(Note("dropped_run_queries", len(names),
                           f"queries of run {run.name!r} not in the test set were dropped "
@@ -343,21 +361,30 @@ def judge_run(run: Run, index: JudgmentIndex, *, extra: str = "error",
         if missing == "error":
             raise InputError(
                 f"{len(absent)} test-set quer{'y has' if len(absent) == 1 else 'ies have'} no "
-                f"ranking in run {run.name!r}, e.g. {list(absent[:5])}; pass missing='empty' "
-                "(CLI --missing empty: score them as empty rankings) or missing='drop'",
+                f"ranking in run {run.name!r}, e.g. {list(absent[:5])}; set [workspace] "
+                "missing = \"drop\" in the manifest to leave them out of the comparison, or "
+                "\"empty\" to score them as empty rankings (command line: --missing drop|empty; "
+                "Python: missing=\"drop\")",
                 source=run.source)
         notes.append(Note("empty_rankings", len(absent),
                           f"test-set queries with no ranking in run {run.name!r}, scored as "
                           f"empty rankings, e.g. {list(absent[:3])}"))
     li, ri = _judged_pairs(run, rows, rq, index)
+    pooled = _pooled_rows(run, rows, rq, index)
     if len(heads) > 1 and (np.diff(rq[heads]) < 0).any():  # group by test-set query order
         rq, shift = _block_moves(rq, heads)
+        if pooled is not None:
+            moved = np.zeros(len(pooled), dtype=bool)
+            moved[np.arange(len(pooled)) + np.repeat(shift, np.diff(np.r_[heads, len(rq)]))] = (
+                pooled)
+            pooled = moved
         # li is increasing: count its rows per block, move each by its block's shift
         li += np.repeat(shift.astype(li.dtype), np.diff(np.searchsorted(li, np.r_[heads, len(rq)])))
         del shift
     graded, unjudged = _scatter_grades(len(rq), li, ri, index.jgrade)  # after the join's peak
     del li, ri
-    judged = JudgedRun(run.name, index, rq, positions(rq), graded, unjudged, tuple(notes))
+    judged = JudgedRun(run.name, index, rq, positions(rq), graded, unjudged, tuple(notes),
+                       pooled)
     release_memory()
     return judged
 
@@ -400,6 +427,20 @@ def _block_moves(codes: np.ndarray, heads: np.ndarray) -> tuple[np.ndarray, np.n
     new_starts = np.empty(len(heads), dtype=dtype)
     new_starts[order] = np.r_[0, np.cumsum(lengths[order])[:-1]]
     return np.repeat(block_codes[order], lengths[order]), new_starts - heads.astype(dtype)
+
+
+def _pooled_rows(run: Run, rows: np.ndarray | None, rq: np.ndarray, index: JudgmentIndex
+                 ) -> np.ndarray | None:
+    """Mask of the kept run rows whose passage is pooled but unjudged (None: no pool list)."""
+    if index.pooled_q is None or index.pooled_passage is None or not len(rq):
+        return None
+    pids = as_arrow(run.table["passage_id"])
+    if rows is not None:
+        pids = take_sorted(pids, rows)
+    at, _ = matching_pairs(rq, pids, index.pooled_q, index.pooled_passage)
+    mask = np.zeros(len(rq), dtype=bool)
+    mask[at] = True
+    return mask
 
 
 def _judged_pairs(run: Run, rows: np.ndarray | None, rq: np.ndarray, index: JudgmentIndex

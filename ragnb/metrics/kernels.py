@@ -54,7 +54,7 @@ def ndcg(view: View, gain: str = "exp") -> np.ndarray:
 
 @register(
     "ndcg_linear",
-    aliases=("ndcg_cut",),
+    aliases=("ndcg_cut", "nDCG"),   # trec_eval's ndcg_cut_k, ir_measures' nDCG@k: linear
     gain=lambda params: gain_map("linear"),
     summary="normalised DCG with linear gain g, as trec_eval's ndcg_cut",
     formula="DCG@k = sum_{i<=k} g_i / log2(i + 1); nDCG@k = DCG@k / ideal DCG@k",
@@ -82,6 +82,7 @@ def rr(view: View, rel: int = 1) -> np.ndarray:
 
 @register(
     "recall",
+    aliases=("R",),   # ir_measures' R@k
     params=(_REL,),
     summary="share of the query's relevant passages found in the top k",
     formula="R@k = |relevant in top k| / |relevant judged| (upper policy: unjudged passages "

@@ -10,7 +10,11 @@ trec_eval's measure names are accepted too, with trec_eval's semantics (see
 ``bpref``, ``infAP``, ``success_10``. They parse to the canonical ragnb name
 (``P_10`` -> ``p@10``), which is what score tables show. One exception:
 trec_eval's plain ``ndcg`` (linear gain) is ragnb's ``ndcg_linear``; ragnb's
-``ndcg`` keeps its exponential gain 2^g - 1.
+``ndcg`` takes the workspace's gain map (exponential 2^g - 1 unless the manifest
+says otherwise; ``ragnb init`` on TREC qrels writes ``linear``). An alias written
+with capitals is matched as written and keeps its ecosystem's meaning:
+ir_measures' ``nDCG@10`` is linear gain, as ir_measures (and trec_eval's
+``ndcg_cut``) define it, whatever the workspace's map.
 """
 from __future__ import annotations
 
@@ -97,7 +101,7 @@ def register(name: str, *, summary: str, formula: str, params: tuple[Param, ...]
                 raise ValueError(f"metric name {n!r} registered twice")
         REGISTRY[name] = spec
         for a in aliases:
-            _ALIASES[a] = name
+            _ALIASES[a] = name  # an alias with capitals matches only as written (nDCG)
         return func
 
     return wrap
@@ -182,7 +186,9 @@ def parse_metric(text: str | Metric) -> Metric:
     if not m:
         raise InputError(f"cannot parse metric {text!r}; expected name@k or "
                          f"name(param=value); available: {available()}", key=str(text))
-    raw_name = m.group("name").lower()
+    written = m.group("name")
+    # another ecosystem's spelling keeps that ecosystem's meaning: ir_measures' nDCG is linear
+    raw_name = written if written in _ALIASES else written.lower()
     raw_k = m.group("k")
     trec = _TREC_CUTOFF.match(raw_name)
     if trec and raw_name not in REGISTRY and raw_name not in _ALIASES:
@@ -240,14 +246,65 @@ def with_gain(text: str, gain: str) -> str:
     (``rr@10``, trec_eval's ``ndcg_cut_10``) and the default ``exp`` are returned
     unchanged. This is how a workspace's gain map reaches every nDCG it scores.
     """
+    if gain == "exp":
+        return text
+    return _with_param(text, "gain", gain)
+
+
+def with_relevance_level(text: str, level: int) -> str:
+    """``text`` with ``rel=level`` when the metric takes a relevance level and names none:
+    trec_eval's ``-l``, one level for every binary measure at once.
+
+    ``with_relevance_level("P_10", 2) == "P_10(rel=2)"``; a metric that names its own
+    (``p@10(rel=1)``), one without ``rel`` (nDCG: graded) and the default level 1 are
+    returned unchanged.
+    """
+    if level == 1:
+        return text
+    return _with_param(text, "rel", level)
+
+
+def _with_param(text: str, name: str, value) -> str:
     parsed = parse_metric(text)
     given = str(text).replace(" ", "")
-    if gain == "exp" or "gain" not in parsed.params or "gain=" in given:
+    if name not in parsed.params or f"{name}=" in given:
         return text
     inner = str(text).rstrip()
     if inner.endswith(")"):
-        return f"{inner[:-1]},gain={gain})"
-    return f"{inner}(gain={gain})"
+        return f"{inner[:-1]},{name}={value})"
+    return f"{inner}({name}={value})"
+
+
+#: How a header names each built-in gain map.
+GAIN_WORDS = {"exp": "exp gain 2^g-1", "linear": "linear gain g"}
+
+
+def metric_label(text: str) -> str:
+    """How tables and charts name a metric: a DCG metric with its gain map spelled out.
+
+    A metric's canonical name leaves the default out (``ndcg@10`` is exp gain), so a
+    header that shows it says which gain it is; other metrics, and text that is not a
+    metric name, come back unchanged.
+
+    >>> metric_label("ndcg@10"), metric_label("ndcg@10(gain=linear)")
+    ('ndcg@10 (exp gain 2^g-1)', 'ndcg@10 (linear gain g)')
+    >>> metric_label("ndcg_cut_10"), metric_label("rr@10")
+    ('ndcg_linear@10 (linear gain g)', 'rr@10')
+    """
+    try:
+        metric = parse_metric(text)
+    except InputError:
+        return str(text)
+    gain = metric.gain_map() if metric.spec.gain is not None else None
+    if gain is None:
+        return str(text)
+    base = metric.spec.name + (f"@{metric.k}" if metric.k is not None else "")
+    rest = [f"{p.name}={metric.params[p.name]}" for p in metric.spec.params
+            if p.name != "gain" and metric.params[p.name] != p.default]
+    if rest:
+        base += "(" + ",".join(rest) + ")"
+    words = GAIN_WORDS.get(gain.name, f"gain map {gain.name}")
+    return f"{base} ({words})"
 
 
 def metric_help() -> str:

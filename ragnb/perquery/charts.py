@@ -6,6 +6,7 @@ from collections.abc import Mapping
 import altair as alt
 import pandas as pd
 
+from ragnb.metrics.registry import metric_label
 from ragnb.result import POINTS_LABELS, display_name, points
 
 SIGN_COLORS = alt.Scale(domain=["challenger better", "tie", "baseline better"],
@@ -35,12 +36,13 @@ def query_delta_chart(deltas: pd.DataFrame, *, width: int = 640, height: int = 2
     if "challenger" in deltas.attrs and "baseline" in deltas.attrs:
         subtitle.append(f"challenger: {display_name(deltas.attrs['challenger'], display_names)}; "
                         f"baseline: {display_name(deltas.attrs['baseline'], display_names)}")
-    title = alt.TitleParams(f"Per-query Δ {metric}, sorted ({len(t)} queries)",
+    title = alt.TitleParams(f"Per-query Δ {metric_label(metric)}, sorted ({len(t)} queries)",
                             subtitle=subtitle)
     return alt.Chart(t, title=title, width=width, height=height).mark_bar().encode(
         x=alt.X("order", type="ordinal", title="queries, sorted by Δ",
                 axis=alt.Axis(labels=False, ticks=False)),
-        y=alt.Y("delta", type="quantitative", title=f"Δ {metric} (challenger − baseline, points)",
+        y=alt.Y("delta", type="quantitative",
+                title=f"Δ {metric_label(metric)} (challenger − baseline, points)",
                 axis=alt.Axis(labelExpr=POINTS_LABELS)),
         color=alt.Color("outcome", type="nominal", scale=SIGN_COLORS, title=None,
                         legend=alt.Legend(orient="bottom")),

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 
 import altair as alt
 
+from ragnb.metrics.registry import metric_label
 from ragnb.result import display_name
 
 STRATUM_KINDS = alt.Scale(domain=["stratum", "pooled", "macro"],
@@ -43,7 +44,7 @@ def strata_chart(bd, scale: float = 100.0,
                           "datum.label == 'macro' ? 'equal-weight average' : datum.label")))
     shape = alt.Shape("kind", type="nominal", legend=None, scale=alt.Scale(
         domain=["stratum", "pooled", "macro"], range=["circle", "diamond", "square"]))
-    x_title = f"Δ {bd.metric} (points), {bd.ci:.0%} interval"
+    x_title = f"Δ {metric_label(bd.metric)} (points), {bd.ci:.0%} interval"
     x = alt.X("delta", type="quantitative", title=x_title)
     tooltip = [alt.Tooltip("stratum", type="nominal"), alt.Tooltip("n", type="quantitative"),
                alt.Tooltip("delta", type="quantitative", format="+.2f", title="Δ (points)"),

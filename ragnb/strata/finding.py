@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ragnb.metrics.registry import metric_label
 from ragnb.result import (
     POINTS,
     Finding,
@@ -155,7 +156,7 @@ def strata_headline(bd: Breakdown, display_names: Mapping[str, str]) -> Headline
                         else "reconciles with the strata within rounding"))
     answer = (f"{chal} vs {base}: pooled {points(pooled['delta'], signed=True, digits=2)} "
               f"{interval(pooled['ci_low'], pooled['ci_high'], signed=True, digits=2)} points "
-              f"of {bd.metric} over {int(pooled['n'])} queries; {'; '.join(where)}.")
+              f"of {metric_label(bd.metric)} over {int(pooled['n'])} queries; {'; '.join(where)}.")
     if r is not None and r.flagged:
         next_step = ("Find the scoring pass behind the reported figure: it does not reconcile "
                      "with the strata.")
@@ -192,7 +193,7 @@ def breakdown_finding(bd: Breakdown, *, display_names: Mapping[str, str],
         strata_headline(bd, display_names),
         table, chart_or(chart, _own_chart, bd, display_names),
         checks_frame(bd.checks), bd.description,
-        caption=f"{bd.metric}, {chal} − {base}, in {POINTS}; one row per "
+        caption=f"{metric_label(bd.metric)}, {chal} − {base}, in {POINTS}; one row per "
                 f"stratum ({bd.column}), then the pooled and equal-weight averages",
         source=bd,
     )

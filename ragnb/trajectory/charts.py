@@ -10,6 +10,7 @@ from collections.abc import Mapping
 import altair as alt
 import pandas as pd
 
+from ragnb.metrics.registry import metric_label
 from ragnb.result import display_name
 
 
@@ -28,7 +29,8 @@ def trajectory_chart(tr, display_names: Mapping[str, str] | None = None) -> alt.
     band = alt.Chart(pts).mark_area(opacity=0.18).encode(x=x, y="ci_low:Q", y2="ci_high:Q",
                                                           color=color)
     line = alt.Chart(pts).mark_line(point=True).encode(
-        x=x, y=alt.Y("mean:Q", title="mean score (points)", scale=alt.Scale(zero=False)),
+        x=x, y=alt.Y("mean:Q", title=f"mean {metric_label(tr.metric) if tr.metric else 'score'} "
+                                     "(points)", scale=alt.Scale(zero=False)),
         color=color,
         tooltip=["round:Q", "config:N", "split:N", alt.Tooltip("mean:Q", format=".1f"),
                  alt.Tooltip("ci_low:Q", format=".1f"), alt.Tooltip("ci_high:Q", format=".1f")])

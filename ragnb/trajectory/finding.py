@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from ragnb.metrics.registry import metric_label
 from ragnb.result import (
     POINTS,
     Finding,
@@ -60,8 +61,9 @@ def trajectory_finding(tr: Trajectory, *, display_names: Mapping[str, str],
                  "diverged" if tr.divergence_round is not None else "no divergence"),
         table, chart_or(chart, _own_chart, tr, display_names),
         checks_frame(checks), tr.description,
-        caption=f"Total movement per line in {POINTS}: last − first, with its effect size "
-                "(last − first per query: mean / SD); range from round 2 on",
+        caption=(f"{metric_label(tr.metric)}: total" if tr.metric else "Total")
+        + f" movement per line in {POINTS}: last − first, with its effect size "
+          "(last − first per query: mean / SD); range from round 2 on",
         source=tr,
     )
 

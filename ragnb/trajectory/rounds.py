@@ -59,6 +59,7 @@ class Trajectory(Analysis):
     golden: str
     production: str
     description: str
+    metric: str = ""   # the score table's one metric ("" when it has no metric column)
 
     def endpoint_check(self, four_cell) -> pd.DataFrame:
         """First and last production points against the four-cell production column."""
@@ -140,8 +141,9 @@ def trajectory(scores: pd.DataFrame, rounds: pd.DataFrame, *, golden: str = "gol
               f"seeds derived from {seed}; divergence: least-squares hinge of the production "
               f"means, flatness and golden rise by paired z at {z}; inflation band: "
               f"{infl.describe()}")
+    metrics = pd.unique(scores["metric"]) if "metric" in scores else []
     return Trajectory(points, pd.DataFrame(movement), div, text, inflation, golden, production,
-                      method)
+                      method, str(metrics[0]) if len(metrics) == 1 else "")
 
 
 def _hinge(means: np.ndarray) -> tuple[int, float]:

@@ -39,6 +39,7 @@ from ragnb.io.strata_table import Comparison
 from ragnb.io.testset import TestSet
 from ragnb.metrics import POLICIES, REGISTRY, parse_metric
 from ragnb.metrics.judged import Policy
+from ragnb.metrics.registry import metric_label
 from ragnb.metrics.score import Scores
 from ragnb.report.display import checks_html, headline_html, table_html
 from ragnb.result import finding
@@ -314,7 +315,8 @@ resamples, seed, min_stratum, extra, columns, report_parameters
             f'data-pooled-n="{int(pooled["n"])}" '
             f'data-pooled-delta="{pooled["delta"]:.10f}" data-metric="{html.escape(bd.metric)}">'
             + table_html(bd.display_table(), index=False,
-                         caption=f"{bd.metric}, {bd.challenger} − {bd.baseline}, points")
+                         caption=f"{metric_label(bd.metric)}, {bd.challenger} − "
+                                 f"{bd.baseline}, points")
             + "</div>")
         t3 = time.perf_counter()
         if self.draw_chart:

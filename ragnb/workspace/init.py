@@ -22,7 +22,9 @@ from ragnb.workspace.manifest import MANIFEST_NAME, ROLES, config_name
 
 @dataclass
 class TestSetSpec:
-    """One test set for :func:`scaffold`: its file, role and runs (files or one glob)."""
+    """One test set for :func:`scaffold`: its file, role and runs (files or one glob), and
+    the query ids it is cut to (``queries``: a list file, and a fold of a JSON folds file).
+    """
 
     __test__ = False
 
@@ -30,6 +32,7 @@ class TestSetSpec:
     path: Path
     role: str = ""
     runs: Sequence[str] = ()
+    queries: tuple[Path, str | None] | None = None
 
 
 def _q(value: str) -> str:
@@ -77,8 +80,7 @@ def scaffold(
     folder: str | Path,
     test_sets: Sequence[TestSetSpec],
     *,
-    strata: str | Path | None = None,
-    strata_test_set: str | None = None,
+    strata: Sequence[tuple[str | None, str | Path]] = (),
     strata_key: str = "query_id",
     strata_columns: Sequence[str] = (),
     by: str = "",
@@ -90,6 +92,8 @@ def scaffold(
     task_run: str | Path | None = None,
     order: str = "score",
     extra: str | None = None,
+    missing: str = "error",
+    relevance_level: int | None = None,
     metric: str = "",
     baseline: str = "",
     challenger: str = "",
@@ -102,6 +106,10 @@ def scaffold(
     queries, notes, defaults chosen, which notebooks apply and why others do not).
     ``extra=None`` sets ``drop`` when some run ranks queries the test set lacks
     (TREC tracks judge a subset of the topics), counted in a note of every report.
+    ``strata`` pairs a test-set name (None: every test set without its own) with a
+    strata file. Without ``baseline``/``challenger`` they are the configs with the
+    weakest and the strongest mean of the report metric on the first test set (a
+    stated rule, printed with how to change it).
     """
     from ragnb.workspace.needs import NEEDS, skip_reason
     from ragnb.workspace.workspace import open_workspace
@@ -117,38 +125,45 @@ def scaffold(
     if len(set(names)) != len(names):
         raise InputError(f"two test sets are named alike: {names}; use NAME=FILE",
                          key="--test-set")
+    strata_of = _strata_files(strata, names)
     roles = _roles(test_sets)
     root.mkdir(parents=True, exist_ok=True)
     lines = ["# ragnb workspace, written by `ragnb init`; edit by hand as you like.",
              "# Paths are relative to this file. `ragnb init --help` documents every key.", "",
              "[workspace]", f"name = {_q(name or root.name)}",
              f"order = {_q(order)}   # score = trec_eval's order; rank = the rank column"]
+    lines += _gain_lines(test_sets)
     if ledger:
         lines.append(f"ledger = {_q(_rel(ledger, root))}")
     if corpus:
         lines.append(f"corpus = {_q(_rel(corpus, root))}")
+    if relevance_level is not None and relevance_level != 1:
+        lines.append(f"relevance_level = {int(relevance_level)}   # binary measures count this "
+                     "grade and up as relevant (trec_eval's -l)")
+    if missing != "error":
+        lines.append(f"missing = {_q(missing)}   # test-set queries a run lacks: error | empty "
+                     "| drop (counted in a note)")
     extra_at = len(lines)
     for t in test_sets:
         if not Path(t.path).is_file():
             raise InputError("no such test-set file", source=t.path, key="--test-set")
         lines += ["", f"[test_sets.{_key(t.name)}]", f"path = {_q(_rel(t.path, root))}",
                   f"role = {_q(roles[t.name])}"]
+        if t.queries is not None:
+            ids, fold = t.queries
+            lines.append(f"queries = {_q(_rel(ids, root))}" if fold is None else
+                         f"queries = {{ path = {_q(_rel(ids, root))}, fold = {_q(fold)} }}")
         if t.runs:
             lines.append(_runs_value(t.runs, root, f"--runs {t.name}").rstrip("\n"))
-    if strata:
-        target = strata_test_set or names[0]
-        if target not in names:
-            raise InputError(f"no test set {target!r} for the strata file", key="--strata")
-        i = lines.index(f"[test_sets.{_key(target)}]")
-        j = next((k for k in range(i + 1, len(lines)) if lines[k].startswith("[")), len(lines))
-        block = ["", f"[test_sets.{_key(target)}.strata]", f"path = {_q(_rel(strata, root))}"]
-        if strata_key != "query_id":
-            block.append(f"key = {_q(strata_key)}")
-        if strata_columns:
-            block.append("columns = [" + ", ".join(map(_q, strata_columns)) + "]")
-        if by:
-            block.append(f"by = {_q(by)}")
-        lines[j:j] = block
+        if t.name in strata_of:
+            lines += ["", f"[test_sets.{_key(t.name)}.strata]",
+                      f"path = {_q(_rel(strata_of[t.name], root))}"]
+            if strata_key != "query_id":
+                lines.append(f"key = {_q(strata_key)}")
+            if strata_columns:
+                lines.append("columns = [" + ", ".join(map(_q, strata_columns)) + "]")
+            if by:
+                lines.append(f"by = {_q(by)}")
     if rounds:
         lines += ["", "[rounds]", "configs = [" + ", ".join(map(_q, rounds)) + "]"]
     if labels:
@@ -165,7 +180,7 @@ def scaffold(
     write_atomic(manifest, text)
     try:
         ws = open_workspace(manifest)
-        found, outside = _read_all(ws)
+        found, outside, lacking = _read_all(ws)
     except Exception:
         manifest.unlink(missing_ok=True)
         raise
@@ -175,21 +190,38 @@ def scaffold(
                            "drop (counted in a note)")
     report_at += 1
     first = names[0]
-    configs = ws.configs(first)
-    baseline = baseline or (configs[0] if configs else "")
-    challenger = challenger or (configs[-1] if len(configs) > 1 else "")
-    report = ["", "[report]", f"metric = {_q(metric or 'ndcg@10')}", 'policy = "lower"']
+    metric = metric or "ndcg@10"
+    try:
+        if not (baseline and challenger):
+            (baseline, challenger), rule = _pair_by_rule(ws, first, metric, extra, missing,
+                                                         bool(ledger), baseline, challenger)
+        else:
+            rule = "given (--baseline, --challenger)"
+    except Exception:
+        manifest.unlink(missing_ok=True)
+        raise
+    report = ["", "[report]", f"metric = {_q(metric)}", 'policy = "lower"']
     if baseline:
         report.append(f"baseline = {_q(baseline)}")
     if challenger:
         report.append(f"challenger = {_q(challenger)}")
     lines[report_at:report_at] = report
-    if strata and not by:
-        column = _guess_stratum(ws, strata_test_set or first)
-        if column:
-            i = lines.index(f"[test_sets.{_key(strata_test_set or first)}.strata]")
-            lines.insert(i + 2, f"by = {_q(column)}   # the default stratum column")
-            found.append(f"stratum column: {column} (chosen: 2 to 30 values; set `by` to change)")
+    files: dict[str, list[str]] = {}
+    for split, path in ({} if by else strata_of).items():
+        files.setdefault(str(path), []).append(split)
+    for splits in files.values():   # one choice per file, on the queries of all its splits
+        choice = _guess_stratum(ws, splits)
+        for split in splits:
+            i = lines.index(f"[test_sets.{_key(split)}.strata]")
+            if choice.column:
+                lines.insert(i + 2, f"by = {_q(choice.column)}   # the default stratum column")
+        found.append(f"stratum column: {choice.column or '(none)'} (test set"
+                     f"{'s' if len(splits) > 1 else ''} {', '.join(splits)}: "
+                     f"{choice.reason}; set `by` to change)")
+        if choice.alternatives:
+            found.append(f"  other stratum columns: {', '.join(choice.alternatives)}")
+        if choice.free_text:
+            found.append(f"  free text, never strata: {', '.join(choice.free_text)}")
     write_atomic(manifest, "\n".join(lines) + "\n")
     try:
         ws = open_workspace(manifest)
@@ -199,12 +231,87 @@ def scaffold(
     if outside and extra == "drop":
         found.append(f"{outside} ranked queries are not in the test set(s): extra = \"drop\" "
                      "(counted in a note of every score)")
-    found.append(f"baseline {baseline or '(none)'}, challenger {challenger or '(none)'} "
-                 "([report]; edit to choose)")
+    for split, config, n_lacking, n_all in lacking:
+        if missing == "error":
+            found.append(f"warning: run {config} ranks nothing for {n_lacking} of the {n_all} "
+                         f"queries of test set {split}: reports stop there; set [workspace] "
+                         "missing = \"drop\" (leave them out, counted) or \"empty\" (score "
+                         "them 0), or run init with --missing drop")
+    found.append(f"baseline {baseline or '(none)'}, challenger {challenger or '(none)'}: "
+                 f"{rule}; change them with --baseline/--challenger or [report] baseline, "
+                 "challenger")
     for slug in NEEDS:
         reason = skip_reason(ws, slug)
         found.append(f"report {slug}: " + (f"skipped ({reason})" if reason else "runs"))
     return manifest, found
+
+
+def _strata_files(strata: Sequence[tuple[str | None, str | Path]], names: list[str]
+                  ) -> dict[str, str | Path]:
+    """Test set -> strata file: named ones, and one file for every other test set."""
+    named = {}
+    shared = [path for split, path in strata if split is None]
+    if len(shared) > 1:
+        raise InputError(f"{len(shared)} strata files for every test set; name the test set of "
+                         "each: --strata SPLIT=FILE", key="--strata")
+    for split, path in strata:
+        if split is None:
+            continue
+        if split not in names:
+            raise InputError(f"no test set {split!r} for the strata file; test sets: "
+                             f"{', '.join(names)}", key="--strata")
+        if split in named:
+            raise InputError(f"two strata files for test set {split!r}", key="--strata")
+        named[split] = path
+    return {n: named.get(n, shared[0] if shared else "") for n in names
+            if n in named or shared}
+
+
+def _pair_by_rule(ws, split: str, metric: str, extra: str, missing: str, has_ledger: bool,
+                  baseline: str = "", challenger: str = "") -> tuple[tuple[str, str], str]:
+    """Baseline and challenger by the stated rule: the weakest and the strongest mean of
+    ``metric`` on ``split`` (file order breaks ties), keeping the one given; with a ledger,
+    where scoring a split to choose is a selection it should record, file order instead.
+    """
+    configs = ws.configs(split)
+    for flag, given in (("--baseline", baseline), ("--challenger", challenger)):
+        if given and given not in configs:
+            raise InputError(f"no config {given!r} on test set {split!r}; configs: "
+                             f"{', '.join(configs) or 'none'}", key=flag)
+    if len(configs) < 2:
+        return (baseline or (configs[0] if configs else ""), challenger), "one config"
+    if has_ledger:   # choosing by score would be a selection the ledger should record
+        first = baseline or next(c for c in configs if c != challenger)
+        last = challenger or next(c for c in reversed(configs) if c != first)
+        return (first, last), ("the first and last config in file order, not by score: with "
+                               "a ledger, choosing by score is a selection")
+    from ragnb.io import as_run
+    from ragnb.metrics.score import score
+
+    entry = ws.manifest.test_sets[split]
+    runs = [as_run(entry.runs[c], name=c, order=ws.run_order) for c in configs]
+    text = ws.metric(metric)
+    scores = score(ws.test_set(split), runs, [text], extra=extra,
+                   missing="drop" if missing == "error" else missing)
+    means = {c: float(scores.values(c, text).mean()) for c in configs}
+    weakest = baseline or min((c for c in configs if c != challenger), key=lambda c: means[c])
+    strongest = challenger or max((c for c in configs if c != weakest), key=lambda c: means[c])
+    return (weakest, strongest), (f"the weakest and strongest mean {text} on {split} "
+                                  f"({means[weakest] * 100:.1f} and {means[strongest] * 100:.1f} "
+                                  "points)")
+
+
+def _gain_lines(test_sets: Sequence[TestSetSpec]) -> list[str]:
+    """The nDCG gain map, written out: linear for TREC qrels (trec_eval's ``ndcg_cut``, as
+    ranx and ir_measures compute nDCG), else ragnb's exponential 2^g - 1.
+    """
+    from ragnb.io.source import sniff_format
+
+    trec = [t.name for t in test_sets if Path(t.path).is_file() and sniff_format(t.path) == "trec"]
+    if trec:
+        return ['gain = "linear"   # nDCG gain g: trec_eval\'s ndcg_cut (as ranx, ir_measures) '
+                'for TREC qrels; "exp" = 2^g - 1']
+    return ['gain = "exp"   # nDCG gain 2^g - 1; "linear" = g, as trec_eval\'s ndcg_cut']
 
 
 def _roles(test_sets: Sequence[TestSetSpec]) -> dict[str, str]:
@@ -224,38 +331,46 @@ def _roles(test_sets: Sequence[TestSetSpec]) -> dict[str, str]:
     return roles
 
 
-def _read_all(ws) -> tuple[list[str], int]:
-    """Read every test set and run once; lines to show and the count of extra queries."""
-    found, outside = [], 0
+def _read_all(ws) -> tuple[list[str], int, list[tuple[str, str, int, int]]]:
+    """Read every test set and run once: lines to show, the count of extra queries, and
+    ``(split, config, queries it lacks, queries)`` for runs missing test-set queries.
+    """
+    found, outside, lacking = [], 0, []
     for split in ws.test_set_names:
         ts = ws.test_set(split)
         qids = set(ts.query_ids)
         found.append(f"test set {split}: {len(ts.queries)} queries, {len(ts.judgments)} "
                      f"judgments ({ts.source})")
+        for note in ts.notes:
+            found.append(f"  note: {note}")
         runs = ws.check_runs(split)   # read and checked, not scored
         extra = set()
-        for _, outside_ids, notes in runs:
+        for config, outside_ids, notes, n_ranked in runs:
             extra |= outside_ids
+            if n_ranked < len(qids):
+                lacking.append((split, config, len(qids) - n_ranked, len(qids)))
             for note in notes:
                 found.append(f"  note: {note}")
         outside += len(extra)
         if runs:
-            found.append(f"  {len(runs)} runs: {', '.join(name for name, _, _ in runs)}")
+            found.append(f"  {len(runs)} runs: {', '.join(r[0] for r in runs)}")
         table = ws.strata(split)
         if table is not None:
             n_out = len(set(table["query_id"]) - qids)
             found.append(f"  strata: {len(table)} annotated queries, columns "
                          f"{[c for c in table.columns if c not in ('query_id', 'line')]}"
                          + (f"; {n_out} not in the test set (counted in a note)" if n_out else ""))
-    return found, outside
+    return found, outside, lacking
 
 
-def _guess_stratum(ws, split: str) -> str:
-    from ragnb.io.strata_table import strata_table, stratum_columns
+def _guess_stratum(ws, splits: list[str]):
+    import pandas as pd
 
-    table = strata_table(ws.test_set(split), ws.strata(split))
-    columns = [c for c in stratum_columns(table) if c not in ("line",)]
-    return columns[0] if columns else ""
+    from ragnb.io.strata_table import strata_table, suggest_stratum
+
+    tables = [strata_table(ws.test_set(s), ws.strata(s)) for s in splits]
+    table = pd.concat(tables).drop_duplicates("query_id") if len(tables) > 1 else tables[0]
+    return suggest_stratum(table)
 
 
 def relative_to_cwd(path: Path) -> str:

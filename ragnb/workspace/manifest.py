@@ -15,6 +15,7 @@ example (every key is optional except ``test_sets``)::
     corpus = "corpus.csv"         # current corpus build (test-set health)
     gain = "exp"                  # nDCG gain map: exp (2^g - 1), linear (g) or a
                                   # .json/.csv file grade -> gain; or a [gains] table
+    relevance_level = 1           # least relevant grade of binary measures (trec_eval -l)
 
     [gains]                       # grade -> gain (instead of [workspace] gain)
     "0" = 0
@@ -26,6 +27,9 @@ example (every key is optional except ``test_sets``)::
     role = "golden"               # golden | production | confirmation | other
     runs = "runs/*.trec"          # a glob (config = file name up to the first dot) ...
     # [test_sets.golden.runs]     # ... or a table config -> file (or glob of one file)
+
+    # queries = "golden.ids"      # cut the file to these query ids (one a line), or a fold
+    # queries = { path = "folds.json", fold = "1" }   # of a JSON folds file
 
     [test_sets.golden.strata]     # query annotations for stratified breakdowns
     path = "topics.tsv"
@@ -178,14 +182,19 @@ SECTIONS: dict[str, dict[str, str]] = {
         "corpus": "current corpus build (passage_id, doc_version)",
         "gain": "nDCG gain map for metrics that name none: exp (2^g - 1, default), linear (g) "
                 "or a .json/.csv file grade -> gain",
+        "relevance_level": "least grade that counts as relevant for binary measures that name "
+                           "none (trec_eval's -l; default 1)",
     },
     "gains": {"GRADE": "its gain (a grade -> gain map for nDCG; instead of [workspace] gain)"},
     "test_sets.NAME": {
         "path": "the test set: TREC qrels, JSONL, CSV/TSV/Parquet (required)",
         "role": "golden, production, confirmation or other",
         "format": "auto (default), trec, jsonl, csv, tsv, parquet",
-        "runs": "a glob (config = file name up to the first dot) or a table config -> file",
+        "runs": "a glob (config = file name up to the first dot; input.<tag>.gz: <tag>) or a "
+                "table config -> file",
         "strata": "a table: path, key, columns (header-less files), by, spec",
+        "queries": "cut the test set to these query ids: a file of ids (one a line), or "
+                   "{ path = \"folds.json\", fold = \"1\" } (one fold of a JSON folds file)",
     },
     "rounds": {"configs": "ordered champions", "path": "a CSV with a `config` column"},
     "labels": {"test_set": "the test set judged", "path": "new judgments (CSV)",
@@ -240,6 +249,14 @@ class StrataEntry:
 
 
 @dataclass(frozen=True)
+class QueryList:
+    """The query ids a test set is cut to: a list file, or one fold of a folds file."""
+
+    path: Path
+    fold: str | None = None
+
+
+@dataclass(frozen=True)
 class TestSetEntry:
     """One test set of the manifest and where its runs are."""
 
@@ -251,6 +268,7 @@ class TestSetEntry:
     format: str = "auto"
     runs: dict[str, Path] = field(default_factory=dict)
     strata: StrataEntry | None = None
+    queries: QueryList | None = None
 
 
 @dataclass(frozen=True)
@@ -273,6 +291,7 @@ class Manifest:
     display_names: dict[str, str] = field(default_factory=dict)
     gain: str = "exp"
     report: dict[str, Any] = field(default_factory=dict)
+    relevance_level: int = 1
     report_by_notebook: dict[str, dict[str, Any]] = field(default_factory=dict)
     gate: GateRules | None = None
     watch: WatchRules | None = None
@@ -351,8 +370,12 @@ class _Checker:
 
 
 def config_name(path: Path) -> str:
-    """A config's name from its run file: the file name up to the first dot."""
-    return path.name.split(".")[0]
+    """A config's name from its run file: the file name up to the first dot
+    (``input.<tag>.gz``, TREC's archive name: ``<tag>``; :func:`ragnb.io.runs.config_of_file`).
+    """
+    from ragnb.io.runs import config_of_file
+
+    return config_of_file(path.name)
 
 
 def _runs(check: _Checker, value: Any, where: str) -> dict[str, Path]:
@@ -398,6 +421,20 @@ def _strata(check: _Checker, value: Any, where: str) -> StrataEntry:
         raise check.fail(f"{where}key", f"{key!r} is not one of the columns {columns}")
     return StrataEntry(check.file(value, "path", where, required=True), key, tuple(columns),
                        check.text(value, "by", where), check.file(value, "spec", where))
+
+
+def _queries(check: _Checker, value: Any, where: str) -> QueryList:
+    where = f"{where}queries."
+    if isinstance(value, str):
+        value = {"path": value}
+    if not isinstance(value, dict):
+        raise check.fail(where[:-1], "must be a path (a file of query ids) or a table "
+                                     "{ path = \"folds.json\", fold = \"1\" }")
+    check.known(value, ("path", "fold"), where)
+    fold = value.get("fold")
+    if fold is not None and not isinstance(fold, str):
+        raise check.fail(f"{where}fold", f"must be a string (a fold's name), got {fold!r}")
+    return QueryList(check.file(value, "path", where, required=True), fold)
 
 
 def _gain(check: _Checker, ws: dict, data: dict) -> str:
@@ -481,6 +518,10 @@ def parse_manifest(path: str | Path) -> Manifest:
     extra = check.text(ws, "extra", "workspace.", "error", EXTRA)
     missing = check.text(ws, "missing", "workspace.", "error", MISSING)
     gain = _gain(check, ws, data)
+    level = ws.get("relevance_level", 1)
+    if isinstance(level, bool) or not isinstance(level, int) or level < 1:
+        raise check.fail("workspace.relevance_level",
+                         f"must be an integer grade of at least 1, got {level!r}")
 
     sets = check.table(data, "test_sets", "")
     if not sets:
@@ -499,6 +540,7 @@ def parse_manifest(path: str | Path) -> Manifest:
                               ("auto", "trec", "jsonl", "csv", "tsv", "parquet")),
             runs=_runs(check, entry["runs"], where) if "runs" in entry else {},
             strata=_strata(check, entry["strata"], where) if "strata" in entry else None,
+            queries=_queries(check, entry["queries"], where) if "queries" in entry else None,
         )
     for role in ("golden", "production", "confirmation"):
         having = [n for n, e in test_sets.items() if e.role == role]
@@ -570,6 +612,7 @@ def parse_manifest(path: str | Path) -> Manifest:
         rounds=tuple(configs), rounds_path=rounds_path, labels=labels, codetasks=codetasks,
         health=health, display_names={str(k): v for k, v in names.items()}, gain=gain,
         report=report, report_by_notebook=per_notebook, gate=gate, watch=watch,
+        relevance_level=level,
     )
 
 

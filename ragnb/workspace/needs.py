@@ -58,6 +58,9 @@ def needs_strata(ws: Workspace) -> str | None:
     split = ws.test_set_for("strata")
     if ws.strata_entry(split) is None and not ws.setting("strata", "stratum"):
         return f"test set {split!r} has no strata file ([test_sets.{split}.strata] path)"
+    entry = ws.strata_entry(split)
+    if entry is not None and not entry.by and not ws.setting("strata", "stratum"):
+        return f"no stratum column for test set {split!r} ([test_sets.{split}.strata] by)"
     return _pair_on(ws, "strata", split)
 
 

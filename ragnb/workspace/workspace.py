@@ -117,8 +117,17 @@ class Workspace:
         if name not in self._test_sets:
             source = self._sources[name]
             entry = self.manifest.test_sets[name]
-            self._test_sets[name] = as_test_set(source, name=name, format=entry.format)
+            test_set = as_test_set(source, name=name, format=entry.format)
             self._remember(source)
+            if entry.queries is not None:  # one split or fold of a larger file
+                from ragnb.io.query_lists import read_query_ids
+
+                listed = entry.queries
+                where = f"{listed.path}" + (f" fold {listed.fold!r}" if listed.fold else "")
+                test_set = test_set.restricted(read_query_ids(listed.path, listed.fold),
+                                               listed_in=where)
+                self._remember(listed.path)
+            self._test_sets[name] = test_set
         return self._test_sets[name]
 
     def configs(self, name: str) -> list[str]:
@@ -161,19 +170,21 @@ class Workspace:
         self._admit(name, [c for c in dict.fromkeys(configs) if c in sources])
         return [self.run(name, c) for c in configs]
 
-    def check_runs(self, name: str) -> list[tuple[str, set, tuple]]:
+    def check_runs(self, name: str) -> list[tuple[str, set, tuple, int]]:
         """Read and validate every run of test set ``name`` without scoring it (``ragnb init``).
 
-        Returns ``(config, query ids outside the test set, reader notes)`` per config. The
-        runs are not kept: nothing here is a scoring, so the ledger is not asked (scoring
-        goes through :meth:`runs`, which the ledger's policy admits).
+        Returns ``(config, query ids outside the test set, reader notes, test-set queries
+        it ranks)`` per config. The runs are not kept: nothing here is a scoring, so the
+        ledger is not asked (scoring goes through :meth:`runs`, which the ledger's policy
+        admits).
         """
         qids = set(self.test_set(name).query_ids)
         out = []
         for config, source in self._run_sources.get(name, {}).items():
             run = as_run(source, name=config, order=self.run_order)
             self._remember(source)
-            out.append((config, set(run.query_ids) - qids, tuple(run.notes)))
+            ranked = set(run.query_ids)
+            out.append((config, ranked - qids, tuple(run.notes), len(ranked & qids)))
         return out
 
     def split_manifest(self, name: str):
@@ -324,11 +335,12 @@ class Workspace:
     def metric(self, text: str) -> str:
         """``text`` with the workspace's gain map when the metric takes a ``gain`` and
         names none: ``ndcg@10`` -> ``ndcg@10(gain=<workspace map>)``; ``ndcg@10(gain=linear)``,
-        other metrics and the default ``exp`` map are returned unchanged.
+        other metrics and the default ``exp`` map are returned unchanged. A binary measure
+        naming no ``rel`` gets ``[workspace] relevance_level`` (trec_eval's -l) when it is not 1.
         """
-        from ragnb.metrics.registry import with_gain
+        from ragnb.metrics.registry import with_gain, with_relevance_level
 
-        return with_gain(text, self.gain)
+        return with_relevance_level(with_gain(text, self.gain), self.manifest.relevance_level)
 
     def test_set_for(self, notebook: str, given: str = "") -> str:
         """The test set a single-split notebook reads: given, set in the manifest, the

@@ -76,7 +76,7 @@ def test_sealed_split_through_the_cli(files, capsys):
 @pytest.mark.parametrize(("content", "match"), [
     ("q1 0 p1\n", "golden.qrels:1: expected 4 whitespace-separated fields"),
     ("q1 0 p1 high\n", "golden.qrels:1: grade 'high' is not an integer"),
-    ("q1 0 p1 -1\n", "golden.qrels:1: negative grade -1"),
+    ("q1 0 p1 -2\n", "golden.qrels:1: negative grade -2"),   # -1: pooled (trec_eval)
     ("", "golden.qrels: the file is empty"),
 ])
 def test_bad_input_is_one_line_and_nonzero(tmp_path, capsys, content, match):

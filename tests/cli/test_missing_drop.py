@@ -70,7 +70,8 @@ def test_bounds_drop_equals_the_hand_restricted_files(restricted, tmp_path):
     runs, cut, test_set, n_dropped = restricted
     common = ["--metric", "rr@10", "--order", "score"]
     code, _, err = cli("bounds", "--test-set", LB / "testset.jsonl", *_run_args(runs), *common)
-    assert code == 2 and "--missing empty" in err       # the default is still an error
+    assert code == 2 and "--missing drop|empty" in err       # the default is still an error
+    assert '[workspace] missing = "drop"' in err and "missing='" not in err   # a key
     got, err = csv_of("bounds", "--test-set", LB / "testset.jsonl", *_run_args(runs), *common,
                       "--missing", "drop")
     want, _ = csv_of("bounds", "--test-set", test_set, *_run_args(cut), *common)

@@ -28,6 +28,8 @@ OTHER_SHAPES = {
     ("tasks score", "--run"): "the one retriever run scored, no NAME=",
     ("init", "--challenger"): "the one challenger written to the manifest",
     ("init", "--test-set"): "several named test sets ([NAME=]FILE) for the manifest",
+    ("init", "--strata"): "repeatable: one file for every test set, or SPLIT=FILE per test set",
+    ("init", "--split"): "defines a split (NAME=IDS, a file of query ids) instead of naming one",
     ("ledger score", "--config"): "the one config whose scoring is recorded",
     ("gate", "--run"): "the one challenger run, not repeatable",
     ("gate", "--challenger"): "the one challenger config gated",

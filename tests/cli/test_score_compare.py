@@ -247,3 +247,17 @@ def test_a_run_of_another_test_set_exits_2_whatever_the_flags(flags):
     assert str(RUN40) in err
     assert "looks like it belongs to another test set" in err
     assert "shares 0 of the test set's 200 queries" in err
+
+
+def test_relevance_level_is_trec_evals_l_for_every_binary_measure(tmp_path):
+    # q1: d1 grade 1 ranked first, d2 grade 2 second; at level 2 only d2 is relevant
+    (tmp_path / "q.qrels").write_text("q1 0 d1 1\nq1 0 d2 2\n")
+    (tmp_path / "r.run").write_text("q1 Q0 d1 1 2.0 r\nq1 Q0 d2 2 1.0 r\n")
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = main(["score", "--judgments", str(tmp_path / "q.qrels"), "--run",
+                     str(tmp_path / "r.run"), "--metric", "P_2", "--metric", "recip_rank",
+                     "--metric", "p@2(rel=1)", "--relevance-level", "2", "--format", "json"])
+    assert code == 0, err.getvalue()
+    means = {r["metric"]: r["mean"] for r in json.loads(out.getvalue())}
+    assert means == {"p@2(rel=2)": 0.5, "rr(rel=2)": 0.5, "p@2": 1.0}

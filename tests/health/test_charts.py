@@ -87,7 +87,7 @@ def test_bucket_and_version_charts_show_display_names(tmp_path):
     spec = bucket_chart(b, metric="ndcg@10", config="c",
                         display_names={"c": "July champion"}).to_dict()
     assert spec["layer"][0]["encoding"]["x"]["title"] == \
-        "mean ndcg@10 of July champion (c) (points)"
+        "mean ndcg@10 (exp gain 2^g-1) of July champion (c) (points)"   # names the gain
     ts = make_test_set(tmp_path, [q("q1", [("p1", 2)]), q("q2", [("p2", 2)])], name="one")
     run = validate_run(pd.DataFrame({"query_id": ["q1", "q2"], "passage_id": ["p1", "p3"],
                                      "rank": [1, 1]}), "run", name="sys")

@@ -122,16 +122,29 @@ def add_judgment(out: dict, q: str, p: str, g) -> None:
     out[(q, p)] = strict_grade(g)
 
 
+def is_comment(line: str) -> bool:
+    """trec_eval's comment line: '#' first, after spaces or tabs."""
+    return line.lstrip(" \t").startswith("#")
+
+
 def strict_qrels(data: bytes) -> dict:
     out: dict = {}
+    pooled: set = set()  # grade -1: in the pool, not judged (trec_eval)
     for line in strict_text(data).split("\n"):
         f = fields_of(line)
-        if not f:
+        if not f or is_comment(line):
             continue
         if len(f) != 4:
             raise Invalid("fields")
-        add_judgment(out, f[0], f[2], f[3])
-    if not out:
+        if f[3] == "-1":
+            if (f[0], f[2]) in pooled:
+                raise Invalid("pooled twice")
+            pooled.add((f[0], f[2]))
+        else:
+            add_judgment(out, f[0], f[2], f[3])
+    if pooled & set(out):
+        raise Invalid("pooled and judged")
+    if not out and not pooled:
         raise Invalid("empty")
     return out
 
@@ -140,9 +153,9 @@ def strict_run(data: bytes) -> dict:
     rows: dict = {}
     for line in strict_text(data).split("\n"):
         f = fields_of(line)
-        if not f:
+        if not f or is_comment(line):
             continue
-        if len(f) != 6:
+        if len(f) < 6:  # text after the sixth field is ignored (trec_eval)
             raise Invalid("fields")
         rank = strict_int(f[3])
         strict_float(f[4])

@@ -137,3 +137,25 @@ def test_one_bom_is_ignored_a_second_is_an_error(tmp_path):
     path.write_bytes(b"\xef\xbb\xbf" * 2 + b'{"query_id": "q1", "d": "x"}\n')
     with pytest.raises(InputError, match=r"s.jsonl:1: invalid JSON"):
         read_strata(path)
+
+
+def test_cast_topics_json_reads_as_conversations_and_turns(tmp_path):
+    import gzip as _gzip
+    import json as _json
+
+    from ragnb.io.strata_table import suggest_stratum
+
+    conv = [{"number": 106, "turn": [{"number": 1, "raw_utterance": "a b", "canonical": [1]},
+                                     {"number": 2, "raw_utterance": "c"}]},
+            {"number": 107, "turn": [{"number": 1, "raw_utterance": "d"}]}]
+    (tmp_path / "topics.json.gz").write_bytes(_gzip.compress(_json.dumps(conv).encode()))
+    table = read_strata(tmp_path / "topics.json.gz")
+    assert list(table["query_id"]) == ["106_1", "106_2", "107_1"]
+    assert list(table["conversation"]) == [106, 106, 107] and list(table["turn"]) == [1, 2, 1]
+    assert "canonical" not in table      # a list: left out
+    # one query a value: free text; 3 queries is too few for a default stratum
+    assert suggest_stratum(table).column == ""
+    (tmp_path / "other.json").write_text('[{"id": 1}]')
+    with pytest.raises(InputError, match="a JSON list is read as TREC CAsT's conversations") as e:
+        read_strata(tmp_path / "other.json")
+    assert "CODEC's topics.json" in str(e.value) and "JSON Lines" in str(e.value)

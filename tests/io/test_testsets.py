@@ -65,7 +65,7 @@ def test_reads_csv_table(tmp_path):
 
 
 @pytest.mark.parametrize("content, line, message", [
-    ("q1 0 d1 2\nq1 0 d2 -1\n", 2, "negative grade"),
+    ("q1 0 d1 2\nq1 0 d2 -2\n", 2, "negative grade"),   # -1 is trec_eval's pooled grade
     ("q1 0 d1 2\nq1 0 d2 1.5\n", 2, "not an integer"),
     ("q1 0 d1 2\nq1 0 d1 2\n", 1, "repeated judgments"),
     ("q1 0 d1 2\nq2 0 d3 1\nq1 0 d1 0\n", 1, "conflicting grades"),
@@ -92,6 +92,9 @@ def test_empty_file_is_an_error(tmp_path):
     p = tmp_path / "empty.qrels"
     p.write_text("\n")
     with pytest.raises(InputError, match="empty"):
+        read_test_set(p)
+    p.write_text("# comments only\n")
+    with pytest.raises(InputError, match="no judgment lines, only 1 comment line"):
         read_test_set(p)
 
 

@@ -36,6 +36,7 @@ def test_demo_manifest_holds_the_demo_values():
     assert ws.setting("fit", "reported") == ""           # only the strata report has a figure
     assert ws.setting("label-bias", "metric") == "rr@10"
     assert ws.setting("label-bias", "metric", "ndcg@5") == "ndcg@5"   # given wins
+    assert ws.gain == "exp" and '\ngain = "exp"' in ws.manifest.path.read_text()  # said, seed 004
     assert ws.display_name("round-00") == "January baseline"
     assert ws.display_name("round-13") == "round-13"
     assert ws.display_names["round-40"] == "July champion"
@@ -77,6 +78,12 @@ def test_a_small_manifest_reads_configs_from_file_names(tmp_path):
      "[test_sets.b]\npath = 'qrels.txt'\nrole = 'golden'\n"), "test_sets.b.role",
      "role 'golden' is given to"),
     ("", "test_sets", "name at least one test set"),
+    ("[workspace]\nrelevance_level = 0\n" + BASE, "workspace.relevance_level",
+     "must be an integer grade of at least 1, got 0"),
+    (BASE + "[test_sets.main.queries]\npath = 'ids.txt'\n", "test_sets.main.queries.path",
+     "no such file"),
+    (BASE.replace("runs =", "queries = 3\nruns =", 1), "test_sets.main.queries",
+     r"must be a path \(a file of query ids\) or a table"),
 ])
 def test_errors_name_the_manifest_and_the_key(tmp_path, text, key, message):
     path = write(tmp_path, text)
@@ -91,3 +98,14 @@ def test_not_toml_and_no_manifest(tmp_path):
     (tmp_path / "ragnb.toml").write_text("[workspace\n")
     with pytest.raises(InputError, match="not valid TOML"):
         parse_manifest(tmp_path / "ragnb.toml")
+
+
+def test_relevance_level_and_query_lists_reach_the_workspace(tmp_path):
+    (tmp_path / "ids.txt").write_text("q2\nq9\n")
+    write(tmp_path, "[workspace]\nrelevance_level = 2\n" + BASE.replace(
+        "runs =", "queries = 'ids.txt'\nruns =", 1))
+    ws = open_workspace(tmp_path)
+    assert ws.metric("P_10") == "P_10(rel=2)" and ws.metric("ndcg_cut_10") == "ndcg_cut_10"
+    test_set = ws.test_set("main")
+    assert list(test_set.query_ids) == ["q2"]                       # q9 is not judged:
+    assert [(n.kind, n.count) for n in test_set.notes] == [("listed_unjudged", 1)]  # counted

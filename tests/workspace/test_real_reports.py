@@ -131,7 +131,7 @@ def test_report_figures_equal_ragnb_score_order_score(built):
 
     _, ws, results = built
     w = open_workspace(ws)
-    means = scores_by_cli(ws, "ndcg@10")
+    means = scores_by_cli(ws, "ndcg_cut_10")   # init on TREC qrels writes gain = "linear"
     baseline, challenger = w.setting("strata", "baseline"), w.setting("strata", "challenger")
     strata_page = results["03-strata"].html_path.read_text()
     pooled = re.search(r"Pooled:</strong> ([+−-]?[\d.]+) points", strata_page)

@@ -1,0 +1,116 @@
+"""``ragnb init`` from files as TREC hands them out: one qrels file cut by folds or query
+lists, runs named ``input.<tag>.gz``, strata per split or for all, a stated default stratum,
+baseline and challenger, the gain map written out, and warnings that name manifest keys."""
+from __future__ import annotations
+
+import gzip
+import io
+import json
+from contextlib import redirect_stderr, redirect_stdout
+
+import pytest
+
+from ragnb.cli import main
+from ragnb.workspace import open_workspace
+
+QUERIES = [f"q{i:02d}" for i in range(1, 13)]
+
+
+def cli(*args) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = main([str(a) for a in args])
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def files(tmp_path):
+    """12 queries, each judging d1 (grade 2) and d2 (grade 0). Run `strong` ranks d1 first,
+    `weak` ranks d2 first and has no ranking for q12."""
+    (tmp_path / "all.qrels").write_text("".join(f"{q} 0 d1 2\n{q} 0 d2 0\n" for q in QUERIES))
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    for tag, order in (("strong", ("d1", "d2")), ("weak", ("d2", "d1"))):
+        lines = "".join(f"{q} Q0 {d} {r} {3 - r} {tag}\n" for q in QUERIES
+                        if not (tag == "weak" and q == "q12") for r, d in enumerate(order, 1))
+        (runs / f"input.{tag}.gz").write_bytes(gzip.compress(lines.encode()))
+    (tmp_path / "folds.json").write_text(json.dumps({"1": QUERIES[:6], "2": QUERIES[6:]}))
+    # `text` is free text (one value a query), `kind` categorical, 6 queries each
+    (tmp_path / "topics.tsv").write_text("query_id\ttext\tkind\n" + "".join(
+        f"{q}\twhat about topic number {i}?\t{'even' if i % 2 else 'odd'}\n"
+        for i, q in enumerate(QUERIES)))
+    return tmp_path
+
+
+def test_folds_archive_runs_and_the_stated_defaults(files):
+    code, out, err = cli("init", files / "ws", "--test-set", files / "all.qrels", "--folds",
+                         files / "folds.json", "--runs", str(files / "runs" / "input.*.gz"),
+                         "--strata", files / "topics.tsv")
+    assert code == 0, err
+    ws = open_workspace(files / "ws")
+    assert ws.test_set_names == ["fold-1", "fold-2"]
+    assert (ws.role("golden"), ws.role("production")) == ("fold-1", "fold-2")
+    assert list(ws.test_set("fold-1").query_ids) == QUERIES[:6]
+    assert list(ws.test_set("fold-2").query_ids) == QUERIES[6:]
+    assert ws.configs("fold-1") == ["strong", "weak"]          # input.<tag>.gz -> <tag>
+    manifest = (files / "ws" / "ragnb.toml").read_text()
+    assert 'gain = "linear"   # nDCG gain g: trec_eval\'s ndcg_cut' in manifest
+    assert ws.setting("fit", "metric", "ndcg@10") == "ndcg@10(gain=linear)"
+    # weak ranks d1 second: nDCG@10 = (2 / log2 3) / 2 = 0.631; strong: 1
+    assert "baseline weak, challenger strong: the weakest and strongest mean " \
+           "ndcg@10(gain=linear) on fold-1 (63.1 and 100.0 points)" in out
+    assert "--baseline/--challenger" in out
+    assert "stratum column: kind (test sets fold-1, fold-2: 2 values, median 6 queries" in out
+    assert "free text, never strata: text" in out
+    # weak has no ranking for q12 (fold 2): a warning naming the manifest key
+    assert ('warning: run weak ranks nothing for 1 of the 6 queries of test set fold-2: '
+            'reports stop there; set [workspace] missing = "drop"') in out
+    assert "report fit: runs" in out and "report strata: runs" in out
+
+
+def test_splits_from_query_lists_with_strata_per_split(files):
+    (files / "golden.ids").write_text("# the golden set\n" + "\n".join(QUERIES[:4]) + "\n")
+    (files / "prod.ids").write_text("\n".join(QUERIES[4:11] + ["q99"]) + "\n")
+    code, out, err = cli("init", files / "ws", "--test-set", files / "all.qrels",
+                         "--split", f"golden={files / 'golden.ids'}",
+                         "--split", f"production={files / 'prod.ids'}",
+                         "--runs", str(files / "runs" / "input.*.gz"),
+                         "--strata", f"golden={files / 'topics.tsv'}", "--by", "kind",
+                         "--baseline", "strong", "--challenger", "weak", "--missing", "drop",
+                         "--relevance-level", "2")
+    assert code == 0, err
+    ws = open_workspace(files / "ws")
+    assert len(ws.test_set("golden").queries) == 4
+    prod = ws.test_set("production")
+    assert len(prod.queries) == 7                                # q99 is not judged:
+    assert [(n.kind, n.count) for n in prod.notes] == [("listed_unjudged", 1)]   # counted
+    assert ws.strata_entry("golden").by == "kind" and ws.strata_entry("production") is None
+    assert "baseline strong, challenger weak: given" in out and "warning" not in out
+    assert ws.manifest.missing == "drop" and ws.manifest.relevance_level == 2
+    assert ws.setting("strata", "metric", "P_10") == "P_10(rel=2)"   # trec_eval's -l2
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--strata", "{t}/topics.tsv", "--strata", "{t}/topics.tsv"],
+     "2 strata files for every test set; name the test set of each: --strata SPLIT=FILE"),
+    (["--folds", "{t}/bad.json"], 'a folds file must be a JSON object {"fold": ["query id", '),
+    (["--baseline", "nope"], "[--baseline]: no config 'nope' on test set 'fold-1'"),
+])
+def test_init_errors_name_the_option_and_the_accepted_shapes(files, args, message):
+    (files / "bad.json").write_text('{"1": "q01"}')
+    folds = [] if "--folds" in args else ["--folds", files / "folds.json"]
+    code, _, err = cli("init", files / "ws", "--test-set", files / "all.qrels", *folds,
+                       "--runs", str(files / "runs" / "input.*.gz"),
+                       *[a.format(t=files) for a in args])
+    assert code == 2 and message in err and err.count("\n") == 1, err
+    assert not (files / "ws" / "ragnb.toml").exists()
+
+
+def test_with_a_ledger_the_pair_is_not_chosen_by_score(files):
+    (files / "ledger").mkdir()
+    code, out, err = cli("init", files / "ws", "--test-set", files / "all.qrels",
+                         "--runs", str(files / "runs" / "input.*.gz"), "--ledger", files / "ledger",
+                         "--missing", "empty")
+    assert code == 0, err
+    assert ("baseline strong, challenger weak: the first and last config in file order, not by "
+            "score") in out
