@@ -64,8 +64,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from filelock import FileLock, Timeout
-
 from ragnb.errors import InputError
 
 EVENT_TYPES = (
@@ -251,8 +249,20 @@ class EventLog:
     def __init__(self, path: str | os.PathLike[str], *, lock_timeout: float = 60.0) -> None:
         self.path = Path(path)
         self.torn_path = self.path.with_name(self.path.name + ".torn")
-        self._lock = FileLock(str(self.path) + ".lock", timeout=lock_timeout,
-                              mode=0o666 & ~_umask())
+        self._lock_timeout = lock_timeout
+        self._file_lock: Any = None
+
+    @property
+    def _lock(self) -> Any:
+        """The ``filelock.FileLock``, made (and filelock imported, ~30 ms) on the first write:
+        reading the log takes no lock.
+        """
+        if self._file_lock is None:
+            from filelock import FileLock
+
+            self._file_lock = FileLock(str(self.path) + ".lock", timeout=self._lock_timeout,
+                                       mode=0o666 & ~_umask())
+        return self._file_lock
 
     # -- reading -------------------------------------------------------------------------
     def _parse(self, data: bytes) -> LogContents:
@@ -373,6 +383,8 @@ class EventLog:
     # -- writing -------------------------------------------------------------------------
     @contextmanager
     def _locked(self) -> Iterator[None]:
+        from filelock import Timeout
+
         try:
             with self._lock:
                 yield
