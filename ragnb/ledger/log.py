@@ -216,6 +216,25 @@ def _checksum(rec: dict[str, Any]) -> str:
     return hashlib.sha256(_canonical({k: rec[k] for k in keys if k != "sha256"})).hexdigest()
 
 
+def __getattr__(name: str) -> Any:
+    """``FileLock`` and ``Timeout``, from filelock on first use (PEP 562): importing it takes
+    ~30 ms and reading the log takes no lock. Kept as attributes of this module, so a
+    test can replace ``FileLock`` here.
+    """
+    if name in ("FileLock", "Timeout"):
+        import filelock
+
+        value = getattr(filelock, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _filelock(name: str) -> Any:
+    """The module's ``FileLock`` or ``Timeout`` (one a test put here, else filelock's)."""
+    return globals()[name] if name in globals() else __getattr__(name)
+
+
 def _umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
@@ -258,10 +277,9 @@ class EventLog:
         reading the log takes no lock.
         """
         if self._file_lock is None:
-            from filelock import FileLock
-
-            self._file_lock = FileLock(str(self.path) + ".lock", timeout=self._lock_timeout,
-                                       mode=0o666 & ~_umask())
+            lock = _filelock("FileLock")
+            self._file_lock = lock(str(self.path) + ".lock", timeout=self._lock_timeout,
+                                   mode=0o666 & ~_umask())
         return self._file_lock
 
     # -- reading -------------------------------------------------------------------------
@@ -383,8 +401,7 @@ class EventLog:
     # -- writing -------------------------------------------------------------------------
     @contextmanager
     def _locked(self) -> Iterator[None]:
-        from filelock import Timeout
-
+        timeout = _filelock("Timeout")
         try:
             with self._lock:
                 yield
@@ -392,7 +409,7 @@ class EventLog:
             raise InputError(f"cannot write to the ledger ({exc.strerror}: {exc.filename}); "
                              "reading needs no write access, recording does",
                              source=self.path) from None
-        except Timeout:
+        except timeout:
             raise InputError(
                 f"could not lock the ledger within {self._lock.timeout:.0f} s; another process "
                 f"holds {self._lock.lock_file}", source=self.path) from None
