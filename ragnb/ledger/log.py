@@ -401,7 +401,7 @@ class EventLog:
     # -- writing -------------------------------------------------------------------------
     @contextmanager
     def _locked(self) -> Iterator[None]:
-        timeout = _filelock("Timeout")
+        Timeout = _filelock("Timeout")  # filelock's class, loaded on the first write
         try:
             with self._lock:
                 yield
@@ -409,7 +409,7 @@ class EventLog:
             raise InputError(f"cannot write to the ledger ({exc.strerror}: {exc.filename}); "
                              "reading needs no write access, recording does",
                              source=self.path) from None
-        except timeout:
+        except Timeout:
             raise InputError(
                 f"could not lock the ledger within {self._lock.timeout:.0f} s; another process "
                 f"holds {self._lock.lock_file}", source=self.path) from None
