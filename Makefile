@@ -7,7 +7,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: reports test lint install bench bench-scale demo clean
+.PHONY: reports test lint install lab bench bench-scale demo clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,10 @@ test: $(BIN)/.installed
 lint: $(BIN)/.installed
 	$(BIN)/ruff check ragnb tests benchmarks
 	$(BIN)/mypy
+
+# JupyterLab on the notebooks, reading a workspace: make lab WORKSPACE=my-eval (default: the demo)
+lab: $(BIN)/.installed
+	$(BIN)/ragnb lab $(if $(WORKSPACE),--workspace '$(WORKSPACE)')
 
 demo: $(BIN)/.installed
 	$(BIN)/ragnb demo --out data/demo

@@ -19,6 +19,10 @@ for every query. Import time is reported apart and not included.
 - **ragnb**: ``read_test_set`` + ``read_run`` (all validation included) +
   ``score(...)`` returning the tidy per-query table. nDCG is ``ndcg_linear@10``
   (linear gain, trec_eval's ``ndcg_cut``) so the three tools compute the same thing.
+- **ragnb_csv**: ragnb as its users call it, ``ragnb score --per-query --format csv
+  --out FILE`` (``ragnb.cli.main`` in the child, imports done first): the same
+  reading and scoring, then every per-query value written to a CSV file (read
+  back after the clock stops for the agreement check).
 - **pytrec_eval**: ``parse_qrel`` / ``parse_run`` as its users do, then one
   ``RelevanceEvaluator`` for ``ndcg_cut_10, recall_100, P_10``. trec_eval's
   ``recip_rank`` has no cut-off, so RR@10 is a second evaluator over the run cut
@@ -57,7 +61,9 @@ from pathlib import Path
 import numpy as np
 
 METRICS = ("ndcg@10", "rr@10", "recall@100", "p@10")
-TOOLS = ("ragnb", "pytrec_eval", "ranx")
+#: ragnb as the command line runs it, per-query values written as CSV (issue 25).
+CSV = "ragnb_csv"
+TOOLS = ("ragnb", CSV, "pytrec_eval", "ranx")
 FLOOR = "pyarrow"  # parsing only: the floor every tool is measured against
 TOLERANCE = 1e-9
 #: Share of the retrieved passages left unjudged: with depth 100 and 5 judged passages
@@ -185,6 +191,30 @@ def run_ragnb(qrels: str, run: str) -> dict[str, dict[str, float]]:
         for m, g in scores.table.groupby("metric", sort=False)})
 
 
+def run_ragnb_csv(qrels: str, run: str):
+    """As a user calls it: ``ragnb score --per-query --format csv --out FILE`` (in process,
+    imports done): read, validate, score, and write every per-query value as CSV."""
+    from ragnb.cli import main
+
+    out = str(Path(run).with_name("per-query.csv"))
+    argv = ["score", "--judgments", qrels, "--run", f"run={run}", "--per-query",
+            "--format", "csv", "--out", out]
+    for m in ("ndcg_linear@10", "rr@10", "recall@100", "p@10"):
+        argv += ["--metric", m]
+    if main(argv) != 0:
+        raise SystemExit("ragnb score failed")
+
+    def values():  # read back after the clock stops, for the agreement check
+        import pyarrow.csv as pacsv
+
+        t = pacsv.read_csv(out, convert_options=pacsv.ConvertOptions(
+            column_types={"query_id": "string"})).to_pandas()
+        names = {"ndcg_linear@10": "ndcg@10"}
+        return {names.get(m, m): dict(zip(g["query_id"], g["value"].to_numpy(dtype=float)))
+                for m, g in t.groupby("metric", sort=False)}
+    return _Deferred(values)
+
+
 def run_pytrec_eval(qrels: str, run: str):
     import pytrec_eval
 
@@ -236,10 +266,10 @@ class _Deferred:
         self.fn = fn
 
 
-RUNNERS = {"ragnb": run_ragnb, "pytrec_eval": run_pytrec_eval, "ranx": run_ranx,
-           FLOOR: run_pyarrow}
-IMPORTS = {"ragnb": "ragnb.metrics.score", "pytrec_eval": "pytrec_eval", "ranx": "ranx",
-           FLOOR: "pyarrow.csv"}
+RUNNERS = {"ragnb": run_ragnb, CSV: run_ragnb_csv, "pytrec_eval": run_pytrec_eval,
+           "ranx": run_ranx, FLOOR: run_pyarrow}
+IMPORTS = {"ragnb": "ragnb.metrics.score", CSV: "ragnb.metrics.score",
+           "pytrec_eval": "pytrec_eval", "ranx": "ranx", FLOOR: "pyarrow.csv"}
 
 
 def peak_rss_kb() -> float:
@@ -266,9 +296,12 @@ def child(tool: str, qrels: str, run: str, sample_file: str, result_file: str) -
 
     t0 = time.perf_counter()
     importlib.import_module(IMPORTS[tool])
-    if tool == "ragnb":
+    if tool in ("ragnb", CSV):
         importlib.import_module("ragnb.io")
         importlib.import_module("ragnb.metrics.kernels")
+    if tool == CSV:
+        for name in ("ragnb.cli", "ragnb.cli._common", "ragnb.cli.score", "pyarrow.csv"):
+            importlib.import_module(name)
     imported = time.perf_counter() - t0
     rss_before = peak_rss_kb()
     t1 = time.perf_counter()
@@ -381,6 +414,10 @@ def report(name: str, unjudged: float, args, qrels: Path, run: Path,
             m = med["ragnb"]["peak_mb"] / med["pytrec_eval"]["peak_mb"]
             checks.append((f"vs pytrec_eval {s:.1f}x faster", f">= {TARGET_PYTREC:g}x",
                            s >= TARGET_PYTREC))
+            if CSV in tools:
+                s = med["pytrec_eval"]["seconds"] / med[CSV]["seconds"]
+                checks.append((f"{CSV} vs pytrec_eval {s:.1f}x faster",
+                               f">= {TARGET_PYTREC:g}x", s >= TARGET_PYTREC))
             checks.append((f"memory vs pytrec_eval {m:.2f}x", f"<= {TARGET_MEMORY}x",
                            m <= TARGET_MEMORY))
         if "ranx" in tools:

@@ -82,7 +82,10 @@ def emit(df: pd.DataFrame, fmt: str, out: str | None, header_lines: Sequence[str
         df = df.assign(**{c: [in_points(v, digits=2)
                               for v in pd.to_numeric(df[c], errors="coerce")] for c in shown})
         header_lines = [*header_lines, POINTS_LINE]
-    if fmt == "tsv":
+    data = delimited(df, "\t" if fmt == "tsv" else ",") if fmt in ("csv", "tsv") else None
+    if data is not None:
+        text = ""
+    elif fmt == "tsv":
         text = df.to_csv(index=False, sep="\t")
     elif fmt == "csv":
         text = df.to_csv(index=False)
@@ -97,14 +100,59 @@ def emit(df: pd.DataFrame, fmt: str, out: str | None, header_lines: Sequence[str
         for line in header_lines:
             print(terminal_safe(line), file=sys.stderr)
     if out:
-        from ragnb._atomic import write_atomic
+        from ragnb._atomic import write_atomic_bytes
 
         try:
-            write_atomic(out, text)
+            write_atomic_bytes(out, data if data is not None else text.encode("utf-8"))
         except OSError as exc:
             raise InputError(f"cannot write the output ({exc.strerror})", source=out) from None
     else:
-        sys.stdout.write(text)
+        sys.stdout.write(data.decode("utf-8") if data is not None else text)
+
+
+def delimited(df: pd.DataFrame, sep: str) -> bytes | None:
+    """``df`` as CSV (or TSV) bytes written by pyarrow, or None when pandas must write it.
+
+    pyarrow writes a per-query table of 400,000 rows ~10x faster than ``to_csv``, and
+    as ``to_csv`` does: no quotes, nulls as empty fields, floats shortest with
+    integral ones as ``1.0`` (only a float under 1e-4 reads differently: ``0.00001``
+    for ``1e-05``). None (pandas writes the table) when a column is neither text
+    nor a number, or a value needs quoting (a separator, a quote or a newline).
+    """
+    import csv
+    import io
+
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pacsv
+
+    if not all(isinstance(c, str) for c in df.columns):
+        return None
+    try:
+        table = pa.Table.from_pandas(df, preserve_index=False)
+    except (pa.ArrowException, TypeError, ValueError):
+        return None
+    columns = []
+    for column in table.columns:
+        kind = column.type
+        if pa.types.is_floating(kind):  # "1" -> "1.0", as Python (and to_csv) write it
+            text = pc.cast(column, pa.string())
+            whole = pc.match_substring_regex(text, r"^-?[0-9]+$")
+            column = pc.if_else(whole, pc.binary_join_element_wise(text, ".0", ""), text)
+        elif not (pa.types.is_string(kind) or pa.types.is_large_string(kind)
+                  or pa.types.is_integer(kind)):
+            return None
+        columns.append(column)
+    table = pa.table(columns, names=table.column_names)
+    header = io.StringIO()
+    csv.writer(header, delimiter=sep, lineterminator="\n").writerow(df.columns)
+    sink = pa.BufferOutputStream()
+    try:  # "none" refuses a value that needs quotes: pandas quotes just those
+        pacsv.write_csv(table, sink, write_options=pacsv.WriteOptions(
+            include_header=False, delimiter=sep, quoting_style="none"))
+    except pa.ArrowInvalid:
+        return None
+    return header.getvalue().encode("utf-8") + sink.getvalue().to_pybytes()
 
 
 def run_files(specs: list[str], order) -> list:

@@ -60,6 +60,18 @@ OPTIONS: dict[str, tuple[tuple[str, ...], dict]] = {
     "config": (("--config",), {
         "action": "append", "default": [], "metavar": "CONFIG",
         "help": "with --workspace: a config (repeatable; default: all)"}),
+    "notebooks": (("--notebooks",), {
+        "metavar": "DIR", "default": None,
+        "help": "notebooks folder (default: the project's notebooks/)"}),
+    # -- servers: JupyterLab (lab) and Voila (app) ----------------------------------------------
+    "port": (("--port",), {
+        "type": bounded_int(1, 65535), "default": None,
+        "help": "port to listen on (default: the server's own, 8888 or the next free one)"}),
+    "no_browser": (("--no-browser",), {
+        "action": "store_true", "help": "do not open a browser tab"}),
+    "print_command": (("--print-command",), {
+        "action": "store_true",
+        "help": "print the server command and its environment, and exit (nothing is started)"}),
     # -- how a run meets the test set ------------------------------------------------------------
     "policy": (("--policy",), {
         "choices": POLICIES, "default": "lower",

@@ -61,10 +61,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--out", metavar="DIR", default=None,
                         help=f"output folder (default: {REPORTS_DIR})")
-    parser.add_argument(
-        "--notebooks", metavar="DIR", default=None,
-        help=f"notebooks folder (default: {NOTEBOOKS_DIR})",
-    )
+    add(parser, "notebooks", notebooks={"help": f"notebooks folder (default: {NOTEBOOKS_DIR})"})
     parser.add_argument("--no-progress", action="store_true", help="no per-cell progress bar")
     parser.add_argument(
         "--pdf", action="store_true",

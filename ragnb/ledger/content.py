@@ -102,10 +102,25 @@ def parse_split_id(split_id: object, *, source: str = "split_id",
     return m["name"], m["hex"]
 
 
+def _values(column: pd.Series) -> list:
+    """A column's values as a list: through an object array, because ``tolist()`` of an
+    arrow-backed column boxes one value at a time (6,000 ids: 32 ms against 0.3 ms).
+    """
+    return column.to_numpy(dtype=object).tolist()
+
+
+def _missing(v: object) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA
+
+
 def _ids(values: Iterable[object], what: str, source: str) -> list[str]:
+    items = _values(values) if isinstance(values, pd.Series) else list(values)
+    texts = [v for v in items if type(v) is str]  # exactly str: then str(v) is v
+    if len(texts) == len(items) and all(s and s == s.strip() for s in texts):
+        return texts  # the usual case: every id already a clean string
     out = []
-    for i, v in enumerate(values):
-        if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA:
+    for i, v in enumerate(items):
+        if _missing(v):
             raise InputError(f"{what} number {i + 1} is missing", source=source, key=what)
         s = str(v)
         if s == "" or s != s.strip():
@@ -205,7 +220,7 @@ def split_content(
                    "judgments": [list(r) for r in rows]})
     doc_sha = None
     if "doc_version" in judgments.columns:
-        versions = ["" if pd.isna(v) else str(v) for v in judgments["doc_version"].tolist()]
+        versions = ["" if _missing(v) else str(v) for v in _values(judgments["doc_version"])]
         doc_sha = _digest(sorted(zip(qids, pids, versions)))
     return SplitContent(
         split_id=f"{name}@sha256:{sha}",

@@ -71,8 +71,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from filelock import FileLock, Timeout
-
 from ragnb.errors import InputError
 
 EVENT_TYPES = (
@@ -228,6 +226,25 @@ def _checksum(rec: dict[str, Any]) -> str:
     return hashlib.sha256(_canonical({k: rec[k] for k in keys if k != "sha256"})).hexdigest()
 
 
+def __getattr__(name: str) -> Any:
+    """``FileLock`` and ``Timeout``, from filelock on first use (PEP 562): importing it takes
+    ~30 ms and reading the log takes no lock. Kept as attributes of this module, so a
+    test can replace ``FileLock`` here.
+    """
+    if name in ("FileLock", "Timeout"):
+        import filelock
+
+        value = getattr(filelock, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _filelock(name: str) -> Any:
+    """The module's ``FileLock`` or ``Timeout`` (one a test put here, else filelock's)."""
+    return globals()[name] if name in globals() else __getattr__(name)
+
+
 def _umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
@@ -261,8 +278,19 @@ class EventLog:
     def __init__(self, path: str | os.PathLike[str], *, lock_timeout: float = 60.0) -> None:
         self.path = Path(path)
         self.torn_path = self.path.with_name(self.path.name + ".torn")
-        self._lock = FileLock(str(self.path) + ".lock", timeout=lock_timeout,
-                              mode=0o666 & ~_umask())
+        self._lock_timeout = lock_timeout
+        self._file_lock: Any = None
+
+    @property
+    def _lock(self) -> Any:
+        """The ``filelock.FileLock``, made (and filelock imported, ~30 ms) on the first write:
+        reading the log takes no lock.
+        """
+        if self._file_lock is None:
+            lock = _filelock("FileLock")
+            self._file_lock = lock(str(self.path) + ".lock", timeout=self._lock_timeout,
+                                   mode=0o666 & ~_umask())
+        return self._file_lock
 
     # -- reading -------------------------------------------------------------------------
     def _parse(self, data: bytes) -> LogContents:
@@ -432,6 +460,7 @@ class EventLog:
     # -- writing -------------------------------------------------------------------------
     @contextmanager
     def _locked(self) -> Iterator[None]:
+        Timeout = _filelock("Timeout")  # filelock's class, loaded on the first write
         try:
             with self._lock:
                 yield

@@ -19,8 +19,6 @@ from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
 
-import nbformat
-
 from ragnb.errors import InputError
 from ragnb.paths import NOTEBOOKS_DIR
 
@@ -127,6 +125,8 @@ def check_stored(paths: Iterable[str | PathLike[str]] | str | PathLike[str] = NO
                 numbers[m["number"]] = path.name
     else:
         files = [Path(p) for p in paths]
+    import nbformat  # here, not at the top: its jsonschema import is slow; naming needs none
+
     for path in files:
         try:
             nb = nbformat.read(path, as_version=4)

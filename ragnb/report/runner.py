@@ -208,10 +208,16 @@ def plan(
 
 def _workspace_of(nb: NotebookRef, declared: dict[str, Parameter], given: dict[str, Any]
                   ) -> Path | None:
-    """The manifest a notebook will read: the given one, else its default."""
+    """The manifest a notebook will read: the given one, else its default (``""``:
+    ``$RAGNB_WORKSPACE``, else the bundled demo).
+    """
     if WORKSPACE_PARAMETER not in declared:
         return None
     value = given.get(WORKSPACE_PARAMETER, declared[WORKSPACE_PARAMETER].default)
+    if not str(value).strip():
+        from ragnb.workspace.default import default_workspace
+
+        return default_workspace()
     path = Path(str(value)).expanduser()
     return path if path.is_absolute() else (nb.path.parent / path).resolve()
 
@@ -240,8 +246,14 @@ def _with_manifest_specs(job: Job) -> list[ParameterValue]:
     if path is None:
         return values
     found = manifest_specs(open_workspace(path), job.notebook.slug, job.values)
-    return [replace(v, value=found[v.name], origin="workspace") if v.name in found else v
-            for v in values]
+    out = []
+    for v in values:
+        if v.name in found:
+            v = replace(v, value=found[v.name], origin="workspace")
+        elif v.name == WORKSPACE_PARAMETER and not str(v.value).strip():
+            v = replace(v, value=str(path))  # the default "" shown as the manifest it means
+        out.append(v)
+    return out
 
 
 def failure_message(job: Job, exc: Exception, notebook_path: Path) -> str:

@@ -376,8 +376,16 @@ class Workspace:
                 f"manifest {self.manifest.path})")
 
 
-def open_workspace(path: str | Path | Workspace) -> Workspace:
-    """The workspace of a manifest (a ``ragnb.toml`` or the folder holding one)."""
+def open_workspace(path: str | Path | Workspace = "") -> Workspace:
+    """The workspace of a manifest (a ``ragnb.toml`` or the folder holding one).
+
+    ``""`` (every notebook's default) is :func:`ragnb.workspace.default.default_workspace`:
+    ``$RAGNB_WORKSPACE``, else the bundled demo.
+    """
     if isinstance(path, Workspace):
         return path
+    if isinstance(path, str) and not path.strip():
+        from ragnb.workspace.default import default_workspace
+
+        path = default_workspace()
     return Workspace(parse_manifest(path))

@@ -47,3 +47,22 @@ def test_excluded_strata_are_named_not_drawn():
     spec, data = chart_data(strata_chart(bd))
     assert "x  (n=4)" not in data["row"].tolist()
     assert spec["title"]["subtitle"][1] == "excluded: x (n=4)"
+
+
+def altair_dict(chart) -> dict:
+    """``chart.to_dict()`` with its one named dataset inlined, as :func:`strata_spec` writes."""
+    spec = chart.to_dict()
+    (values,) = spec.pop("datasets").values()
+    spec["data"] = {"values": values}
+    return spec
+
+
+def test_the_widget_spec_is_the_altair_chart():
+    from ragnb.strata.charts import strata_spec
+
+    names = {"c": "challenger C"}
+    for spec in ("kind", StrataSpec("kind", exclude=("x",)), StrataSpec("kind", exclude=("z",))):
+        bd = small_breakdown(spec)
+        assert strata_spec(bd) == altair_dict(strata_chart(bd))
+        assert strata_spec(bd, display_names=names) == altair_dict(
+            strata_chart(bd, display_names=names))
