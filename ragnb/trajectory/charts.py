@@ -35,8 +35,8 @@ def trajectory_chart(tr, display_names: Mapping[str, str] | None = None) -> alt.
     inf = tr.inflation
     infl = pd.DataFrame([{"x0": pts["round"].min(), "x1": pts["round"].max(),
                           "y0": inf["band_low"] * 100, "y1": inf["band_high"] * 100,
-                          "label": f"selection alone: +{inf['inflation'] * 100:.2f} points "
-                                   f"after {inf['rounds']} rounds"}])
+                          "label": f"selection alone: {inf['label']} after {inf['rounds']} "
+                                   "rounds"}])
     inflation = alt.Chart(infl).mark_rect(color="#999999", opacity=0.25).encode(
         x="x0:Q", x2="x1:Q", y="y0:Q", y2="y1:Q", tooltip=["label:N"])
     inflation_text = alt.Chart(infl).mark_text(align="right", dx=-4, baseline="bottom",
