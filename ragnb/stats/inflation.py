@@ -371,19 +371,22 @@ def _posterior_means(means: np.ndarray, sigma: np.ndarray) -> np.ndarray:
 
 
 def _selected_noise(true_means: np.ndarray, noise: np.ndarray) -> np.ndarray:
-    """``mean_b e_b[w_b]`` with ``w_b = argmax(true_means + e_b)``: the selection's bias.
+    """``mean_b (e_b[w_b] - e_b[l])``, ``w_b = argmax(true_means + e_b)``: the selection's bias.
 
-    ``noise`` (B, K) holds noise draws of the candidates' means; their mean over
-    candidates is removed first (a shift common to all leaves the winner
-    unchanged and ``E[mean_k e_k] = 0`` whoever wins, so the expectation is the
-    same and the Monte Carlo error smaller). Leading axes of ``true_means`` are
-    batches.
+    ``noise`` (B, K) holds noise draws of the candidates' means (zero mean). The
+    winner's noise ``e_b[w_b]`` averages to the bias; ``e_b[l]``, the noise of
+    the candidate ``l`` that leads on ``true_means``, averages to 0 whoever wins,
+    so subtracting it (a control variate) leaves the expectation and removes the
+    Monte Carlo noise of the draws ``l`` wins, the most where one leads. Every
+    term is >= 0 (``w_b`` beat ``l``: ``e_w - e_l > mu_l - mu_w >= 0``), so the
+    figure is never negative. Leading axes of ``true_means`` are batches.
     """
-    e = noise - noise.mean(axis=-1, keepdims=True)
-    x = true_means[..., None, :] + e                                 # (..., B, K)
-    win = x.argmax(axis=-1)
-    picked = np.take_along_axis(np.broadcast_to(e, x.shape), win[..., None], axis=-1)
-    return picked[..., 0].mean(axis=-1)
+    x = true_means[..., None, :] + noise                             # (..., B, K)
+    e = np.broadcast_to(noise, x.shape)
+    win = x.argmax(axis=-1)[..., None]
+    lead = np.broadcast_to(true_means.argmax(axis=-1)[..., None, None], win.shape)
+    gain = np.take_along_axis(e, win, axis=-1) - np.take_along_axis(e, lead, axis=-1)
+    return gain[..., 0].mean(axis=-1)
 
 
 def _bias_estimate(means: np.ndarray, sigma: np.ndarray, noise: np.ndarray,
@@ -396,7 +399,7 @@ def _bias_estimate(means: np.ndarray, sigma: np.ndarray, noise: np.ndarray,
     """
     k = means.shape[-1]
     mu = _posterior_means(means, sigma)
-    t = np.maximum(_selected_noise(mu, noise), 0.0)
+    t = _selected_noise(mu, noise)
     star = mu[..., None, :] + refit_noise                            # (..., R, K)
     t_star = _selected_noise(_posterior_means(star, sigma), noise)
     med = np.median(t_star, axis=-1)
