@@ -158,7 +158,8 @@ def split_figure(inputs, manifest, metric: str, policy: str = "lower", *,
 
 def ledger_line(manifest, ledger_dir: str | None, figure=None) -> list[str]:
     """Header line(s) stating a split's selections_against and its selection inflation
-    (``figure``, :func:`split_figure`)."""
+    (``figure``, :func:`split_figure`).
+    """
     if not ledger_dir:
         return []
     if manifest is None:

@@ -198,7 +198,8 @@ def _show(m, figure=None) -> str:
 def _figure(root, m, args):
     """The split's one selection-inflation figure: its workspace's (the ``ragnb.toml``
     beside the ledger), else the worst case from ``--se``, else None
-    (:func:`ragnb.workspace.inflation.ledger_inflation`)."""
+    (:func:`ragnb.workspace.inflation.ledger_inflation`).
+    """
     if not m.selections_against:
         return None
     from ragnb.workspace.inflation import ledger_inflation

@@ -54,9 +54,9 @@ from ragnb.errors import InputError
 from ragnb.metrics.score import per_query
 from ragnb.result import Analysis
 from ragnb.stats import align, child_seed, paired_bootstrap
-from ragnb.stats.inflation import as_inflation
 from ragnb.stats.bootstrap import describe_method
 from ragnb.stats.classic import effect_size
+from ragnb.stats.inflation import as_inflation
 from ragnb.stats.interval import TOO_FEW
 from ragnb.stats.unpaired import UnpairedBootstrap, bootstrap_mean, unpaired_bootstrap
 

@@ -58,5 +58,6 @@ def inflation_chart(curve: pd.DataFrame, current: dict[str, int],
     pts = alt.Chart(pd.DataFrame(rows)).mark_point(filled=True, size=90).encode(
         x="selections:Q", y="points:Q", color="split:N",
         tooltip=["split:N", "selections:Q", alt.Tooltip("points:Q", format=".2f"), "method:N"])
-    return (line + pts).properties(width=420, height=220,
-                                   title="Worst case (all candidates equal): E[max of N normals] x SE / √2")
+    return (line + pts).properties(
+        width=420, height=220,
+        title="Worst case (all candidates equal): E[max of N normals] x SE / √2")

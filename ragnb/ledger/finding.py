@@ -11,7 +11,6 @@ from typing import Any
 
 import pandas as pd
 
-from ragnb.stats.inflation import WORST_CASE, inflation_text
 from ragnb.result import (
     POINTS,
     Analysis,
@@ -21,6 +20,7 @@ from ragnb.result import (
     points,
     register,
 )
+from ragnb.stats.inflation import WORST_CASE, inflation_text
 
 
 @dataclass(frozen=True)

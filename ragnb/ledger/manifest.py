@@ -147,7 +147,7 @@ class Manifest:
         return max(self.budget - self.selections_against, 0)
 
     def inflation(self, given=None):
-        """This split's selection inflation (:func:`ragnb.stats.inflation.as_inflation`).
+        """The split's selection inflation (:func:`ragnb.stats.inflation.as_inflation`).
 
         Parameters
         ----------

@@ -26,8 +26,8 @@ from ragnb.stats.inflation import (
     expected_max_normal,
     implied_se,
     paired_se,
-    selection_inflation,
     selection_bias_estimate,
+    selection_inflation,
     split_inflation,
 )
 from ragnb.stats.interval import MIN_QUERIES, delta_interval

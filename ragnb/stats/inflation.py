@@ -21,7 +21,7 @@ The worst case, when only the count is known (:func:`selection_inflation`)
     (x 1.41 when the baseline's difference has twice the variance). So it is
     shown as an upper bound, "worst case: all candidates equal".
 
-The data-driven estimate, when the candidates' per-query scores exist (:func:`selection_bias_estimate`)
+The data-driven estimate from the candidates' per-query scores (:func:`selection_bias_estimate`)
     1. Noise: each candidate's noise ``sigma_k`` from the variances of the
        per-query differences between candidates (:func:`candidate_noise`; the
        shared query difficulty cancels), and ``B`` bootstrap resamples of the
@@ -120,7 +120,7 @@ def expected_max_normal(n: int) -> float:
 
 
 def selection_inflation(n_selections: int, paired_se: float) -> float:
-    """Worst-case upward bias of the best of ``n_selections`` equal candidates: ``E[M_N] SE / sqrt(2)``.
+    """Worst-case bias of the best of ``n_selections`` equal candidates: ``E[M_N] SE / sqrt(2)``.
 
     Parameters
     ----------

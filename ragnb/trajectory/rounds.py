@@ -126,8 +126,7 @@ def trajectory(scores: pd.DataFrame, rounds: pd.DataFrame, *, golden: str = "gol
     n_rounds = len(configs) - 1
     infl = inflation if inflation is not None else split_inflation(
         golden, n_rounds, scores=g if n_rounds >= 1 else None)
-    if infl is None:  # one round: nothing was selected
-        infl = split_inflation(golden, 0)
+    assert infl is not None  # scores of >= 2 rounds, or none selected
     base = float(g[:, 0].mean())
     inflation_band = {"rounds": n_rounds, "expected_max": infl.expected_max, "se": infl.se,
                       "inflation": infl.inflation, "band_low": base,

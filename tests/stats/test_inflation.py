@@ -9,8 +9,7 @@ import pytest
 from scipy import stats
 
 from ragnb.errors import InputError
-from ragnb.stats import expected_max_normal, implied_se, selection_inflation
-from ragnb.stats import inflation
+from ragnb.stats import expected_max_normal, implied_se, inflation, selection_inflation
 from ragnb.stats.inflation import (
     DATA_DRIVEN,
     NEVER,

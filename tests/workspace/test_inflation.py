@@ -62,10 +62,11 @@ def test_the_demo_golden_figure_is_derived(demo):
     means as true and drawing the means' noise from their exact covariance (400,000 draws),
     the winner is ahead of its true mean by 0.177 points (0.172 from the top three alone);
     the top two alone give 0.103 in closed form (two candidates: E[e_w] = s phi(gap / s)
-    for any covariance, s = 0.286 the SE of their difference, gap = 0.130). The observed gaps are themselves widened by selection, so
-    the estimate, which shrinks the three close leaders toward each other first, is above
-    that plug-in, by 30%; and far below the worst case the count alone gives (all 41 equal:
-    E[M_41] x SE between candidates 0.64 / sqrt(2) = 0.97 points)."""
+    for any covariance, s = 0.286 the SE of their difference, gap = 0.130).
+    The observed gaps are themselves widened by selection, so the estimate, which shrinks
+    the three close leaders toward each other first, is above that plug-in, by 30%; and
+    far below the worst case the count alone gives (all 41 equal: E[M_41] x SE between
+    candidates 0.64 / sqrt(2) = 0.97 points)."""
     _, _, wide, figure = demo
     assert figure.method == "empirical-Bayes selection bootstrap"
     assert (figure.selections, figure.candidates, figure.n) == (40, 41, 300)
