@@ -59,6 +59,6 @@ def _band_label(inf: dict) -> str:
     from ragnb.stats.inflation import DATA_DRIVEN, WORST_CASE
 
     worst = inf.get("method") == WORST_CASE
-    how = {WORST_CASE: "worst case", DATA_DRIVEN: "empirical Bayes"}.get(inf.get("method"), "")
+    how = {WORST_CASE: "worst case", DATA_DRIVEN: "empirical Bayes"}.get(str(inf.get("method")), "")
     return (f"selection alone: {'at most ' if worst else ''}+{inf['inflation'] * 100:.2f} points "
             f"after {inf['rounds']} rounds" + (f" ({how})" if how else ""))
