@@ -47,7 +47,7 @@ The data-driven estimate from the candidates' per-query scores (:func:`selection
     ``tests/stats/test_inflation.py``), estimate / truth, median and mean:
     all equal 0.99 and 0.96; spread over 2 SE 1.02 and 0.95; a distinct
     baseline 0.99 and 0.94; one ahead by 3 SE 1.06 and 3.6. Where one leads
-    the truth is small (0.11 of one candidate's noise) and falls 40-fold
+    the truth is small (0.16 of one candidate's noise) and falls 40-fold
     within one SE of the lead, the very noise the data measure the lead
     with, so no estimate from one data set is unbiased in the mean there;
     its median is. The optimism bootstrap it replaces (the selection
