@@ -248,8 +248,8 @@ class SelectionInflation:
             f"difference between candidates {se} ({self.se_source})")
 
 
-def split_inflation(split: str, selections: int | None, *, scores=None,
-                    se: float | None = None, se_source: str = "",
+def split_inflation(split: str, selections: int | None, se: float | None = None,
+                    se_source: str = "", *, scores=None,
                     resamples: int = RESAMPLES, refits: int = REFITS,
                     seed: int = SEED) -> SelectionInflation | None:
     """The selection inflation of one split: the one figure every surface shows.
@@ -259,12 +259,13 @@ def split_inflation(split: str, selections: int | None, *, scores=None,
     split : str
     selections : int or None
         ``selections_against`` of the split (None: unknown, gives None).
+    se, se_source : float, str
+        Without ``scores``: the SE of a paired difference between two configs
+        and where it comes from; the figure is the worst case
+        :func:`selection_inflation`.
     scores : DataFrame or array (queries, candidates), optional
         Per-query scores of the candidates selected among on the split. When
         given (>= 2 candidates), the figure is :func:`selection_bias_estimate`.
-    se, se_source : float, str
-        Otherwise: the SE of a paired difference between two configs and where
-        it comes from; the figure is the worst case :func:`selection_inflation`.
     resamples, refits, seed : int
         Passed to :func:`selection_bias_estimate`.
 

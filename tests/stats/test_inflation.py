@@ -258,3 +258,9 @@ def test_bad_arguments():
         expected_max_normal(0)
     with pytest.raises(InputError, match="`paired_se` must be >= 0"):
         selection_inflation(10, -1.0)
+
+
+def test_split_inflation_takes_the_count_and_an_se_positionally():
+    """Callers with only a count and an SE (the gate's standing) get the worst case."""
+    assert split_inflation("golden", 40, 0.0069, "SE of b − a") == split_inflation(
+        "golden", 40, se=0.0069, se_source="SE of b − a")
