@@ -184,3 +184,18 @@ def _whatif_line(ws) -> str:
     lines = [x for x in w.status_html.value.split("<p>") if "Selection inflation" in x]
     assert len(lines) == 1
     return lines[0].split("</p>")[0].replace("&#x27;", "'")
+
+
+def test_a_ledger_finds_its_workspace_only_when_the_manifest_names_it(demo, tmp_path):
+    """The ragnb.toml beside the ledger folder, whose ``ledger`` key names that folder, and
+    only a test set with the split's content: else None (the worst case is shown)."""
+    ws_dir, ws, _, _ = demo
+    split_id = ws.split_manifest("golden").split_id
+    found = winf.workspace_of_ledger(ws_dir / "ledger", split_id)
+    assert found is not None and found[1] == "golden"
+    assert winf.workspace_of_ledger(ws_dir / "ledger", "golden@sha256:" + "0" * 64) is None
+    lone = shutil.copytree(ws_dir / "ledger", tmp_path / "ledger")  # no ragnb.toml beside it
+    assert winf.workspace_of_ledger(lone, split_id) is None
+    (tmp_path / "ragnb.toml").write_text((ws_dir / "ragnb.toml").read_text())  # names ./ledger,
+    assert winf.workspace_of_ledger(lone, split_id) is None  # whose test sets are not there
+    assert winf.workspace_of_ledger(None, split_id) is None
