@@ -113,13 +113,19 @@ def test_split_use_description_says_how_inflation_was_made():
     from ragnb.ledger.finding import SplitUse
 
     manifests = pd.DataFrame({"split": ["dev"], "selections_against": [4], "budget": [10],
-                              "inflation": [0.0123]})
+                              "inflation": [0.0123],
+                              "inflation_method": ["worst case: all candidates equal"]})
     guard = pd.DataFrame({"check": ["rank"], "outcome": ["allowed"]})
     su = SplitUse(manifests, guard, "dev", 0.0045, alert_is_illustration=False)
     f = su.finding()
     assert f.description == su.description
-    assert su.description.endswith("the guard's checks run on dev; paired SE given: 0.45 points")
-    assert "1.23 points" in f.headline.answer
+    assert su.description.endswith("the guard's checks run on dev; SE of its pair: 0.45 points")
+    assert "by at most 1.23 points (worst case: all candidates equal)" in f.headline.answer
+    assert f.display_table["selection inflation (points)"].tolist() == [
+        "at most 1.23 (worst case: all candidates equal)"]
+    data = SplitUse(manifests.assign(inflation_method="empirical-Bayes selection bootstrap"),
+                    guard, "dev", 0.0045).finding()
+    assert "by about 1.23 points (empirical-Bayes selection bootstrap)" in data.headline.answer
 
 
 def test_health_headline_counts_the_checks_that_hold():

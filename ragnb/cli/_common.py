@@ -178,10 +178,36 @@ def split_manifest(ledger_dir: str | None, test_set):
     return find_split(ledger_dir, test_set)
 
 
-def ledger_line(manifest, ledger_dir: str | None, se: float | None = None,
-                test_set=None) -> list[str]:
-    """Header line(s) stating a split's selections_against and implied inflation (and, given
-    ``test_set``, that it matched its split by its queries only).
+def split_figure(inputs, manifest, metric: str, policy: str = "lower", *,
+                 se: float | None = None, se_source: str = ""):
+    """The split's one selection-inflation figure for a command (None when unknown).
+
+    From the workspace (``--workspace``: its rounds' or configs' scores on the
+    split, :func:`ragnb.workspace.inflation.workspace_inflation`), else from the
+    workspace the ledger folder belongs to, else the worst case from ``se``
+    (:func:`ragnb.workspace.inflation.ledger_inflation`): the figure the pages of
+    the same workspace show.
+    """
+    if manifest is None:
+        return None
+    from ragnb.workspace.inflation import ledger_inflation, workspace_inflation
+
+    if getattr(inputs, "manifest", None) is not None and inputs.split is not None \
+            and manifest.selections_against:
+        from ragnb.workspace.workspace import open_workspace
+
+        figure = workspace_inflation(open_workspace(inputs.manifest), inputs.split, metric,
+                                     policy)
+        if figure is not None:
+            return figure
+    return ledger_inflation(getattr(inputs, "ledger", None), manifest, metric, policy, se=se,
+                            se_source=se_source)
+
+
+def ledger_line(manifest, ledger_dir: str | None, figure=None, test_set=None) -> list[str]:
+    """Header line(s) stating a split's selections_against and its selection inflation
+    (``figure``, :func:`split_figure`), and, given ``test_set``, that it matched its
+    split by its queries only.
     """
     if not ledger_dir:
         return []
@@ -190,7 +216,7 @@ def ledger_line(manifest, ledger_dir: str | None, se: float | None = None,
 
         note = queries_note(manifest, test_set)
         if note:
-            return [*ledger_line(manifest, ledger_dir, se), f"# note: {note}"]
+            return [*ledger_line(manifest, ledger_dir, figure), f"# note: {note}"]
     if manifest is None:
         return [(f"# split ledger {ledger_dir}: this test set is not registered (its content "
                  "hash matches no split), so how often it was selected against is unknown")]
@@ -200,12 +226,8 @@ def ledger_line(manifest, ledger_dir: str | None, se: float | None = None,
                if manifest.retired_for_selection_at else "")
             + (", sealed" if manifest.sealed else ""))
     if n:
-        from ragnb.stats import split_inflation
-
-        infl = split_inflation(manifest.name, n, se or 0.0, "")
-        text += (f"; selection alone inflates the best of {n} choices by about "
-                 f"{infl.expected_max:.2f} x SE of a paired comparison / √2 (configs' noise "
-                 f"assumed exchangeable)" + (f" = {infl.points:.2f} points" if se else ""))
+        text += ("; " + figure.describe() if figure is not None else
+                 "; its selection inflation is unknown here (no candidates' scores, no SE)")
     return [text]
 
 

@@ -58,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
         guard_sealed,
         ledger_line,
         resolve_inputs,
+        split_figure,
         split_manifest,
         strata_labels,
     )
@@ -82,7 +83,9 @@ def run(args: argparse.Namespace) -> int:
     header = [(f"# test set {test_set.name} ({len(test_set.queries)} queries), metric "
                f"{bounds.metric}, {len(runs)} configs"),
               f"# {bounds.assumption()}",
-              *ledger_line(manifest, inputs.ledger, test_set=test_set)]
+              *ledger_line(manifest, inputs.ledger,
+                           split_figure(inputs, manifest, str(bounds.metric)),
+                           test_set=test_set)]
     header += [f"# {col}: {kind}" for col, kind in COLUMN_KINDS.items()]
     header += [f"# note: {n}" for n in (*test_set.notes, *bounds.notes, *strata_notes)]
     table = bounds.per_query if args.per_query else bounds.summary(strata)

@@ -55,6 +55,7 @@ def run(args: argparse.Namespace) -> int:
         guard_sealed,
         ledger_line,
         resolve_inputs,
+        split_figure,
         split_manifest,
         strata_labels,
     )
@@ -103,31 +104,29 @@ def run(args: argparse.Namespace) -> int:
     # one scoring per config, whatever the number of metrics (each is scored once per run)
     guard_sealed(ledger_dir, manifest, first if len(metrics) == 1 else dict.fromkeys(first),
                  ", ".join(metrics))
-    refuse_close_ranking(manifest, scores, metrics)
     cols = [c for c in SHOW if c in result.columns]
     for row in result[result["statement"] != ""].itertuples():
         what = f"{row.metric}: " if len(metrics) > 1 else ""
         header.append(f"# [{what}{row.challenger} / {row.stratum}] {row.statement}")
+    figures = {}
     if manifest is not None:
-        from ragnb.stats import paired_se, selection_optimism, split_inflation
+        from ragnb.stats import paired_se
 
-        n = manifest.selections_against
-        candidates = [baseline_name, *(r.name for r in runs[1:])]
-        result["selections_against"] = n
+        result["selections_against"] = manifest.selections_against
         for metric in metrics:
             wide = scores.wide(metric)
-            optimism = (selection_optimism(wide[candidates].dropna(), seed=args.seed)
-                        if n else None)
-            for name in candidates[1:]:
-                pair = wide[[baseline_name, name]].dropna()
-                se, source = paired_se(pair[baseline_name], pair[name])
-                infl = split_inflation(test_set.name, n, se, source, optimism)
-                rows = (result["challenger"] == name) & (result["metric"] == metric)
-                result.loc[rows, "inflation_points"] = infl.points
-                header.append(f"# {infl.describe()}"
-                              + (f" [{metric}]" if len(metrics) > 1 else ""))
-        cols += ["selections_against", "inflation_points"]
-    header += ledger_line(manifest, ledger_dir, test_set=test_set)
+            pair = wide[[baseline_name, runs[-1].name]].dropna()
+            se, source = paired_se(pair[baseline_name], pair[runs[-1].name])
+            figure = split_figure(inputs, manifest, metric, scores.policy, se=se,
+                                  se_source=source)
+            figures[metric] = figure
+            result.loc[result["metric"] == metric, "inflation"] = (
+                float("nan") if figure is None else figure.inflation)
+            if figure is not None and manifest.selections_against and metric != metrics[0]:
+                header.append(f"# [{metric}] {figure.describe()}")
+        cols += ["selections_against", "inflation"]
+    refuse_close_ranking(manifest, scores, metrics, figures)
+    header += ledger_line(manifest, ledger_dir, figures.get(metrics[0]), test_set=test_set)
     header += [f"# note: {n}" for n in notes]
     if strata is None:
         cols.remove("stratum")
@@ -144,10 +143,11 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def refuse_close_ranking(manifest, scores, metrics: list[str]) -> None:
+def refuse_close_ranking(manifest, scores, metrics: list[str], figures=None) -> None:
     """On a regression guard, refuse to rank the candidates unless the leader is clear
     (:func:`ragnb.ledger.policy.check_choice`, the rule the ledger notebook shows), on
-    every metric compared.
+    every metric compared; the selection bias in the margin is the split's figure
+    (``figures``: metric -> :class:`ragnb.stats.SelectionInflation`).
     """
     if manifest is None or manifest.role != "regression_guard":
         return
@@ -159,4 +159,4 @@ def refuse_close_ranking(manifest, scores, metrics: list[str]) -> None:
         means = wide.mean().to_dict()
         leader, runner_up = sorted(means, key=means.get, reverse=True)[:2]
         se, _ = paired_se(wide[runner_up], wide[leader])
-        check_choice(manifest, means, se)
+        check_choice(manifest, means, se, (figures or {}).get(metric))

@@ -100,8 +100,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p = action(sub, "show", "print each split's manifest")
     p.add_argument("splits", nargs="*", metavar="SPLIT")
     p.add_argument("--json", action="store_true", help="print manifest JSON")
-    p.add_argument("--se", type=float, help="SE of a paired difference: also print the implied "
-                   "selection inflation")
+    p.add_argument("--se", type=float, help="SE of a paired difference: the worst-case selection "
+                   "inflation where the split's workspace (the ragnb.toml beside the ledger) "
+                   "does not give the data-driven one")
+    p.add_argument("--metric", help="the metric of the selection inflation (default ndcg@10)")
 
     p = action(sub, "select", "record a selection (increments selections_against)")
     p.add_argument("split")
@@ -176,7 +178,7 @@ def _scores(items: list[str]) -> dict[str, float] | None:
     return out
 
 
-def _show(m, se: float | None) -> str:
+def _show(m, figure=None) -> str:
     budget = ("none declared" if m.budget is None
               else f"{m.budget} ({m.budget_left} left)")
     lines = [m.split_id,
@@ -192,10 +194,22 @@ def _show(m, se: float | None) -> str:
     if m.reusable_holdout is not None:
         lines.append(f"  reusable holdout          Thresholdout, {m.holdout_answers} answers, "
                      f"budget {m.holdout_spent}/{m.reusable_holdout.budget} spent")
-    if se is not None:
-        lines.append(f"  implied inflation         {m.implied_inflation(se) * 100:.2f} points "
-                     f"(SE_d {se * 100:.2f} points)")
+    if figure is not None and m.selections_against:
+        lines.append(f"  selection inflation       {figure.label()}")
     return "\n".join(lines)
+
+
+def _figure(root, m, args):
+    """The split's one selection-inflation figure: its workspace's (the ``ragnb.toml``
+    beside the ledger), else the worst case from ``--se``, else None
+    (:func:`ragnb.workspace.inflation.ledger_inflation`).
+    """
+    if not m.selections_against:
+        return None
+    from ragnb.workspace.inflation import ledger_inflation
+
+    return ledger_inflation(root, m, args.metric or "ndcg@10", se=args.se,
+                            se_source="--se, the SE of a paired difference on the split")
 
 
 class _Printer:
@@ -251,7 +265,7 @@ def _dispatch(led, args: argparse.Namespace, actor: str | None) -> int:
         if args.json:
             print(json.dumps([m.to_dict() for m in ms], indent=2))
         else:
-            out("\n\n".join(_show(m, args.se) for m in ms))
+            out("\n\n".join(_show(m, _figure(led.root, m, args)) for m in ms))
             out(f"\nledger head {led.head()} (record SEQ:HASH; keep it to verify the log later)")
     elif a == "select":
         before = led.head()

@@ -89,7 +89,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _list(args) -> int:
-    from ragnb.cli._common import emit, guard_sealed, ledger_line, resolve_inputs, split_manifest
+    from ragnb.cli._common import (
+        emit,
+        guard_sealed,
+        ledger_line,
+        resolve_inputs,
+        split_manifest,
+    )
     from ragnb.errors import InputError
     from ragnb.labelbias import (
         ORDER_EXPLANATION,
@@ -169,7 +175,14 @@ def _merge(args) -> int:
 
 
 def _shard(args) -> int:
-    from ragnb.cli._common import emit, guard_sealed, ledger_line, resolve_inputs, split_manifest
+    from ragnb.cli._common import (
+        emit,
+        guard_sealed,
+        ledger_line,
+        resolve_inputs,
+        split_figure,
+        split_manifest,
+    )
     from ragnb.errors import InputError
     from ragnb.io import read_strata, read_test_set
     from ragnb.labelbias import shard_lesson, shard_projection
@@ -203,7 +216,9 @@ def _shard(args) -> int:
     guard_sealed(inputs.ledger, manifest, dict.fromkeys(r.name for r in runs),
                  inputs.metric(args.metric), note="ragnb pool shard")
     lesson = shard_lesson(out, inputs.metric(args.metric))
-    header = [*ledger_line(manifest, inputs.ledger, test_set=test_set),
+    header = [*ledger_line(manifest, inputs.ledger,
+                           split_figure(inputs, manifest, inputs.metric(args.metric)),
+                           test_set=test_set),
               (f"# shard {args.shard}: {len(shard)} of {len(test_set.queries)} queries; "
               f"effect_full = change of the mean over all queries; projected = shard mean "
               f"change (= effect_full x N/n) with a {args.resamples:,}-resample percentile "

@@ -38,6 +38,7 @@ def run(args: argparse.Namespace) -> int:
         guard_sealed,
         ledger_line,
         resolve_inputs,
+        split_figure,
         split_manifest,
         strata_labels,
     )
@@ -67,7 +68,9 @@ def run(args: argparse.Namespace) -> int:
     one = means["metric"].nunique() == 1
     guard_sealed(ledger_dir, manifest, values if one else dict.fromkeys(values),
                  ", ".join(dict.fromkeys(means["metric"])))
-    header += ledger_line(manifest, ledger_dir, test_set=test_set)
+    header += ledger_line(manifest, ledger_dir,
+                          split_figure(inputs, manifest, metrics[0], scores.policy),
+                          test_set=test_set)
     header += [f"# note: {n}" for n in (*test_set.notes, *scores.notes)]
     table = scores.table if args.per_query else means
     if args.by:

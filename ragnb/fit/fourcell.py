@@ -67,9 +67,10 @@ from ragnb.errors import InputError
 from ragnb.io.overlap import SplitOverlap, split_overlap
 from ragnb.metrics.score import per_query
 from ragnb.result import Analysis
-from ragnb.stats import align, child_seed, implied_inflation, paired_bootstrap
+from ragnb.stats import align, child_seed, paired_bootstrap
 from ragnb.stats.bootstrap import describe_method
 from ragnb.stats.classic import effect_size
+from ragnb.stats.inflation import as_inflation
 from ragnb.stats.interval import TOO_FEW
 from ragnb.stats.unpaired import UnpairedBootstrap, bootstrap_mean, unpaired_bootstrap
 
@@ -149,6 +150,7 @@ class FourCell(Analysis):
 def four_cell(scores: pd.DataFrame, *, baseline: str, champion: str, golden: str = "golden",
               production: str = "production", resamples: int = 10_000, seed: int = 20260729,
               ci: float = 0.95, selections: dict[str, int] | None = None,
+              inflation: dict | None = None,
               overlap: SplitOverlap | None = None) -> FourCell:
     """Build the four-cell table from a tidy score table of one metric.
 
@@ -163,9 +165,12 @@ def four_cell(scores: pd.DataFrame, *, baseline: str, champion: str, golden: str
     resamples, seed, ci
         Bootstrap settings; every interval derives its seed from ``seed``.
     selections : dict, optional
-        ``selections_against`` per split (from the ledger): the table then shows
-        the inflation that count implies, :func:`ragnb.stats.selection_inflation`
-        of the paired SE of the delta (``E[max of N normals] x SE / sqrt(2)``).
+        ``selections_against`` per split (from the ledger).
+    inflation : dict, optional
+        Split -> its one selection-inflation figure (:func:`ragnb.stats.split_inflation`,
+        e.g. :func:`ragnb.workspace.inflation.workspace_inflation`). A split with a
+        count and no figure shows the worst case from the paired SE of the delta
+        (``E[max of N normals] x SE / sqrt(2)``, all candidates equal), labelled so.
     overlap : SplitOverlap, optional
         Queries production shares with golden (:func:`ragnb.io.overlap.split_overlap`
         of the two test sets, which also compares query texts); by default the
@@ -222,11 +227,13 @@ def four_cell(scores: pd.DataFrame, *, baseline: str, champion: str, golden: str
               f"{resamples:,} resamples each, seeds derived from {seed}")
     split_rows = []
     for s, r in ((golden, rg), (production, rp)):
-        n_sel = (selections or {}).get(s)
-        infl = implied_inflation(n_sel, r.se)
-        infl = np.nan if infl is None else infl
+        given = (inflation or {}).get(s)
+        n_sel = (selections or {}).get(s, None if given is None else given.selections)
+        figure = as_inflation(s, n_sel, r.se if given is None else given)
         split_rows.append({"split": s, "queries": r.n, "selections_against": n_sel,
-                           "se_delta": r.se, "inflation": infl,
+                           "se_delta": r.se,
+                           "inflation": np.nan if figure is None else figure.inflation,
+                           "inflation_method": None if figure is None else figure.method,
                            "se_source": f"calibrated SE of the paired difference {champion} − "
                                         f"{baseline} over {r.n} queries"})
     return FourCell(metric, baseline, champion, golden, production, pd.DataFrame(cells),

@@ -139,6 +139,8 @@ def standing(manifest: Manifest, se: float, margin: float, se_source: str) -> Sp
 
     n = manifest.selections_against
     infl = split_inflation(manifest.name, n, se, se_source)
+    points = float("nan") if infl is None else infl.points
+    text = "selection inflation unknown (no SE)" if infl is None else infl.describe()
     budget = manifest.budget
     if manifest.role == "regression_guard":
         refresh = (f"time to refresh: {manifest.name} is a regression guard (retired from "
@@ -147,14 +149,13 @@ def standing(manifest: Manifest, se: float, margin: float, se_source: str) -> Sp
     elif budget and n >= REFRESH_SHARE * budget:
         refresh = (f"time to refresh soon: {n} of its {budget} selections are used; label a "
                    "fresh split")
-    elif margin and infl.points >= margin / 2:
-        refresh = (f"time to refresh: its selection bias ({infl.points:.2f} points) is over "
+    elif margin and points >= margin / 2:
+        refresh = (f"time to refresh: its selection bias ({points:.2f} points) is over "
                    f"half the margin ({margin:g} points)")
     else:
         refresh = "no need to refresh yet" + (f" ({budget - n} selections left)"
                                               if budget else "")
-    return SplitStanding(manifest.name, manifest.role, n, budget, infl.points,
-                         infl.describe(), refresh)
+    return SplitStanding(manifest.name, manifest.role, n, budget, points, text, refresh)
 
 
 def repo_dir(path: str | os.PathLike[str] | None) -> Path | None:

@@ -34,19 +34,30 @@ def selection_timeline_chart(counts: pd.DataFrame, budgets: dict[str, int] | Non
                                           title="How often each split has been used to choose")
 
 
-def inflation_chart(curve: pd.DataFrame, current: dict[str, int]) -> alt.LayerChart:
-    """Inflation after N selections (points), with each split's current N marked."""
+def inflation_chart(curve: pd.DataFrame, current: dict[str, int],
+                    figures: dict | None = None) -> alt.LayerChart:
+    """Worst-case inflation after N selections (points), each split's own figure marked.
+
+    ``figures`` maps a split to its one figure (:class:`ragnb.stats.SelectionInflation`):
+    its mark sits at that figure, below the curve when its candidates are not all
+    equal; a split without one is marked on the curve (its worst case).
+    """
     c = curve.assign(points=curve["inflation"] * 100)
+    figures = figures or {}
     line = alt.Chart(c).mark_line().encode(
         x=alt.X("selections:Q", title="selections against the split (N)"),
-        y=alt.Y("points:Q", title="expected inflation (points)"),
+        y=alt.Y("points:Q", title="selection inflation (points)"),
         tooltip=["selections:Q", alt.Tooltip("expected_max:Q", format=".2f"),
                  alt.Tooltip("points:Q", format=".2f")])
     rows = [{"split": s, "selections": n,
-             "points": float(c.loc[c["selections"] == n, "points"].iloc[0]) if n else 0.0}
+             "points": (figures[s].points if figures.get(s) is not None
+                        else float(c.loc[c["selections"] == n, "points"].iloc[0]) if n else 0.0),
+             "method": (figures[s].method if figures.get(s) is not None
+                        else "worst case: all candidates equal")}
             for s, n in current.items() if n <= c["selections"].max()]
     pts = alt.Chart(pd.DataFrame(rows)).mark_point(filled=True, size=90).encode(
         x="selections:Q", y="points:Q", color="split:N",
-        tooltip=["split:N", "selections:Q", alt.Tooltip("points:Q", format=".2f")])
-    return (line + pts).properties(width=420, height=220,
-                                   title="Selection inflation: E[max of N normals] x SE / √2")
+        tooltip=["split:N", "selections:Q", alt.Tooltip("points:Q", format=".2f"), "method:N"])
+    return (line + pts).properties(
+        width=420, height=220,
+        title="Worst case (all candidates equal): E[max of N normals] x SE / √2")

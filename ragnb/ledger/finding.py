@@ -20,6 +20,7 @@ from ragnb.result import (
     points,
     register,
 )
+from ragnb.stats.inflation import WORST_CASE, inflation_text
 
 
 @dataclass(frozen=True)
@@ -49,9 +50,12 @@ class SplitUse(Analysis):
     @property
     def description(self) -> str:
         """How the view was made: the inflation rule, the guard's split and the paired SE."""
-        return ("implied inflation as the split ledger computes it (expected maximum of N "
-                "standard normals times the split's noise); the guard's checks run on "
-                f"{self.split}; paired SE given: {points(self.se, digits=2)} points"
+        return ("selection inflation: each split's one figure (ragnb.stats.split_inflation: "
+                "an empirical-Bayes selection bootstrap over its candidates' per-query scores, "
+                "or, with only the count known, the worst case of all candidates equal, "
+                "E[max of N normals] x SE / √2; the method is named beside each figure); the "
+                f"guard's checks run on {self.split}; SE of its pair: "
+                f"{points(self.se, digits=2)} points"
                 + ("; the alert row tests a hypothetical drop, not a measured one"
                    if self.alert_is_illustration else ""))
 
@@ -67,9 +71,14 @@ def split_use_finding(su: SplitUse, *, display_names: Mapping[str, str],
     demoted = not pd.isna(row.get("retired_for_selection_at")) and bool(
         row.get("retired_for_selection_at"))
     inflation = row.get("inflation")
+    method = row.get("inflation_method")
+    how = ("unknown (no candidates' scores, no SE)" if inflation is None or pd.isna(inflation)
+           else f"at most {points(inflation, digits=2)} points ({method})"
+           if method == WORST_CASE else
+           f"about {points(inflation, digits=2)} points" + (f" ({method})" if method else ""))
     answer = (f"{su.split} has been used to choose {int(n)} times (budget {budget}), which "
-              f"inflates its best score by about {points(inflation, digits=2)} points; ranking "
-              f"two close candidates on it is {ranking['outcome']}.")
+              f"inflates its best score by {how}; ranking two close candidates on it is "
+              f"{ranking['outcome']}.")
     sealed = m[m.get("sealed", pd.Series(False, index=m.index)).fillna(False).astype(bool)]
     if demoted or ranking["outcome"] == "refused":
         keep = f"; keep {', '.join(sealed['split'])} sealed for confirmation" if len(sealed) else ""
@@ -80,7 +89,10 @@ def split_use_finding(su: SplitUse, *, display_names: Mapping[str, str],
     table = m[[c for c in ("split", "role", "selections_against", "budget", "sealed")
                if c in m]].copy()
     if "inflation" in m:
-        table["implied inflation (points)"] = [points(v, digits=2) for v in m["inflation"]]
+        methods = m["inflation_method"] if "inflation_method" in m else [None] * len(m)
+        table["selection inflation (points)"] = [
+            inflation_text(None if pd.isna(v) else float(v), None if pd.isna(k) else str(k))
+            for v, k in zip(m["inflation"], methods)]
     checks = [(f"{r['check']}: {r['outcome']}", True, "") for r in su.guard.to_dict("records")]
     return Finding(
         Headline("How often has each split been used to choose?", answer, next_step,

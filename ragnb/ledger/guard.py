@@ -93,13 +93,14 @@ def alert(baseline_score: float, new_score: float,
                       f"(alert on a drop of {t * 100:.1f} or more)")
 
 
-def ranking_margin(n_selections: int, se: float, z: float = 1.96) -> tuple[float, float]:
+def ranking_margin(n_selections: int, se: float, z: float = 1.96,
+                   inflation=None) -> tuple[float, float]:
     """Smallest lead a guard split may rank on, and the inflation inside it.
 
-    ``margin = selection_inflation(n_selections, se) + z * se`` (the inflation
-    is ``E[max of N normals] x se / sqrt(2)``, :mod:`ragnb.stats.inflation`): a lead the
-    selection bias alone could explain, plus the noise of a paired
-    difference at the two-sided level ``z``.
+    ``margin = inflation + z * se``: a lead the selection bias alone could
+    explain (the split's one figure, :func:`ragnb.stats.split_inflation`; without
+    it the worst case ``E[max of N normals] x se / sqrt(2)``), plus the noise of
+    a paired difference at the two-sided level ``z``.
 
     Parameters
     ----------
@@ -110,6 +111,8 @@ def ranking_margin(n_selections: int, se: float, z: float = 1.96) -> tuple[float
         the split (SE_d), in score units.
     z : float
         Normal quantile for the noise allowance (1.96: 95 % two-sided).
+    inflation : SelectionInflation, optional
+        The split's selection inflation (else the worst case from ``se``).
 
     Returns
     -------
@@ -118,14 +121,21 @@ def ranking_margin(n_selections: int, se: float, z: float = 1.96) -> tuple[float
     se = _finite(se, "se")
     if se <= 0:
         raise InputError(f"must be positive, got {se!r}", source="se")
-    from ragnb.stats.inflation import implied_inflation
+    figure = _figure(n_selections, se, inflation)
+    return figure.inflation + z * se, figure.inflation
 
-    inflation = float(implied_inflation(n_selections, se) or 0.0)   # se is known here
-    return inflation + z * se, inflation
+
+def _figure(n_selections: int, se: float, inflation=None):
+    """The split's figure, or the worst case from ``se`` (labelled so)."""
+    from ragnb.stats.inflation import split_inflation
+
+    if inflation is not None:
+        return inflation
+    return split_inflation("", n_selections, se=se, se_source="SE of the pair ranked")
 
 
 def check_ranking(split: str, scores: Mapping[str, float], winner: str, n_selections: int,
-                  se: float, z: float = 1.96) -> float:
+                  se: float, z: float = 1.96, inflation=None) -> float:
     """Refuse a ranking on a regression guard unless the winner leads clearly.
 
     Parameters
@@ -142,6 +152,8 @@ def check_ranking(split: str, scores: Mapping[str, float], winner: str, n_select
         SE of a paired difference on the split (score units).
     z : float
         See :func:`ranking_margin`.
+    inflation : SelectionInflation, optional
+        The split's selection inflation (:func:`ranking_margin`).
 
     Returns
     -------
@@ -154,18 +166,19 @@ def check_ranking(split: str, scores: Mapping[str, float], winner: str, n_select
         When the winner's lead over the best other candidate is below the
         margin; the message gives the bias, the lead and why it matters.
     """
-    margin, inflation = ranking_margin(n_selections, se, z)
+    figure = _figure(n_selections, se, inflation)
+    margin, bias = ranking_margin(n_selections, se, z, figure)
     others = {c: s for c, s in scores.items() if c != winner}
     runner_up = max(others, key=lambda c: others[c])
     lead = scores[winner] - others[runner_up]
     if lead < margin:
-        from ragnb.stats.inflation import split_inflation
-
-        emax = split_inflation(split, n_selections, se, "").expected_max
+        how = ("the worst case, all candidates equal: expected maximum of "
+               f"{n_selections} standard normals = {figure.expected_max:.2f} x SE_d / √2"
+               if figure.worst_case else figure.method
+               + (f" over {figure.candidates} candidates" if figure.candidates else ""))
         why = (f"after {n_selections} selections its scores carry a selection bias of about "
-               f"{inflation * 100:.2f} points (expected maximum of {n_selections} standard "
-               f"normals = {emax:.2f} x SE_d / √2, SE_d = {se * 100:.2f} points, configs' noise "
-               f"assumed exchangeable). A lead under {margin * 100:.2f} points (bias + {z:g} "
+               f"{bias * 100:.2f} points ({how}; SE_d of the pair = {se * 100:.2f} points). "
+               f"A lead under {margin * 100:.2f} points (bias + {z:g} "
                "SE_d) may be that bias rather than a better configuration: the bias is the "
                "size of the signal" if n_selections else
                f"no selection was made on it, but a lead under {margin * 100:.2f} points "

@@ -531,15 +531,16 @@ class Ledger:
         """Names of the registered splits, in registration order."""
         return list(self._states())
 
-    def manifests(self, se: float | Mapping[str, float] | None = None) -> pd.DataFrame:
+    def manifests(self, se=None) -> pd.DataFrame:
         """One row per split: the fields a report shows beside any score on it.
 
         Parameters
         ----------
-        se : float or mapping, optional
-            SE of a paired difference (one value, or split name -> value).
-            When given, an ``inflation`` column holds
-            :meth:`Manifest.implied_inflation` for each split with an SE.
+        se : SelectionInflation, float or mapping, optional
+            Each split's selection inflation (:func:`ragnb.stats.split_inflation`)
+            or the SE of a paired difference on it (the worst case), one value
+            or split name -> value. When given, ``inflation`` and
+            ``inflation_method`` columns hold :meth:`Manifest.inflation`.
         """
         rows = []
         for s in self._states().values():
@@ -551,12 +552,14 @@ class Ledger:
                    "unseal_policy": None if m.unseal_policy is None else m.unseal_policy.text,
                    "n_queries": m.n_queries}
             if se is not None:
-                split_se = se.get(m.name) if isinstance(se, Mapping) else se
-                row["inflation"] = m.implied_inflation(split_se)
+                figure = m.inflation(se.get(m.name) if isinstance(se, Mapping) else se)
+                row["inflation"] = None if figure is None else figure.inflation
+                row["inflation_method"] = None if figure is None else figure.method
             rows.append(row)
         columns = ["split", "split_id", "role", "selections_against", "budget", "sealed",
                    "retired_for_selection_at", "scoring_runs_used", "unseal_policy", "n_queries"]
-        table = pd.DataFrame(rows, columns=columns + (["inflation"] if se is not None else []))
+        table = pd.DataFrame(rows, columns=columns + (["inflation", "inflation_method"]
+                                                      if se is not None else []))
         table["budget"] = table["budget"].astype("Int64")
         if se is not None:
             table["inflation"] = table["inflation"].astype("Float64")

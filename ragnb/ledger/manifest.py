@@ -146,23 +146,20 @@ class Manifest:
             return None
         return max(self.budget - self.selections_against, 0)
 
-    def implied_inflation(self, se: float | None) -> float | None:
-        """Expected optimism of the retained score after this many selections.
-
-        :func:`ragnb.stats.inflation.implied_inflation`
-        (``E[max of N normals] x se / sqrt(2)``, the per-config noise of
-        exchangeable configs); zero for a split never selected against.
+    def inflation(self, given=None):
+        """The split's selection inflation (:func:`ragnb.stats.inflation.as_inflation`).
 
         Parameters
         ----------
-        se : float or None
-            Standard error of a paired difference between two configurations
-            on this split, in the units of the score (None: unknown, so is the
-            inflation unless the split was never selected against).
+        given : SelectionInflation, float or None
+            The split's figure (:func:`ragnb.stats.split_inflation`, from its
+            candidates' per-query scores), or the SE of a paired difference on
+            it (the worst case, all candidates equal), or None (a figure only
+            when the split was never selected against).
         """
-        from ragnb.stats.inflation import implied_inflation
+        from ragnb.stats.inflation import as_inflation
 
-        return implied_inflation(self.selections_against, se)
+        return as_inflation(self.name, self.selections_against, given)
 
     def to_dict(self) -> dict:
         """The JSON object (with ``format``) written by :func:`write_manifest`."""

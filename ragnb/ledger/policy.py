@@ -126,7 +126,8 @@ def admit_scoring(ledger_dir: str | os.PathLike[str] | None, manifest: Manifest 
                                         values=values, note=note, actor=actor)
 
 
-def check_choice(manifest: Manifest | None, scores: Mapping[str, float], se: float) -> float | None:
+def check_choice(manifest: Manifest | None, scores: Mapping[str, float], se: float,
+                 inflation=None) -> float | None:
     """Refuse a ranking of ``scores`` on a regression guard unless the leader leads clearly.
 
     Parameters
@@ -139,12 +140,15 @@ def check_choice(manifest: Manifest | None, scores: Mapping[str, float], se: flo
         Candidate -> mean score on the split (at least two candidates).
     se : float
         SE of the paired difference between the leader and the runner-up (score units).
+    inflation : SelectionInflation, optional
+        The split's one selection-inflation figure (:func:`ragnb.stats.split_inflation`);
+        without it the worst case from ``se``.
 
     Returns
     -------
     float or None
-        The margin applied (``selection_inflation(N, se) + 1.96 se``), None when
-        the split is not a regression guard.
+        The margin applied (inflation + 1.96 se), None when the split is not a
+        regression guard.
 
     Raises
     ------
@@ -163,4 +167,5 @@ def check_choice(manifest: Manifest | None, scores: Mapping[str, float], se: flo
     from ragnb.ledger.guard import check_ranking
 
     winner = max(scores, key=lambda c: scores[c])
-    return check_ranking(manifest.name, scores, winner, manifest.selections_against, se)
+    return check_ranking(manifest.name, scores, winner, manifest.selections_against, se,
+                         inflation=inflation)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ragnb.stats import expected_max_normal, implied_inflation, selection_inflation
+from ragnb.stats import expected_max_normal, selection_inflation
 
 
 def selection_counts(history: pd.DataFrame) -> pd.DataFrame:
@@ -27,10 +27,12 @@ def selection_counts(history: pd.DataFrame) -> pd.DataFrame:
 
 
 def inflation_curve(se: float, n_max: int = 60) -> pd.DataFrame:
-    """Expected selection inflation after N choices, ``selection_inflation(N, se)``.
+    """Worst-case selection inflation after N choices, ``selection_inflation(N, se)``.
 
-    ``se`` is the paired SE on the split; the curve is ``E[max of N standard
-    normals] x se / sqrt(2)`` (:func:`ragnb.stats.selection_inflation`).
+    ``se`` is the SE of a paired difference between candidates on the split; the
+    curve is ``E[max of N standard normals] x se / sqrt(2)``
+    (:func:`ragnb.stats.selection_inflation`), the worst case (all candidates
+    equal) for each N.
     """
     n = np.arange(1, n_max + 1)
     emax = np.array([expected_max_normal(int(k)) for k in n])
@@ -59,20 +61,22 @@ def ask_holdout(ledger, split: str, working: pd.DataFrame, confirmation: pd.Data
 
 
 def guard_report(split: str, scores: dict[str, float], winner: str, n_selections: int,
-                 se: float, alert_drop: float, threshold: float = 0.15) -> pd.DataFrame:
+                 se: float, alert_drop: float, threshold: float = 0.15,
+                 inflation=None) -> pd.DataFrame:
     """What a regression guard says about a close ranking and about a large drop.
 
     Two rows: the ranking of ``scores`` (allowed or refused by
     :func:`ragnb.ledger.guard.check_ranking`, with its reason) and an alert for a
     hypothetical drop of ``alert_drop`` from the winner's score
-    (:func:`ragnb.ledger.guard.alert`).
+    (:func:`ragnb.ledger.guard.alert`). ``inflation`` is the split's one figure
+    (:func:`ragnb.stats.split_inflation`; without it the worst case from ``se``).
     """
     from ragnb.errors import PolicyError
     from ragnb.ledger.guard import alert, check_ranking, ranking_margin
 
-    margin, bias = ranking_margin(n_selections, se)
+    margin, bias = ranking_margin(n_selections, se, inflation=inflation)
     try:
-        check_ranking(split, scores, winner, n_selections, se)
+        check_ranking(split, scores, winner, n_selections, se, inflation=inflation)
         ranking = ("allowed", f"{winner} leads by more than the {margin * 100:.2f}-point margin")
     except PolicyError as exc:
         ranking = ("refused", str(exc))
@@ -85,7 +89,7 @@ def guard_report(split: str, scores: dict[str, float], winner: str, n_selections
     ]).assign(selection_bias_points=round(bias * 100, 2), margin_points=round(margin * 100, 2))
 
 
-def split_status(ledger_dir, test_sets: dict, se: float | dict | None = None) -> pd.DataFrame:
+def split_status(ledger_dir, test_sets: dict, se=None) -> pd.DataFrame:
     """The ledger rows of the test sets a report scores, matched by content hash.
 
     One row per test set, in the shape of :meth:`ragnb.ledger.Ledger.manifests`
@@ -93,9 +97,9 @@ def split_status(ledger_dir, test_sets: dict, se: float | dict | None = None) ->
     know — or no ledger at all — gives a row that says so
     (``role = "not registered"``, ``selections_against`` missing): how often it
     was selected against is unknown, and the report shows that. ``se`` (one
-    value or name -> value: the paired SE on that split) gives the
-    ``inflation`` column, :func:`ragnb.stats.implied_inflation` (``E[max_N] x
-    se / sqrt(2)``).
+    value or name -> value: the split's :class:`ragnb.stats.SelectionInflation`,
+    or the SE of a paired difference on it for the worst case) gives the
+    ``inflation`` and ``inflation_method`` columns (:meth:`ragnb.ledger.Manifest.inflation`).
     """
     from ragnb.ledger import Ledger
 
@@ -108,14 +112,15 @@ def split_status(ledger_dir, test_sets: dict, se: float | dict | None = None) ->
             rows.append({"split": name, "split_id": f"{name} (not in the ledger)",
                          "role": "not registered", "selections_against": None,
                          "budget": None, "sealed": None, "retired_for_selection_at": None,
-                         "inflation": None})
+                         "inflation": None, "inflation_method": None})
             continue
         n = m.selections_against
-        split_se = se.get(name) if isinstance(se, dict) else se
+        figure = m.inflation(se.get(name) if isinstance(se, dict) else se)
         rows.append({"split": name, "split_id": m.split_id, "role": m.role,
                      "selections_against": n, "budget": m.budget, "sealed": m.sealed,
                      "retired_for_selection_at": m.retired_for_selection_at,
-                     "inflation": implied_inflation(n, split_se)})
+                     "inflation": None if figure is None else figure.inflation,
+                     "inflation_method": None if figure is None else figure.method})
     table = pd.DataFrame(rows)
     table["selections_against"] = table["selections_against"].astype("Int64")
     table["budget"] = table["budget"].astype("Int64")

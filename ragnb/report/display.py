@@ -460,20 +460,27 @@ def show_splits(manifests: pd.DataFrame) -> None:
     """Show each split's ledger state beside its scores, and put it in the page header.
 
     ``manifests`` is :meth:`ragnb.ledger.Ledger.manifests` (with ``se`` given, so it
-    has the ``inflation`` the selection count implies: ``E[max of N normals] x SE``).
+    has each split's one ``inflation`` figure and its ``inflation_method``,
+    :func:`ragnb.stats.split_inflation`).
     A row whose ``selections_against`` is missing (a test set the ledger does not
     know) is shown as unknown, never as zero.
     """
     import pandas as pd
+
+    from ragnb.stats.inflation import inflation_text
+
     cols = [c for c in ("split", "role", "selections_against", "budget", "sealed",
                         "retired_for_selection_at", "inflation") if c in manifests]
     table = manifests[cols].copy().astype(object).where(manifests[cols].notna(), "—")
     if "role" in table:
         table["role"] = [str(r).replace("_", " ") for r in table["role"]]
     if "inflation" in manifests:
-        table["inflation"] = ["—" if pd.isna(v) else f"{v * 100:.2f}"
-                              for v in manifests["inflation"]]
-        table = table.rename(columns={"inflation": "implied inflation (points)"})
+        methods = (manifests["inflation_method"] if "inflation_method" in manifests
+                   else [None] * len(manifests))
+        table["inflation"] = [inflation_text(None if pd.isna(v) else float(v),
+                                             None if m is None or m is pd.NA else str(m))
+                              for v, m in zip(manifests["inflation"], methods)]
+        table = table.rename(columns={"inflation": "selection inflation (points)"})
     table = table.rename(columns={"selections_against": "selections against",
                                   "retired_for_selection_at": "retired for selection"})
     show_table(table, index=False,
@@ -484,7 +491,9 @@ def show_splits(manifests: pd.DataFrame) -> None:
             provenance("Splits", split_id=row["split_id"], selections_against="unknown",
                        role=row.get("role"))
             continue
+        method = row.get("inflation_method")
         note_split(row["split_id"], int(row["selections_against"]),
                    None if inflation is None or pd.isna(inflation)
-                   else f"{inflation * 100:.2f} points",
+                   else inflation_text(float(inflation), method).replace(" (", " points (", 1)
+                   if method else f"{inflation * 100:.2f} points",
                    role=row.get("role"), sealed=bool(row.get("sealed")))

@@ -8,7 +8,7 @@
 :func:`sign_flip_test`     paired randomization test, many pairs at once
 :func:`mde`, :func:`queries_needed`  power planning
 :func:`delta_interval`     the calibrated interval, SE and MDE (small n)
-:func:`selection_inflation`  selection bias: the one formula (and its report)
+:func:`split_inflation`    selection inflation: the one figure per split
 :func:`align`              baseline and challenger scores paired by query id
 :func:`child_seed`, :func:`comparison_seed`  the seeding convention of every resampling
 :func:`tie_tolerance`      float slack for "at least as extreme" comparisons
@@ -24,11 +24,10 @@ from ragnb.stats.bootstrap import PairedBootstrap, paired_bootstrap
 from ragnb.stats.inflation import (
     SelectionInflation,
     expected_max_normal,
-    implied_inflation,
     implied_se,
     paired_se,
+    selection_bias_estimate,
     selection_inflation,
-    selection_optimism,
     split_inflation,
 )
 from ragnb.stats.interval import MIN_QUERIES, delta_interval
@@ -56,7 +55,6 @@ __all__ = [
     "delta_interval",
     "expected_max_normal",
     "holm",
-    "implied_inflation",
     "implied_se",
     "mde",
     "paired_bootstrap",
@@ -65,7 +63,7 @@ __all__ = [
     "reconcile_pooled",
     "se_from_interval",
     "selection_inflation",
-    "selection_optimism",
+    "selection_bias_estimate",
     "sign_flip_test",
     "split_inflation",
     "stratified_bootstrap",

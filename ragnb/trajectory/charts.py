@@ -37,8 +37,7 @@ def trajectory_chart(tr, display_names: Mapping[str, str] | None = None) -> alt.
     inf = tr.inflation
     infl = pd.DataFrame([{"x0": pts["round"].min(), "x1": pts["round"].max(),
                           "y0": inf["band_low"] * 100, "y1": inf["band_high"] * 100,
-                          "label": f"selection alone: +{inf['inflation'] * 100:.2f} points "
-                                   f"after {inf['rounds']} rounds"}])
+                          "label": _band_label(inf)}])
     inflation = alt.Chart(infl).mark_rect(color="#999999", opacity=0.25).encode(
         x="x0:Q", x2="x1:Q", y="y0:Q", y2="y1:Q", tooltip=["label:N"])
     inflation_text = alt.Chart(infl).mark_text(align="right", dx=-4, baseline="bottom",
@@ -55,3 +54,13 @@ def trajectory_chart(tr, display_names: Mapping[str, str] | None = None) -> alt.
             x="round:Q", y=alt.value(0), text="label:N"))
     return alt.LayerChart(layer=layers).properties(width=560, height=300,
                                           title="Champions rescored on both splits")
+
+
+def _band_label(inf: dict) -> str:
+    """The inflation band's label: the split's one figure, short, with its method."""
+    from ragnb.stats.inflation import DATA_DRIVEN, WORST_CASE
+
+    worst = inf.get("method") == WORST_CASE
+    how = {WORST_CASE: "worst case", DATA_DRIVEN: "empirical Bayes"}.get(str(inf.get("method")), "")
+    return (f"selection alone: {'at most ' if worst else ''}+{inf['inflation'] * 100:.2f} points "
+            f"after {inf['rounds']} rounds" + (f" ({how})" if how else ""))

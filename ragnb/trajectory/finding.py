@@ -33,8 +33,7 @@ def trajectory_finding(tr: Trajectory, *, display_names: Mapping[str, str],
             if tr.divergence_round is not None else "no divergence round is resolved")
     answer = (f"Across {inf['rounds']} rounds {when}: {tr.golden} rose "
               f"{points(g, signed=True)} points and {tr.production} {points(p, signed=True)}, "
-              f"while selection alone explains about {points(inf['inflation'])} points of the "
-              f"{tr.golden} rise.")
+              f"while selection alone explains {inf['label']} of the {tr.golden} rise.")
     next_step = (f"Treat gains on {tr.golden} after round {tr.divergence_round} as fit; rank "
                  f"candidates on a fresh sample." if tr.divergence_round is not None else
                  f"Keep rescoring champions on {tr.production}; nothing dates a split yet.")

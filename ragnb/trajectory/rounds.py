@@ -17,15 +17,12 @@ claim, not easier) while golden still rises beyond noise from r to the last
 round. The size and significance of production's rise before r are stated:
 with a few hundred queries an early one-point rise is often not resolved.
 
-Inflation band: after N rounds of keep-the-winner, selection alone can lift
-the retained score by about :func:`ragnb.stats.selection_inflation`,
-``E[max of N standard normals] x SE / sqrt(2)`` (per-config noise of
-exchangeable configs; 1.53 SE for N = 40), SE being the calibrated paired SE
-of the last champion against the first on the selection split
-(:func:`ragnb.stats.paired_se`) — the same comparison, so the same figure, as
-the four-cell table's golden delta. Beside it, the data-driven estimate of
-:func:`ragnb.stats.selection_optimism`, bootstrapping the choice of the best
-of all the rounds' configs on the selection split.
+Inflation band: after N rounds of keep-the-winner the retained score is the
+best of the rounds' configs on the selection split, ahead of its true value
+by the split's one selection-inflation figure, :func:`ragnb.stats.split_inflation`
+over the rounds' configs as candidates (their per-query scores on the
+selection split: the data-driven estimate; the same figure every page of the
+workspace shows, :func:`ragnb.workspace.inflation.workspace_inflation`).
 
 Movement: per split, the last champion's mean minus the first's, and its
 standardized effect size ``mean(d) / sd(d)`` over the per-query differences
@@ -42,7 +39,7 @@ from scipy import stats as sps
 
 from ragnb.errors import InputError
 from ragnb.result import Analysis
-from ragnb.stats import child_seed, paired_se, selection_optimism, split_inflation
+from ragnb.stats import child_seed, split_inflation
 from ragnb.stats.classic import effect_size
 from ragnb.stats.unpaired import bootstrap_mean
 
@@ -92,7 +89,7 @@ def _wide(scores: pd.DataFrame, split: str, configs: list[str]) -> pd.DataFrame:
 
 def trajectory(scores: pd.DataFrame, rounds: pd.DataFrame, *, golden: str = "golden",
                production: str = "production", resamples: int = 10_000, seed: int = 20260729,
-               ci: float = 0.95, z: float = 1.96) -> Trajectory:
+               ci: float = 0.95, z: float = 1.96, inflation=None) -> Trajectory:
     """Trajectory of the champions' scores on two splits.
 
     Parameters
@@ -101,6 +98,10 @@ def trajectory(scores: pd.DataFrame, rounds: pd.DataFrame, *, golden: str = "gol
         ``split, config, query_id, value`` for one metric.
     rounds : DataFrame
         ``round, config`` (the champion kept after each round; round 0 = baseline).
+    inflation : SelectionInflation, optional
+        The selection split's figure when the caller has it (a workspace's,
+        :func:`ragnb.workspace.inflation.workspace_inflation`); else computed here
+        from the rounds' scores on it, by the same function with the same seed.
     """
     rounds = rounds.sort_values("round").reset_index(drop=True)
     configs = list(rounds["config"])
@@ -124,26 +125,23 @@ def trajectory(scores: pd.DataFrame, rounds: pd.DataFrame, *, golden: str = "gol
                          "range_from_second": float(after.max() - after.min())})
     g = wides[golden].to_numpy()
     n_rounds = len(configs) - 1
-    if n_rounds >= 1:
-        se, source = paired_se(wides[golden][configs[0]], wides[golden][configs[-1]])
-    else:
-        se, source = 0.0, "one round: nothing was selected"
-    optimism = (selection_optimism(wides[golden].to_numpy(), seed=child_seed(seed, "optimism"))
-                if n_rounds >= 1 else None)  # the rounds' configs are the candidates
-    infl = split_inflation(golden, n_rounds, se, source, optimism)
+    infl = inflation if inflation is not None else split_inflation(
+        golden, n_rounds, scores=g if n_rounds >= 1 else None)
+    assert infl is not None  # scores of >= 2 rounds, or none selected
     base = float(g[:, 0].mean())
-    inflation = {"rounds": n_rounds, "expected_max": infl.expected_max, "se": se,
-                 "inflation": infl.inflation, "band_low": base,
-                 "band_high": base + infl.inflation, "source": source,
-                 "optimism": optimism, "describe": infl.describe()}
+    inflation_band = {"rounds": n_rounds, "expected_max": infl.expected_max, "se": infl.se,
+                      "inflation": infl.inflation, "band_low": base,
+                      "band_high": base + infl.inflation, "source": infl.se_source,
+                      "method": infl.method, "label": infl.label(),
+                      "describe": infl.describe(), "figure": infl}
     div, text = _divergence(wides[golden], wides[production], list(rounds["round"]), z)
     method = (f"points: {ci:.0%} percentile bootstrap of the mean, {resamples:,} resamples, "
               f"seeds derived from {seed}; divergence: least-squares hinge of the production "
               f"means, flatness and golden rise by paired z at {z}; inflation band: "
               f"{infl.describe()}")
     metrics = pd.unique(scores["metric"]) if "metric" in scores else []
-    return Trajectory(points, pd.DataFrame(movement), div, text, inflation, golden, production,
-                      method, str(metrics[0]) if len(metrics) == 1 else "")
+    return Trajectory(points, pd.DataFrame(movement), div, text, inflation_band, golden,
+                      production, method, str(metrics[0]) if len(metrics) == 1 else "")
 
 
 def _hinge(means: np.ndarray) -> tuple[int, float]:

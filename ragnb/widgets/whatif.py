@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import html
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from os import PathLike
 from pathlib import Path
@@ -76,6 +76,11 @@ class WhatIf:
     test_set, runs, table, baseline, challenger, spec, metric, policy, reported_points, \
 resamples, seed, min_stratum, extra, columns, report_parameters
         As for :class:`~ragnb.strata.whatif.WhatIfState`.
+    inflation : callable, optional
+        ``(metric, policy) -> SelectionInflation or None``: the split's one
+        selection-inflation figure for the metric and policy chosen (e.g.
+        :func:`ragnb.workspace.inflation.workspace_inflation` of the workspace and
+        split), shown under the headline as on every other surface.
     chart : {"vega", "svg", None}
         How the chart is drawn: ``"vega"`` (default) is Altair's
         :class:`~altair.JupyterChart` widget, drawn by the browser (the kernel
@@ -92,7 +97,7 @@ resamples, seed, min_stratum, extra, columns, report_parameters
                  min_stratum: int = 10, extra: str = "error",
                  columns: Sequence[str] | None = None,
                  report_parameters: Mapping[str, object] | None = None,
-                 chart: str | None = "vega") -> None:
+                 chart: str | None = "vega", inflation: Callable | None = None) -> None:
         try:
             import ipywidgets as w
         except ImportError:  # pragma: no cover - a dependency of ragnb
@@ -105,6 +110,7 @@ resamples, seed, min_stratum, extra, columns, report_parameters
             resamples=resamples, seed=seed, min_stratum=min_stratum, extra=extra,
             columns=columns, report_parameters=report_parameters)
         self.draw_chart = chart
+        self.inflation = inflation
         self.columns = self.state.columns
         self.breakdown: Breakdown | None = None
         self.error: str | None = None
@@ -341,6 +347,11 @@ resamples, seed, min_stratum, extra, columns, report_parameters
         self.timings = {"scores": t1 - t0, "bootstrap": t2 - t1, "table": t3 - t2,
                         "chart": t4 - t3, "total": t4 - t0}
         lines = self.state.status_lines(bd)
+        figure = (self.inflation(self.state.metric, self.state.policy)
+                  if self.inflation is not None else None)
+        if figure is not None:
+            lines.append(f"Selection inflation on {figure.split} ({figure.selections} "
+                         f"selections against it): {figure.label()}.")
         lines.append(f"{bd.description}. Updated in {t4 - t0:.2f} s.")
         found = finding(bd, chart=False)  # the one result shape: the same headline as the report
         self.status_html.value = (f'<div style="{_BLOCK_STYLE}" data-update-s="{t4 - t0:.4f}">'

@@ -107,9 +107,11 @@ def test_scores_on_a_split_show_its_selections_and_inflation(demo_ledger):
     assert "selections_against 40" in err and "regression_guard" in err
     row = pd.read_csv(io.StringIO(out)).iloc[0]
     assert row["selections_against"] == 40
-    # one formula, one unit: E[max of 40] x paired SE / sqrt(2), in points
-    assert row["inflation_points"] == pytest.approx(
-        expected_max_normal(40) * row["se"] / 2**0.5 * 100, rel=1e-6)
+    # a ledger with no workspace beside it: only the count and the pair's SE are known,
+    # so the worst case E[max of 40] x paired SE / sqrt(2), labelled so (0-1 in csv)
+    assert row["inflation"] == pytest.approx(
+        expected_max_normal(40) * row["se"] / 2**0.5, rel=1e-6)
+    assert "worst case (all candidates equal)" in err
     # ... and the same figure, from the same comparison, as the four-cell page (01-fit)
     from ragnb.fit import four_cell
     from ragnb.workspace import open_workspace
@@ -121,8 +123,10 @@ def test_scores_on_a_split_show_its_selections_and_inflation(demo_ledger):
         lambda t: pd.concat([t, t.assign(split="production")])), baseline="round-00",
         champion="round-40", resamples=200, selections={"golden": 40})
     page = fc.splits.set_index("split").loc["golden"]
-    assert page["inflation"] * 100 == pytest.approx(row["inflation_points"], rel=1e-12)
-    assert f"selection inflation on golden: {row['inflation_points']:.2f} points" in err
+    assert page["inflation"] == pytest.approx(row["inflation"], rel=1e-12)
+    assert page["inflation_method"] == "worst case: all candidates equal"
+    assert (f"selection inflation on golden after 40 selections: at most "
+            f"{row['inflation'] * 100:.2f} points") in err
 
 
 def test_a_sealed_split_is_scored_only_through_its_policy(tmp_path):

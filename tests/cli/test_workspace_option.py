@@ -53,7 +53,7 @@ def test_compare_workspace_applies_its_ledger_like_the_ledger_option():
                       f"round-40={golden}/round-40.jsonl", "--metric", "ndcg@10",
                       "--resamples", 300, "--by", "intent", "--ledger", DEMO_DIR / "ledger")
     cols = ["stratum", "n", "delta", "ci_low", "ci_high", "p_value", "selections_against",
-            "inflation_points"]
+            "inflation"]
     pd.testing.assert_frame_equal(ws[cols], by_files[cols])
     assert (ws["selections_against"] == 40).all()
 

@@ -4,7 +4,6 @@ import pandas as pd
 import pytest
 
 from ragnb.fit import four_cell
-from ragnb.stats import expected_max_normal
 from ragnb.trajectory import trajectory
 from ragnb.trajectory.charts import trajectory_chart
 
@@ -45,11 +44,17 @@ def test_movement_and_inflation_by_hand():
                                                    values="value")
     m = tr.movement.set_index("split")
     assert m.loc["golden", "total"] == pytest.approx(wide["r12"].mean() - wide["r00"].mean())
-    d = (wide["r12"] - wide["r00"]).to_numpy()
-    se = d.std(ddof=1) / np.sqrt(len(d))  # every difference nonzero: the floor does not bind
-    assert tr.inflation["se"] == pytest.approx(se)
-    assert tr.inflation["inflation"] == pytest.approx(expected_max_normal(12) * se / np.sqrt(2))
-    assert tr.inflation["source"].startswith("calibrated SE of the paired difference r12 − r00")
+    # the split's one figure, from the 13 rounds' per-query scores: each round's own noise
+    # has SD 0.005, so the SE of a difference between two is 0.005 sqrt(2 / 400) = 0.035
+    # points, and successive champions are 0.01 apart, 28 such SEs: the winner r12 never
+    # loses to r11 in any resample, so selection adds nothing (the worst case, all equal,
+    # would say E[M_12] x SE / sqrt(2) = 0.05 points)
+    assert tr.inflation["se"] == pytest.approx(0.005 * np.sqrt(2 / 400), rel=0.05)
+    assert tr.inflation["method"] == "empirical-Bayes selection bootstrap"
+    assert tr.inflation["inflation"] == 0.0
+    assert tr.inflation["label"] == ("0.00 points (empirical-Bayes selection bootstrap over "
+                                     "13 candidates)")
+    assert tr.inflation["source"].startswith("median over pairs of candidates")
 
 
 def test_movement_effect_size_by_hand():
