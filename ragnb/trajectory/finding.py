@@ -37,6 +37,16 @@ def trajectory_finding(tr: Trajectory, *, display_names: Mapping[str, str],
     next_step = (f"Treat gains on {tr.golden} after round {tr.divergence_round} as fit; rank "
                  f"candidates on a fresh sample." if tr.divergence_round is not None else
                  f"Keep rescoring champions on {tr.production}; nothing dates a split yet.")
+    verdict = "diverged" if tr.divergence_round is not None else "no divergence"
+    ov = tr.overlap
+    if ov is not None and ov.refused:  # production is golden again: nothing to date
+        answer = f"No divergence reading: {ov.describe()}"
+        next_step = (f"Rescore the champions on a {tr.production} sample that shares no query "
+                     f"with {tr.golden}.")
+        verdict = "refused: test sets overlap"
+    elif ov is not None and ov.shared:
+        answer = answer[:-1] + (f" ({tr.production}: the {ov.disjoint} queries not shared with "
+                                f"{tr.golden}).")
     table = tr.movement.copy()
     for c in ("first", "last", "total", "range_from_second"):
         if c in table:
@@ -55,9 +65,10 @@ def trajectory_finding(tr: Trajectory, *, display_names: Mapping[str, str],
                            f"|gap| {abs(row['trajectory'] - row['four_cell']):.1g}"))
         checks.append(("production movement = four-cell production delta",
                        bool(ep.attrs["movement_equals_delta"]), ""))
+    if ov is not None:
+        checks.append(("production shares no query with golden", not ov.shared, ov.describe()))
     return Finding(
-        Headline("When did golden and production part?", answer, next_step,
-                 "diverged" if tr.divergence_round is not None else "no divergence"),
+        Headline("When did golden and production part?", answer, next_step, verdict),
         table, chart_or(chart, _own_chart, tr, display_names),
         checks_frame(checks), tr.description,
         caption=(f"{metric_label(tr.metric)}: total" if tr.metric else "Total")

@@ -38,6 +38,7 @@ import pandas as pd
 from scipy import stats as sps
 
 from ragnb.errors import InputError
+from ragnb.io.overlap import SplitOverlap, split_overlap
 from ragnb.result import Analysis
 from ragnb.stats import child_seed, split_inflation
 from ragnb.stats.classic import effect_size
@@ -57,6 +58,7 @@ class Trajectory(Analysis):
     production: str
     description: str
     metric: str = ""   # the score table's one metric ("" when it has no metric column)
+    overlap: SplitOverlap | None = None   # production queries golden also holds
 
     def endpoint_check(self, four_cell) -> pd.DataFrame:
         """First and last production points against the four-cell production column."""
@@ -89,7 +91,8 @@ def _wide(scores: pd.DataFrame, split: str, configs: list[str]) -> pd.DataFrame:
 
 def trajectory(scores: pd.DataFrame, rounds: pd.DataFrame, *, golden: str = "golden",
                production: str = "production", resamples: int = 10_000, seed: int = 20260729,
-               ci: float = 0.95, z: float = 1.96, inflation=None) -> Trajectory:
+               ci: float = 0.95, z: float = 1.96, inflation=None,
+               overlap: SplitOverlap | None = None) -> Trajectory:
     """Trajectory of the champions' scores on two splits.
 
     Parameters
@@ -102,10 +105,22 @@ def trajectory(scores: pd.DataFrame, rounds: pd.DataFrame, *, golden: str = "gol
         The selection split's figure when the caller has it (a workspace's,
         :func:`ragnb.workspace.inflation.workspace_inflation`); else computed here
         from the rounds' scores on it, by the same function with the same seed.
+    overlap : SplitOverlap, optional
+        Production queries golden also holds (:func:`ragnb.io.overlap.split_overlap`,
+        by id and query text); by default the query ids both splits score. Shared
+        queries were selected against too: they are left out of the production
+        line, or, with too few left, the page gives no divergence reading.
     """
     rounds = rounds.sort_values("round").reset_index(drop=True)
     configs = list(rounds["config"])
     wides = {s: _wide(scores, s, configs) for s in (golden, production)}
+    if overlap is None:
+        overlap = split_overlap(wides[golden].index.to_frame(index=False),
+                                wides[production].index.to_frame(index=False),
+                                first_name=golden, other_name=production)
+    if overlap.shared and not overlap.refused:
+        prod = wides[production]
+        wides[production] = prod[~prod.index.astype(str).isin(set(overlap.shared))]
     rows = []
     for s, wide in wides.items():
         for r, config in zip(rounds["round"], configs):
@@ -140,8 +155,11 @@ def trajectory(scores: pd.DataFrame, rounds: pd.DataFrame, *, golden: str = "gol
               f"means, flatness and golden rise by paired z at {z}; inflation band: "
               f"{infl.describe()}")
     metrics = pd.unique(scores["metric"]) if "metric" in scores else []
+    if overlap.shared:
+        text = overlap.describe() + " " + text
     return Trajectory(points, pd.DataFrame(movement), div, text, inflation_band, golden,
-                      production, method, str(metrics[0]) if len(metrics) == 1 else "")
+                      production, method, str(metrics[0]) if len(metrics) == 1 else "",
+                      overlap=overlap)
 
 
 def _hinge(means: np.ndarray) -> tuple[int, float]:

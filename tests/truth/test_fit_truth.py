@@ -111,3 +111,40 @@ def test_identical_texts_under_other_ids_count_as_shared():
                       "query": ["how do i  RESET?"] + [f"fresh {i}" for i in range(11)]})
     o = split_overlap(g, p)
     assert o.same_id == () and o.same_text == ("p0",) and o.disjoint == 11 and not o.refused
+
+
+def _rounds(shared: int, n: int = 60, rounds: int = 5):
+    """Champions rescored on golden and production; the first ``shared`` production queries
+    carry golden ids (re-judged golden queries)."""
+    rng = np.random.default_rng(shared)
+    rows = []
+    base_g, base_p = rng.uniform(0.2, 0.8, n), rng.uniform(0.2, 0.8, n)
+    for r in range(rounds + 1):
+        for split, base, step in (("golden", base_g, 0.02), ("production", base_p, 0.0)):
+            v = base + step * r + rng.normal(0, 0.01, n)
+            ids = [f"g{i}" if split == "golden" or i < shared else f"p{i}" for i in range(n)]
+            rows += [{"split": split, "config": f"r{r}", "query_id": q, "value": x}
+                     for q, x in zip(ids, v)]
+    return pd.DataFrame(rows), pd.DataFrame({"round": range(rounds + 1),
+                                             "config": [f"r{r}" for r in range(rounds + 1)]})
+
+
+def test_trajectory_counts_shared_queries_and_refuses_a_copy_of_golden():
+    """Issue 23 #8, trajectory page: the overlap is counted; a production line made of
+    golden's own queries dates nothing."""
+    from ragnb.result import finding
+    from ragnb.trajectory import trajectory
+
+    scores, rounds = _rounds(shared=60)
+    tr = trajectory(scores, rounds, resamples=200)
+    head = finding(tr, chart=False).headline
+    assert tr.overlap.refused and head.verdict == "refused: test sets overlap"
+    assert head.answer.startswith("No divergence reading: production shares 60 of its 60")
+
+    scores, rounds = _rounds(shared=20)
+    tr = trajectory(scores, rounds, resamples=200)
+    assert tr.overlap.disjoint == 40 and not tr.overlap.refused
+    prod = tr.points[tr.points["split"] == "production"]
+    assert (prod["n"] == 40).all()   # the line is drawn on the 40 unshared queries
+    assert "(production: the 40 queries not shared with golden)" in finding(
+        tr, chart=False).headline.answer
