@@ -59,8 +59,7 @@ from ragnb.io.strata import UNCLASSIFIED
 from ragnb.metrics import parse_metric
 from ragnb.metrics.score import Scores, per_query
 from ragnb.result import Analysis
-from ragnb.stats import comparison_seed, holm, stratified_bootstrap
-from ragnb.stats._resample import child_seed
+from ragnb.stats import child_seed, comparison_seed, holm, stratified_bootstrap
 from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, method_label
 from ragnb.stats.classic import effect_size
 from ragnb.stats.heterogeneity import Heterogeneity, strata_heterogeneity

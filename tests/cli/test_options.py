@@ -34,6 +34,7 @@ OTHER_SHAPES = {
     ("gate", "--run"): "the one challenger run, not repeatable",
     ("gate", "--challenger"): "the one challenger config gated",
     ("gate", "--metric"): "optional here: the manifest's [gate] metric is the default",
+    ("ledger", "--metric"): "one metric, optional: the metric of the selection inflation shown",
     ("audit", "--baseline"): "the baseline's reported figure (0-1), not a config",
 }
 
