@@ -24,9 +24,11 @@ PEAK_BOUND = 2 << 30
 AS_LIMIT = 3 << 30
 
 
-def _bomb(path: Path, lines: int = 15_000_000) -> Path:
-    """A gzip bomb of run lines: 0.6 MB that decompresses to 255 MB (ratio ~420)."""
-    path.write_bytes(gzip.compress(b"q1 Q0 d1 1 1.0 t\n" * lines, 9, mtime=0))
+def _bomb(path: Path) -> Path:
+    """A gzip bomb of run lines: 0.6 MB that decompresses to 255 MB (ratio ~420), as
+    15 gzip members (one compression, repeated).
+    """
+    path.write_bytes(gzip.compress(b"q1 Q0 d1 1 1.0 t\n" * 1_000_000, 9, mtime=0) * 15)
     return path
 
 
@@ -72,17 +74,24 @@ def test_the_ratio_bound_is_overridable_and_the_size_bound_then_holds(tmp_path, 
 
 @pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom"])
 def test_an_endless_device_as_a_run_stops_at_the_first_line_that_cannot_be_valid(
-        tmp_path, device):
+        tmp_path, monkeypatch, device):
     link = tmp_path / "run.trec"
     link.symlink_to(device)
+    monkeypatch.setattr(source, "MAX_LINE_BYTES", 8 << 20)
+    why = "a line longer than 8,388,608 bytes" if device == "/dev/zero" else "not valid UTF-8"
     for given in (device, str(link)):
-        code, err, peak = _ragnb("score", "--judgments", str(DEMO / "golden.jsonl"), "--run",
-                                 given, "--metric", "ndcg@10",
-                                 env={"RAGNB_MAX_LINE_BYTES": str(8 << 20)})
-        assert code == 2 and err.count("\n") == 1, err
-        why = "a line longer than 8,388,608 bytes" if device == "/dev/zero" else "not valid UTF-8"
-        assert f"{given}:1: {why}" in err
-        assert peak < PEAK_BOUND
+        with pytest.raises(InputError, match=f"^{given}:1: {why}"):
+            read_run(given)
+
+
+def test_dev_zero_through_a_symlink_in_score_is_one_line_and_bounded(tmp_path):
+    link = tmp_path / "run.trec"
+    link.symlink_to("/dev/zero")
+    code, err, peak = _ragnb("score", "--judgments", str(DEMO / "golden.jsonl"), "--run",
+                             str(link), "--metric", "ndcg@10")  # the default line bound
+    assert code == 2 and err.count("\n") == 1
+    assert f"{link}:1: a line longer than 268,435,456 bytes" in err
+    assert peak < PEAK_BOUND
 
 
 def test_the_default_stream_cap_is_below_a_small_machine():
