@@ -73,6 +73,8 @@ def emit(df: pd.DataFrame, fmt: str, out: str | None, header_lines: Sequence[str
     """
     import pandas as pd
 
+    from ragnb.spreadsheet import people_csv  # CSV/TSV for people: no live formulas
+
     if out:
         fmt = OUT_SUFFIXES.get(Path(out).suffix.lower(), fmt)
     shown = [c for c in points if c in df]
@@ -83,9 +85,9 @@ def emit(df: pd.DataFrame, fmt: str, out: str | None, header_lines: Sequence[str
                               for v in pd.to_numeric(df[c], errors="coerce")] for c in shown})
         header_lines = [*header_lines, POINTS_LINE]
     if fmt == "tsv":
-        text = df.to_csv(index=False, sep="\t")
+        text = people_csv(df, index=False, sep="\t")
     elif fmt == "csv":
-        text = df.to_csv(index=False)
+        text = people_csv(df, index=False)
     elif fmt == "json":
         text = df.to_json(orient="records", indent=1) + "\n"
     else:
