@@ -304,3 +304,23 @@ def test_init_with_an_unreadable_metric_writes_no_manifest(tmp_path):
                      "--metric", "ndcg@10(gain=)"])
     assert code == 2 and "[report.metric]: not a metric: unknown gain map ''" in err.getvalue()
     assert not (tmp_path / "ws" / "ragnb.toml").exists()
+
+
+def test_errors_on_files_outside_the_workspace_quote_none_of_their_text(tmp_path):
+    from ragnb.workspace import open_workspace
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    secret = elsewhere / "secret.txt"
+    secret.write_text("API_TOKEN=s3cr3t-value\n")
+    inside = tmp_path / "ws"
+    inside.mkdir()
+    (inside / "bad.qrels").write_text("API_TOKEN=s3cr3t-value\n")
+    for path, quoted in ((secret, False), (inside / "bad.qrels", True)):
+        (inside / "ragnb.toml").write_text(f"[test_sets.t]\npath = {json.dumps(str(path))}\n")
+        with pytest.raises(InputError) as info:
+            open_workspace(inside).test_set("t")
+        message = str(info.value)
+        assert f"{path}:1: expected 4 whitespace-separated fields, found 1" in message
+        assert ("s3cr3t" in message) is quoted, message
+        assert ("outside the workspace" in message) is not quoted
