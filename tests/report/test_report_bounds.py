@@ -42,16 +42,17 @@ def _report(*argv: str, env: dict | None = None) -> tuple[int, str, int]:
     return os.waitstatus_to_exitcode(status), err, usage.ru_maxrss * 1024
 
 
-def _notebook(folder: Path, *cells: str) -> Path:
-    """A one-parameter notebook ``01-alloc`` whose later cells are ``cells``."""
-    folder.mkdir()
-    params = nbformat.v4.new_code_cell("size: int = 1  # bytes to allocate")
+def _notebook(path: Path, size: int) -> Path:
+    """A notebook whose one parameter ``size`` (default ``size``) is the bytes it holds."""
+    path.parent.mkdir(exist_ok=True)
+    params = nbformat.v4.new_code_cell(f"size: int = {size}  # bytes to allocate")
     params.metadata["tags"] = ["parameters"]
-    nb = nbformat.v4.new_notebook(cells=[params, *map(nbformat.v4.new_code_cell, cells)])
+    nb = nbformat.v4.new_notebook(cells=[params, nbformat.v4.new_code_cell(
+        "held = bytearray(size)")])
     nb.metadata.kernelspec = {"name": "python3", "display_name": "Python 3",
                               "language": "python"}
-    nbformat.write(nb, folder / "01-alloc.ipynb")
-    return folder
+    nbformat.write(nb, path)
+    return path
 
 
 def test_the_kernel_memory_limit_is_read_from_the_environment(monkeypatch):
@@ -64,16 +65,6 @@ def test_the_kernel_memory_limit_is_read_from_the_environment(monkeypatch):
     monkeypatch.setenv(KERNEL_MEMORY_ENV, "lots")
     with pytest.raises(InputError, match=r"\$RAGNB_KERNEL_MEMORY: must be a size such as 6G"):
         kernel_memory_limit()
-
-
-@pytest.mark.slow
-def test_a_report_kernel_stops_at_its_memory_limit(tmp_path):
-    notebooks = _notebook(tmp_path / "nb", "held = bytearray(size)")
-    code, err, peak = _report("alloc", "-p", f"size={5 << 30}", "--notebooks", str(notebooks),
-                              "--out", str(tmp_path / "out"), env={KERNEL_MEMORY_ENV: "3G"})
-    assert code == 1
-    assert "ragnb report: 01-alloc: cell 2 (`held = bytearray(size)`) raised MemoryError" in err
-    assert peak < PEAK_BOUND
 
 
 @pytest.mark.slow
@@ -97,23 +88,28 @@ def test_a_gzip_bomb_run_through_report_exits_2_with_one_line(tmp_path):
 
 
 @pytest.mark.slow
-def test_report_writes_through_no_symlink_planted_in_out(tmp_path):
+def test_report_side_files_and_kernel_memory_are_bounded(tmp_path):
+    # item 7: no write through a symlink planted in --out (one notebook succeeds, one
+    # fails); item 4: a kernel stops at its memory limit (5 GiB asked under 3G)
     out = tmp_path / "out"
     out.mkdir()
     victims = {}
     for name in (".01-charts.running.ipynb", "01-charts.ipynb", "01-charts.html",
-                 ".02-fails.running.ipynb", "02-fails.failed.ipynb"):
+                 ".02-fails.running.ipynb", "02-fails.failed.ipynb", "03-big.failed.ipynb"):
         victim = tmp_path / f"victim-{name.strip('.')}"
         victim.write_text("precious")
         (out / name).symlink_to(victim)
         victims[name] = victim
-    notebooks = _notebook(tmp_path / "nb", "held = bytearray(size)")
-    (notebooks / "01-alloc.ipynb").rename(notebooks / "01-charts.ipynb")
+    notebooks = tmp_path / "nb"
+    _notebook(notebooks / "01-charts.ipynb", 1)
+    _notebook(notebooks / "03-big.ipynb", 5 << 30)
     shutil.copy(FIXTURE_NOTEBOOKS / "02-fails.ipynb", notebooks)
-    code, err, _ = _report("--all", "-p", "divisor=0", "--notebooks", str(notebooks),
-                           "--out", str(out))
+    code, err, peak = _report("--all", "-p", "divisor=0", "--notebooks", str(notebooks),
+                              "--out", str(out), env={KERNEL_MEMORY_ENV: "3G"})
     assert code == 1 and "02-fails: cell 3" in err  # 01-charts ran, 02-fails failed
+    assert "ragnb report: 03-big: cell 2 (`held = bytearray(size)`) raised MemoryError" in err
     assert all(v.read_text() == "precious" for v in victims.values())
     assert not (out / "01-charts.html").is_symlink()  # replaced by the page itself
     assert (out / "02-fails.failed.ipynb").is_file()
     assert not [p for p in out.iterdir() if p.name.startswith(".ragnb-running-")]
+    assert peak < PEAK_BOUND
