@@ -138,11 +138,11 @@ def test_an_error_quotes_at_most_its_bound():
     assert "7,999,500 more characters" in str(exc)
 
 
-def test_a_hundred_thousand_duplicate_queries_give_a_short_error(tmp_path):
+def test_twenty_thousand_duplicate_queries_give_a_short_error(tmp_path):
     path = tmp_path / "dup.jsonl"
     line = '{"query_id": "q", "judgments": [{"passage_id": "d", "grade": 1}]}\n'
-    path.write_text(line * 100_000)
+    path.write_text(line * 20_000)
     with pytest.raises(InputError) as info:
         read_test_set(path)
     assert str(info.value).endswith("query 'q' appears more than once "
-                                    "(lines 1, 2, 3, 4, 5 and 99,995 more)")
+                                    "(lines 1, 2, 3, 4, 5 and 19,995 more)")
