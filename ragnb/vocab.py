@@ -51,6 +51,7 @@ RANGES: dict[str, tuple[int | float, int | float, str]] = {
     "k": (1, MAX_CUTOFF, "a rank cut-off"),
     "upper_grade": (0, MAX_GRADE, "a grade"),
     "top_grade": (0, MAX_GRADE, "a grade"),
+    "relevance_level": (1, MAX_GRADE, "the least relevant grade"),
     "answer_grade": (0, MAX_GRADE, "a grade"),
     "judge_next_rows": (0, MAX_ROWS, "rows shown"),
     "review_rows": (0, MAX_ROWS, "rows shown"),

@@ -13,6 +13,7 @@ import os
 import re
 
 from ragnb.vocab import EXTRA, MAX_RESAMPLES, MISSING, NO_RELEVANT, ORDERS, POLICIES, RANGES
+from ragnb.vocab import MAX_CUTOFF, MAX_GRADE  # noqa: F401 - options bounded directly (merge)
 
 #: The bootstrap seed every command uses unless given.
 DEFAULT_SEED = 20260729
