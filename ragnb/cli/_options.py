@@ -12,8 +12,17 @@ import argparse
 import os
 import re
 
-from ragnb.vocab import EXTRA, MAX_RESAMPLES, MISSING, NO_RELEVANT, ORDERS, POLICIES, RANGES
-from ragnb.vocab import MAX_CUTOFF, MAX_GRADE  # noqa: F401 - options bounded directly (merge)
+from ragnb.vocab import (
+    EXTRA,
+    MAX_CUTOFF,  # noqa: F401 - for options bounded with bounded_int directly
+    MAX_GRADE,  # noqa: F401 - for options bounded with bounded_int directly
+    MAX_RESAMPLES,
+    MISSING,
+    NO_RELEVANT,
+    ORDERS,
+    POLICIES,
+    RANGES,
+)
 
 #: The bootstrap seed every command uses unless given.
 DEFAULT_SEED = 20260729
