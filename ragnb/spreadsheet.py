@@ -50,6 +50,20 @@ def _neutral_labels(labels: pd.Index) -> pd.Index:
     return pd.Index([neutral_cell(v) for v in labels], name=labels.name, dtype=object)
 
 
+def _neutral_column(column: pd.Series) -> pd.Series:
+    """A text column neutralised; only cells that start with a trigger are looked at
+    (the first characters are compared at once), so a large table stays fast.
+    """
+    values = column.astype(object)
+    first = values.str[:1]  # NaN for cells that are not text
+    at = first.isin(FORMULA_START).to_numpy(bool)
+    if not at.any():
+        return values
+    values = values.copy()
+    values[at] = [neutral_cell(v) for v in values[at]]
+    return values
+
+
 def neutralised(df: pd.DataFrame) -> pd.DataFrame:
     """A copy of ``df`` whose text cells, column names and index labels cannot run as
     formulas (:func:`neutral_cell`); numeric columns are unchanged.
@@ -60,7 +74,7 @@ def neutralised(df: pd.DataFrame) -> pd.DataFrame:
         if pd.api.types.is_numeric_dtype(column.dtype) or pd.api.types.is_bool_dtype(
                 column.dtype) or pd.api.types.is_datetime64_any_dtype(column.dtype):
             continue
-        out.isetitem(i, column.astype(object).map(neutral_cell))
+        out.isetitem(i, _neutral_column(column))
     out.columns = _neutral_labels(out.columns)
     out.index = _neutral_labels(out.index)
     return out
