@@ -122,6 +122,9 @@ def one_shot_process() -> None:
 #: with a K, M, G or T suffix (``6G``); ``0`` or ``none`` for no limit.
 KERNEL_MEMORY_ENV = "RAGNB_KERNEL_MEMORY"
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+#: The smallest limit accepted: under a few hundred MB a kernel was seen to hang
+#: while starting instead of failing.
+MIN_KERNEL_MEMORY = 1 << 30
 
 
 def kernel_memory_limit() -> int | None:
@@ -150,7 +153,14 @@ def kernel_memory_limit() -> int | None:
 
             raise InputError(f"must be a size such as 6G (or 0 for no limit), got {text[:40]!r}",
                              source=f"${KERNEL_MEMORY_ENV}")
-        return int(match[1]) * _UNITS[match[2].upper()]
+        limit = int(match[1]) * _UNITS[match[2].upper()]
+        if limit < MIN_KERNEL_MEMORY:
+            from ragnb.errors import InputError
+
+            raise InputError(f"{text[:40]!r} is below 1G: a kernel under it can hang while "
+                             "starting (and drawing a chart needs about 3G)",
+                             source=f"${KERNEL_MEMORY_ENV}")
+        return limit
     try:
         physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError):

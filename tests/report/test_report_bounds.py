@@ -56,14 +56,17 @@ def _notebook(path: Path, size: int) -> Path:
 
 
 def test_the_kernel_memory_limit_is_read_from_the_environment(monkeypatch):
-    for text, limit in [("6G", 6 << 30), ("512M", 512 << 20), ("1000", 1000), ("2GiB", 2 << 30),
-                        ("0", None), ("none", None)]:
+    for text, limit in [("6G", 6 << 30), ("1536M", 1536 << 20), (str(1 << 30), 1 << 30),
+                        ("2GiB", 2 << 30), ("0", None), ("none", None)]:
         monkeypatch.setenv(KERNEL_MEMORY_ENV, text)
         assert kernel_memory_limit() == limit
     monkeypatch.delenv(KERNEL_MEMORY_ENV)
     assert 3 << 30 <= kernel_memory_limit() <= 8 << 30
     monkeypatch.setenv(KERNEL_MEMORY_ENV, "lots")
     with pytest.raises(InputError, match=r"\$RAGNB_KERNEL_MEMORY: must be a size such as 6G"):
+        kernel_memory_limit()
+    monkeypatch.setenv(KERNEL_MEMORY_ENV, "300M")  # a kernel hung under it
+    with pytest.raises(InputError, match=r"'300M' is below 1G: a kernel under it can hang"):
         kernel_memory_limit()
 
 
