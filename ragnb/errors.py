@@ -6,6 +6,36 @@ and a notebook shows it as it is.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+#: The longest problem an :class:`InputError` quotes, in characters; the rest is
+#: counted, never printed (an error about a 7 MB line or a million duplicate lines
+#: stays one short line).
+MAX_PROBLEM_CHARS = 500
+
+
+def listed(items: Iterable[object], most: int = 5) -> str:
+    """The first ``most`` of ``items`` joined by commas, the rest counted.
+
+    >>> listed(range(1, 9), most=3)
+    '1, 2, 3 and 5 more'
+    """
+    items = list(items)
+    shown = ", ".join(map(str, items[:most]))
+    rest = len(items) - most
+    return f"{shown} and {rest:,} more" if rest > 0 else shown
+
+
+def bounded(text: str, most: int = MAX_PROBLEM_CHARS) -> str:
+    """``text`` cut to ``most`` characters, the cut counted.
+
+    >>> bounded("x" * 12, most=4)
+    'xxxx... (8 more characters)'
+    """
+    if len(text) <= most:
+        return text
+    return f"{text[:most]}... ({len(text) - most:,} more characters)"
+
 
 class RagnbError(Exception):
     """Base class of the errors ragnb raises on purpose."""
@@ -24,6 +54,9 @@ class InputError(RagnbError, ValueError):
         1-based line number in ``source``.
     key : str, optional
         A key (query id, column, parameter) when there is no line.
+
+    The problem is cut to :data:`MAX_PROBLEM_CHARS` characters (the source to 300,
+    the key to 200), whatever quoted it.
     """
 
     def __init__(
@@ -34,8 +67,8 @@ class InputError(RagnbError, ValueError):
         line: int | None = None,
         key: str | None = None,
     ) -> None:
-        self.problem = problem
-        self.source = None if source is None else str(source)
+        self.problem = bounded(problem)
+        self.source = None if source is None else bounded(str(source), 300)
         self.line = line
         self.key = key
         super().__init__(self._format())
@@ -45,7 +78,8 @@ class InputError(RagnbError, ValueError):
         if self.line is not None:
             where = f"{where}:{self.line}" if where else f"line {self.line}"
         if self.key is not None:
-            where = f"{where} [{self.key}]" if where else f"[{self.key}]"
+            key = bounded(str(self.key), 200)
+            where = f"{where} [{key}]" if where else f"[{key}]"
         return f"{where}: {self.problem}" if where else self.problem
 
 

@@ -38,7 +38,13 @@ neither the import system nor the collector. The one exception is asked for:
 and ``ragnb report``'s per-notebook times.
 
 ``python -m ragnb.startup -f CONNECTION_FILE`` is ipykernel's launcher
-(``python -m ipykernel_launcher``) in a process set up this way.
+(``python -m ipykernel_launcher``) in a process set up this way, with one more
+rule: **a memory limit** (:func:`kernel_memory_limit`, ``RLIMIT_DATA``), so that
+one bad input (a decompression bomb, a huge parameter) ends that report with a
+``MemoryError`` instead of taking the machine. ``RLIMIT_DATA`` bounds the memory
+a process writes (heap and private mappings); ``RLIMIT_AS`` would also count the
+address space that V8 (vl-convert, which draws the charts) reserves and never
+uses, 60-70 GB.
 """
 from __future__ import annotations
 
@@ -112,14 +118,79 @@ def one_shot_process() -> None:
     atexit.register(gc.freeze)  # atexit runs last-registered first: this runs late
 
 
+#: Environment variable holding a report kernel's memory limit: bytes, or a number
+#: with a K, M, G or T suffix (``6G``); ``0`` or ``none`` for no limit.
+KERNEL_MEMORY_ENV = "RAGNB_KERNEL_MEMORY"
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+#: The smallest limit accepted: under a few hundred MB a kernel was seen to hang
+#: while starting instead of failing.
+MIN_KERNEL_MEMORY = 1 << 30
+
+
+def kernel_memory_limit() -> int | None:
+    """The memory limit of a report kernel, in bytes (None: no limit).
+
+    ``$RAGNB_KERNEL_MEMORY`` when set; else three quarters of the machine's
+    memory, at least 3 GiB and at most 8 GiB. A demo report kernel holds about
+    0.4 GB, but drawing a chart (vl-convert's V8) needs about 2 GB of writable
+    address space, so a limit below 3 GiB can end a kernel that draws charts.
+
+    Raises
+    ------
+    InputError
+        When the variable is not a size.
+    """
+    import os
+    import re
+
+    text = os.environ.get(KERNEL_MEMORY_ENV, "").strip()
+    if text.lower() in ("0", "none"):
+        return None
+    if text:
+        match = re.fullmatch(r"([0-9]{1,15})\s*([KMGT]?)i?B?", text, re.IGNORECASE)
+        if not match or int(match[1]) < 1:
+            from ragnb.errors import InputError
+
+            raise InputError(f"must be a size such as 6G (or 0 for no limit), got {text[:40]!r}",
+                             source=f"${KERNEL_MEMORY_ENV}")
+        limit = int(match[1]) * _UNITS[match[2].upper()]
+        if limit < MIN_KERNEL_MEMORY:
+            from ragnb.errors import InputError
+
+            raise InputError(f"{text[:40]!r} is below 1G: a kernel under it can hang while "
+                             "starting (and drawing a chart needs about 3G)",
+                             source=f"${KERNEL_MEMORY_ENV}")
+        return limit
+    try:
+        physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError):
+        physical = 0
+    return min(8 << 30, max(3 << 30, physical * 3 // 4))
+
+
+def limit_memory(limit: int | None) -> None:
+    """Lower this process's ``RLIMIT_DATA`` to ``limit`` bytes (never raise it)."""
+    import resource
+
+    if limit is None:
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    if soft == resource.RLIM_INFINITY or limit < soft:
+        resource.setrlimit(resource.RLIMIT_DATA, (limit, hard))
+
+
 def _launch_kernel() -> None:
-    """Run ipykernel's launcher (``ipykernel_launcher``) after :func:`one_shot_process`.
+    """Run ipykernel's launcher (``ipykernel_launcher``) after :func:`one_shot_process`,
+    under :func:`kernel_memory_limit`.
 
     As that launcher does, the working directory leaves ``sys.path`` while the
     kernel loads (IPython puts it back).
     """
     if sys.path and (sys.path[0] == "" or Path(sys.path[0]) == Path.cwd()):
         del sys.path[0]
+    limit_memory(kernel_memory_limit())
     one_shot_process()
     from ipykernel import kernelapp
 

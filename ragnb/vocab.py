@@ -33,3 +33,44 @@ MAX_GRADE = 100
 
 #: The largest rank cut-off a metric or a pool accepts.
 MAX_CUTOFF = 100_000
+
+#: The largest number of bootstrap/permutation resamples accepted anywhere: 10 x the
+#: default; memory and time grow linearly with it (resamples x queries).
+MAX_RESAMPLES = 100_000
+
+#: Rows a notebook lists (judge-next and review queues).
+MAX_ROWS = 10_000
+
+#: One set of bounds for every surface that takes these values (command-line
+#: options, notebook parameters through ``ragnb report -p`` or papermill, the
+#: workspace manifest): name -> (lowest, highest, what the value is). Bounds are
+#: inclusive; a float bound admits any float between, never NaN.
+RANGES: dict[str, tuple[int | float, int | float, str]] = {
+    "resamples": (1, MAX_RESAMPLES, "bootstrap resamples"),
+    "seed": (0, 2**63 - 1, "a seed"),
+    "k": (1, MAX_CUTOFF, "a rank cut-off"),
+    "upper_grade": (0, MAX_GRADE, "a grade"),
+    "top_grade": (0, MAX_GRADE, "a grade"),
+    "relevance_level": (1, MAX_GRADE, "the least relevant grade"),
+    "answer_grade": (0, MAX_GRADE, "a grade"),
+    "judge_next_rows": (0, MAX_ROWS, "rows shown"),
+    "review_rows": (0, MAX_ROWS, "rows shown"),
+    "unanswerable_target": (0.0, 1.0, "a share"),
+    "holdout_share": (0.0, 1.0, "a share"),
+    "duplicate_threshold": (0.0, 1.0, "a similarity"),
+    "target": (0.0, 1.0, "a difference in metric units"),
+    "alert_drop": (0.0, 1.0, "a drop in metric units"),
+}
+
+
+def out_of_range(name: str, value: object) -> str | None:
+    """Why ``value`` is outside :data:`RANGES` ``[name]``, or None when it is inside
+    (or ``name`` has no bound).
+    """
+    if name not in RANGES or isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    lo, hi, what = RANGES[name]
+    if value != value or not lo <= value <= hi:  # NaN fails both comparisons
+        shown = f"[{lo:,}, {hi:,}]" if isinstance(lo, int) else f"[{lo:g}, {hi:g}]"
+        return f"must be in {shown} ({what}), got {value!r}"
+    return None

@@ -11,7 +11,8 @@ Layers, from the bottom (a module may import its own layer and the ones below):
 foundation                  ``ragnb`` itself, ``errors``, ``paths``, ``filefacts``,
                             ``_atomic``, ``result`` (the result protocol), ``vocab``
                             (the allowed option values), ``progress`` (bars on a
-                            terminal), ``startup`` (ragnb's own processes)
+                            terminal), ``startup`` (ragnb's own processes),
+                            ``spreadsheet`` (CSV made for people)
 inputs                      ``ragnb.io``
 scoring                     ``ragnb.metrics``
 statistics                  ``ragnb.stats``
@@ -38,7 +39,8 @@ ROOT = Path(ragnb.__file__).parent
 
 LAYERS: dict[str, list[str]] = {
     "foundation": ["ragnb", "ragnb.errors", "ragnb.paths", "ragnb._atomic", "ragnb.filefacts",
-                   "ragnb.result", "ragnb.vocab", "ragnb.progress", "ragnb.startup"],
+                   "ragnb.result", "ragnb.vocab", "ragnb.progress", "ragnb.startup",
+                   "ragnb.spreadsheet"],
     "inputs": ["ragnb.io"],
     "scoring": ["ragnb.metrics"],
     "statistics": ["ragnb.stats"],

@@ -73,6 +73,8 @@ def emit(df: pd.DataFrame, fmt: str, out: str | None, header_lines: Sequence[str
     """
     import pandas as pd
 
+    from ragnb.spreadsheet import neutralised  # CSV/TSV for people: no live formulas
+
     if out:
         fmt = OUT_SUFFIXES.get(Path(out).suffix.lower(), fmt)
     shown = [c for c in points if c in df]
@@ -82,13 +84,14 @@ def emit(df: pd.DataFrame, fmt: str, out: str | None, header_lines: Sequence[str
         df = df.assign(**{c: [in_points(v, digits=2)
                               for v in pd.to_numeric(df[c], errors="coerce")] for c in shown})
         header_lines = [*header_lines, POINTS_LINE]
-    data = delimited(df, "\t" if fmt == "tsv" else ",") if fmt in ("csv", "tsv") else None
+    people = neutralised(df) if fmt in ("csv", "tsv") else df  # CSV for people: no formulas
+    data = delimited(people, "\t" if fmt == "tsv" else ",") if fmt in ("csv", "tsv") else None
     if data is not None:
         text = ""
     elif fmt == "tsv":
-        text = df.to_csv(index=False, sep="\t")
+        text = people.to_csv(index=False, sep="\t")
     elif fmt == "csv":
-        text = df.to_csv(index=False)
+        text = people.to_csv(index=False)
     elif fmt == "json":
         text = df.to_json(orient="records", indent=1) + "\n"
     else:

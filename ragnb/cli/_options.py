@@ -12,11 +12,18 @@ import argparse
 import os
 import re
 
-from ragnb.vocab import EXTRA, MAX_CUTOFF, MAX_GRADE, MISSING, NO_RELEVANT, ORDERS, POLICIES
+from ragnb.vocab import (
+    EXTRA,
+    MAX_CUTOFF,  # noqa: F401 - for options bounded with bounded_int directly
+    MAX_GRADE,  # noqa: F401 - for options bounded with bounded_int directly
+    MAX_RESAMPLES,
+    MISSING,
+    NO_RELEVANT,
+    ORDERS,
+    POLICIES,
+    RANGES,
+)
 
-#: Largest number of bootstrap/permutation resamples a command accepts: 10 x the
-#: default; memory and time grow linearly with it (resamples x queries).
-MAX_RESAMPLES = 100_000
 #: The bootstrap seed every command uses unless given.
 DEFAULT_SEED = 20260729
 
@@ -24,7 +31,7 @@ DEFAULT_SEED = 20260729
 def bounded_int(lo: int, hi: int):
     """An argparse ``type``: a strict ASCII integer in ``[lo, hi]``, else a one-line error."""
     def parse(text: str) -> int:
-        if not re.fullmatch(r"-?[0-9]{1,18}", text):
+        if not re.fullmatch(r"-?[0-9]{1,19}", text):
             raise argparse.ArgumentTypeError(f"{text[:40]!r} is not an integer")
         value = int(text)
         if not lo <= value <= hi:
@@ -33,6 +40,14 @@ def bounded_int(lo: int, hi: int):
 
     parse.__name__ = "integer"
     return parse
+
+
+def ranged(name: str):
+    """:func:`bounded_int` over :data:`ragnb.vocab.RANGES` ``[name]``: the bound every
+    surface (options, notebook parameters, manifest) shares.
+    """
+    lo, hi, _ = RANGES[name]
+    return bounded_int(int(lo), int(hi))
 
 
 def _ledger_default() -> str | None:
@@ -78,7 +93,7 @@ OPTIONS: dict[str, tuple[tuple[str, ...], dict]] = {
         "help": "unjudged passages: lower = not relevant (default), condensed = removed before the "
              "cut, upper = relevant at --upper-grade and added to the ideal"}),
     "upper_grade": (("--upper-grade",), {
-        "type": bounded_int(0, MAX_GRADE), "default": None,
+        "type": ranged("upper_grade"), "default": None,
         "help": "grade given to unjudged passages under --policy upper (default: top grade)"}),
     "relevance_level": (("--relevance-level",), {
         "type": bounded_int(1, MAX_GRADE), "default": None, "metavar": "GRADE",
@@ -86,7 +101,7 @@ OPTIONS: dict[str, tuple[tuple[str, ...], dict]] = {
              "none (P, recall, RR, AP, R-precision, bpref, infAP, success, RBP): trec_eval's -l "
              "(default 1, or the workspace's [workspace] relevance_level)"}),
     "top_grade": (("--top-grade",), {
-        "type": bounded_int(0, MAX_GRADE), "default": None,
+        "type": ranged("top_grade"), "default": None,
         "help": "labels range over 0..TOP_GRADE (default: the test set's top grade)"}),
     "order": (("--order",), {
         "choices": ORDERS, "default": None,
@@ -111,7 +126,7 @@ OPTIONS: dict[str, tuple[tuple[str, ...], dict]] = {
     "metric": (("--metric",), {
         "default": None, "metavar": "METRIC", "help": "metric with a cut-off, e.g. rr@10"}),
     "k": (("--k",), {
-        "type": bounded_int(1, MAX_CUTOFF), "default": 10, "help": "rank cut-off (default 10)"}),
+        "type": ranged("k"), "default": 10, "help": "rank cut-off (default 10)"}),
     # -- comparisons -----------------------------------------------------------------------------
     "baseline": (("--baseline",), {
         "default": None, "metavar": "CONFIG", "help": "the config to compare the others with"}),
@@ -119,10 +134,10 @@ OPTIONS: dict[str, tuple[tuple[str, ...], dict]] = {
         "action": "append", "default": None, "metavar": "CONFIG",
         "help": "a challenger config (repeatable; default: every other config)"}),
     "resamples": (("--resamples",), {
-        "type": bounded_int(1, MAX_RESAMPLES), "default": 10_000,
+        "type": ranged("resamples"), "default": 10_000,
         "help": f"bootstrap resamples (default 10,000; at most {MAX_RESAMPLES:,})"}),
     "seed": (("--seed",), {
-        "type": bounded_int(0, 2**63 - 1), "default": DEFAULT_SEED,
+        "type": ranged("seed"), "default": DEFAULT_SEED,
         "help": f"bootstrap seed (default {DEFAULT_SEED})"}),
     "ledger": (("--ledger",), {
         "metavar": "DIR", "default": _ledger_default,

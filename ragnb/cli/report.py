@@ -105,4 +105,6 @@ def run(args: argparse.Namespace) -> int:
     failed = [r for r in results if not r.ok]
     for r in failed:
         print(f"ragnb report: {r.message}", file=sys.stderr)
+    if failed and all(r.bad_input for r in failed):
+        return 2  # bad input, as every command: the one line above names file and problem
     return 1 if failed else 0

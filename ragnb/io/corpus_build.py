@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ragnb.errors import InputError
+from ragnb.errors import InputError, listed
 from ragnb.io._columns import id_column, line_numbers
 
 CORPUS_COLUMNS = ("passage_id", "doc_version")
@@ -123,7 +123,7 @@ def validate_corpus(raw: pd.DataFrame, source: object, *, name: str | None = Non
     if dup.any():
         first = passage[dup].iloc[0]
         lines = [int(x) for x in line[dup & (passage == first).to_numpy()]]
-        raise InputError(f"passage {first!r} appears more than once (lines {lines})",
+        raise InputError(f"passage {first!r} appears more than once (lines {listed(lines)})",
                          source=source, line=lines[-1])
     versions = raw["doc_version"].astype("object")
     text = ["" if v is None or (isinstance(v, float) and np.isnan(v)) else str(v).strip()

@@ -27,7 +27,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from ragnb.errors import InputError
+from ragnb.errors import InputError, listed
 from ragnb.io._columns import id_column, line_numbers
 from ragnb.io.keys import as_arrow, block_codes, duplicated_pairs, take_sorted
 from ragnb.io.testset import Note
@@ -159,7 +159,7 @@ def validate_run(raw: pd.DataFrame, source: str | Path, order: Order | None = No
         first = df[(df["query_id"] == row["query_id"]) & (df["passage_id"] == row["passage_id"])]
         raise InputError(
             f"passage {row['passage_id']!r} appears more than once in the ranking of query "
-            f"{row['query_id']!r} (lines {list(first['line'])})",
+            f"{row['query_id']!r} (lines {listed(first['line'])})",
             source=source, line=int(row["line"]),
         )
     if ranks_ok:

@@ -6,7 +6,14 @@ once (``-`` for standard input, a pipe such as ``<(zcat x.gz)``, a FIFO, a
 character device), capped at :data:`MAX_STREAM_BYTES`. gzip is recognised by
 its magic bytes and decompressed by Python's :mod:`gzip` (a truncated or
 corrupt file is one error line, never a traceback), capped at
-:data:`MAX_DECOMPRESSED_BYTES`.
+:data:`MAX_DECOMPRESSED_BYTES` and at :data:`MAX_GZIP_RATIO` times its
+compressed size (a decompression bomb stops early, whatever the machine holds).
+Text read into memory (a stream, decompressed gzip) is checked as it arrives
+(:class:`_TextGuard`): the first invalid UTF-8 byte or a line longer than
+:data:`MAX_LINE_BYTES` ends the read with an error naming the line, so
+``/dev/zero`` or ``/dev/urandom`` given as a run stops at once instead of
+filling memory. Each bound is an environment variable of the same name
+(``RAGNB_MAX_STREAM_BYTES``...).
 
 Text rules shared by every reader (an independent strict reader in
 ``tests/io/test_fuzz.py`` implements the same rules and is compared with
@@ -55,12 +62,37 @@ BOM = b"\xef\xbb\xbf"
 #: Format names understood by the readers; ``auto`` sniffs.
 FORMATS = ("auto", "trec", "jsonl", "csv", "tsv", "parquet")
 
-#: Largest stream (pipe, FIFO, device, standard input) read into memory, in bytes;
-#: override with the environment variable ``RAGNB_MAX_STREAM_BYTES``.
-MAX_STREAM_BYTES = int(os.environ.get("RAGNB_MAX_STREAM_BYTES", str(8 << 30)))
-#: Largest decompressed content of a gzip input, in bytes
-#: (``RAGNB_MAX_DECOMPRESSED_BYTES``); a bound against a decompression bomb.
-MAX_DECOMPRESSED_BYTES = int(os.environ.get("RAGNB_MAX_DECOMPRESSED_BYTES", str(64 << 30)))
+
+
+def _bound(name: str, default: int) -> int:
+    """A positive integer bound from the environment variable ``RAGNB_<name>``."""
+    text = os.environ.get(f"RAGNB_{name}", "")
+    if not text:
+        return default
+    if not re.fullmatch(r"[0-9]{1,18}", text.strip()) or int(text) < 1:
+        raise InputError(f"must be a positive integer, got {text[:40]!r}",
+                         source=f"${{RAGNB_{name}}}")
+    return int(text)
+
+
+#: Largest stream (pipe, FIFO, device, standard input) read into memory, in bytes
+#: (1 GiB; ``RAGNB_MAX_STREAM_BYTES``): below what a small machine holds with the
+#: text made from it. A larger input is read in place once saved to a file.
+MAX_STREAM_BYTES = _bound("MAX_STREAM_BYTES", 1 << 30)
+#: Largest decompressed content of a gzip input, in bytes (4 GiB;
+#: ``RAGNB_MAX_DECOMPRESSED_BYTES``).
+MAX_DECOMPRESSED_BYTES = _bound("MAX_DECOMPRESSED_BYTES", 4 << 30)
+#: Largest ratio of decompressed to compressed size of a gzip input (100;
+#: ``RAGNB_MAX_GZIP_RATIO``), checked once the output passes :data:`GZIP_RATIO_FLOOR`
+#: bytes. Runs and test sets compress 3-10 times; a bomb, a thousand times.
+MAX_GZIP_RATIO = _bound("MAX_GZIP_RATIO", 100)
+#: Decompressed bytes below which the ratio is not checked (64 MiB): small files
+#: may compress better than large ones without being bombs.
+GZIP_RATIO_FLOOR = 64 << 20
+#: Longest line of text read into memory (a stream, decompressed gzip), in bytes
+#: (256 MiB; ``RAGNB_MAX_LINE_BYTES``): a longer line cannot be a valid record of
+#: any format (``/dev/zero`` has no line end at all).
+MAX_LINE_BYTES = _bound("MAX_LINE_BYTES", 256 << 20)
 #: Seconds to wait for a writer to open a FIFO before giving up.
 FIFO_TIMEOUT = float(os.environ.get("RAGNB_FIFO_TIMEOUT", "30"))
 
@@ -158,47 +190,116 @@ class Source:
         return io.BytesIO(self.content())
 
 
+class _TextGuard:
+    """Checks text as it is read into memory, chunk by chunk (module docstring).
+
+    Parquet (``PAR1``) and gzip data are binary and pass unchecked (decompressed
+    gzip is checked by its own guard). Invalid UTF-8 and a line longer than
+    :data:`MAX_LINE_BYTES` raise an :class:`InputError` naming the line.
+    """
+
+    def __init__(self, source) -> None:
+        import codecs
+
+        self.source = source
+        self.binary: bool | None = None  # decided by the first bytes
+        self.head = b""  # the first bytes, until there are four
+        self.line = 1
+        self.run = 0  # bytes since the last line end
+        self.decoder = codecs.getincrementaldecoder("utf-8")("strict")
+
+    def feed(self, chunk: bytes, final: bool = False) -> None:
+        if self.binary is None:  # the first four bytes decide
+            self.head += chunk
+            if len(self.head) < 4 and not final:
+                return
+            chunk, self.head = self.head, b""
+            self.binary = chunk.startswith((b"PAR1", GZIP_MAGIC))
+        if self.binary:
+            return
+        try:
+            self.decoder.decode(chunk, final)
+        except UnicodeDecodeError as exc:
+            raise InputError(f"not valid UTF-8 ({exc.reason})", source=self.source,
+                             line=self.line + chunk[: max(exc.start, 0)].count(b"\n")) from None
+        # a line inside one chunk is shorter than the chunk, so below MAX_LINE_BYTES:
+        # only the line running on from earlier chunks can pass it
+        first = chunk.find(b"\n")
+        if first < 0:
+            self.run += len(chunk)
+        else:
+            if self.run + first > MAX_LINE_BYTES:
+                self._too_long()
+            self.line += chunk.count(b"\n")
+            self.run = len(chunk) - chunk.rfind(b"\n") - 1
+        if self.run > MAX_LINE_BYTES:
+            self._too_long()
+
+    def _too_long(self) -> None:
+        raise InputError(f"a line longer than {MAX_LINE_BYTES:,} bytes cannot be a record "
+                         "of any input format (RAGNB_MAX_LINE_BYTES)", source=self.source,
+                         line=self.line)
+
+
 def _read_capped(target, source, cap: int | None) -> bytes:
-    """Read a regular file (``cap`` None) or a file descriptor's stream up to ``cap`` bytes."""
+    """Read a regular file (``cap`` None) or a file descriptor's stream up to ``cap`` bytes.
+
+    A stream is checked as it arrives (:class:`_TextGuard`) and gathered in one
+    growing buffer, so it is never held twice.
+    """
     try:
         if cap is None:
             with open(target, "rb") as fh:
                 return fh.read()
-        chunks: list[bytes] = []
-        total = 0
+        out = io.BytesIO()
+        guard = _TextGuard(source)
         while True:
             chunk = os.read(target, _CHUNK)
             if not chunk:
-                return b"".join(chunks)
-            total += len(chunk)
-            if total > cap:
+                guard.feed(b"", final=True)
+                return out.getvalue()
+            if out.tell() + len(chunk) > cap:
                 raise InputError(f"the stream is larger than the {cap:,}-byte limit "
                                  "(RAGNB_MAX_STREAM_BYTES); save it to a file", source=source)
-            chunks.append(chunk)
+            guard.feed(chunk)
+            out.write(chunk)
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}", source=source) from None
 
 
 def _gunzip(raw: bytes, source) -> bytes:
-    """Decompress gzip ``raw`` (all members, zero padding allowed) or raise one error line."""
-    out, total = [], 0
+    """Decompress gzip ``raw`` (all members, zero padding allowed) or raise one error line.
+
+    The output is bounded by :data:`MAX_DECOMPRESSED_BYTES` and
+    :data:`MAX_GZIP_RATIO` and checked as text while it is made (:class:`_TextGuard`).
+    """
+    out = io.BytesIO()
+    guard = _TextGuard(source)
+    ratio_cap = max(GZIP_RATIO_FLOOR, MAX_GZIP_RATIO * len(raw))
     try:
         with gzip.GzipFile(fileobj=io.BytesIO(raw)) as fh:
             while True:
                 chunk = fh.read(_CHUNK)
                 if not chunk:
                     break
-                total += len(chunk)
+                total = out.tell() + len(chunk)
                 if total > MAX_DECOMPRESSED_BYTES:
                     raise InputError(
                         f"decompresses to more than {MAX_DECOMPRESSED_BYTES:,} bytes "
                         "(RAGNB_MAX_DECOMPRESSED_BYTES)", source=source)
-                out.append(chunk)
+                if total > ratio_cap:
+                    raise InputError(
+                        f"decompresses to more than {MAX_GZIP_RATIO:,} times its "
+                        f"{len(raw):,} compressed bytes, as a decompression bomb does "
+                        "(RAGNB_MAX_GZIP_RATIO)", source=source)
+                guard.feed(chunk)
+                out.write(chunk)
     except (OSError, EOFError, zlib.error) as exc:
         problem = ("the gzip data ends early (truncated file)" if isinstance(exc, EOFError)
                    else f"not a valid gzip file ({exc})")
         raise InputError(problem, source=source) from None
-    return b"".join(out)
+    guard.feed(b"", final=True)
+    return out.getvalue()
 
 
 def _wait_for_writer(fd: int, source) -> None:
@@ -544,10 +645,24 @@ def _no_constant(name: str):
     raise ValueError(f"{name} is not valid JSON")
 
 
+#: A ``\uD800``-``\uDFFF`` escape: JSON text may hold one, Unicode text may not
+#: unless it pairs with another into one character.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
 def loads(text: str, source, line: int | None = None):
-    """Strict :func:`json.loads`: a repeated key or ``NaN``/``Infinity`` is an error."""
+    r"""Strict :func:`json.loads`: a repeated key, ``NaN``/``Infinity`` or a lone
+    surrogate escape (``"\ud800"``, which no UTF-8 text can hold) is an error.
+    """
     try:
-        return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+        value = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+        if _SURROGATE_ESCAPE.search(text):
+            json.dumps(value, ensure_ascii=False).encode("utf-8")  # pairs encode, lone ones fail
+        return value
+    except UnicodeEncodeError as exc:
+        char = exc.object[exc.start:exc.end].encode("unicode_escape").decode("ascii")
+        raise InputError(f"invalid JSON (the escape {char} is a lone surrogate, not a "
+                         "character)", source=source, line=line) from None
     except _DuplicateKey as exc:
         raise InputError(f"JSON key {exc.args[0]!r} appears twice in one object",
                          source=source, line=line) from None

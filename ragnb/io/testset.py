@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ragnb.errors import InputError
+from ragnb.errors import InputError, listed
 from ragnb.io._columns import id_column, line_numbers, missing_strings, text_column
 from ragnb.io.keys import block_codes, duplicated_pairs
 from ragnb.vocab import MAX_GRADE
@@ -229,7 +229,7 @@ def validate_queries(raw: pd.DataFrame, source: str | Path) -> pd.DataFrame:
     if dup.any():
         q = df.loc[dup, "query_id"].iloc[0]
         lines = list(df.loc[df["query_id"] == q, "line"])
-        raise InputError(f"query {q!r} appears more than once (lines {lines})",
+        raise InputError(f"query {q!r} appears more than once (lines {listed(lines)})",
                          source=source, line=int(lines[-1]))
     if "unanswerable" in df:
         # a query without the key (or null) is not flagged

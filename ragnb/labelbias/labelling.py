@@ -39,6 +39,7 @@ from ragnb.labelbias.pool import Pool
 from ragnb.labelbias.ratio import ideal_from_counts
 from ragnb.metrics import parse_metric
 from ragnb.metrics.gains import discount
+from ragnb.spreadsheet import people_csv
 
 ORDER_EXPLANATION = (
     "Judge next: passages are ordered by their swing, the largest change that labelling the "
@@ -108,7 +109,7 @@ def export_labelling_list(table: pd.DataFrame, csv_path: str | Path | None = Non
     """
     written = []
     if csv_path is not None:
-        written.append(write_atomic(csv_path, table.to_csv(index=False)))
+        written.append(write_atomic(csv_path, people_csv(table, index=False)))
     if jsonl_path is not None:
         rank_cols = [c for c in table.columns if c.startswith("rank_")]
         lines = []

@@ -36,6 +36,7 @@ from ragnb.filefacts import sha256_file
 from ragnb.paths import PACKAGE_DIR
 from ragnb.report.kernel import PACKAGE_DIR_ENV, REPORT_ENV
 from ragnb.report.provenance import PROVENANCE_MIMETYPE
+from ragnb.spreadsheet import people_csv
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -134,7 +135,7 @@ def csv_link(df: pd.DataFrame, name: str, *, index: bool = True) -> str:
     """A download link holding the whole table as CSV in a ``data:`` URI."""
     import base64
 
-    data = base64.b64encode(df.to_csv(index=index).encode("utf-8")).decode("ascii")
+    data = base64.b64encode(people_csv(df, index=index).encode("utf-8")).decode("ascii")
     slug = "".join(ch if ch.isalnum() else "-" for ch in name.lower()).strip("-")[:60] or "table"
     return (f'<a class="ragnb-csv" download="{html.escape(slug)}.csv" '
             f'href="data:text/csv;base64,{data}">CSV ({len(df)} rows)</a>')

@@ -78,6 +78,9 @@ def report_kernel() -> Iterator[dict[str, Any]]:
         kernel's sockets and connection file live in a temporary folder that is
         removed on exit).
     """
+    from ragnb.startup import kernel_memory_limit
+
+    kernel_memory_limit()  # a malformed $RAGNB_KERNEL_MEMORY is an error before any kernel
     from jupyter_client.kernelspec import KernelSpec, KernelSpecManager, NoSuchKernel
     from jupyter_client.manager import AsyncKernelManager
     from traitlets import default

@@ -27,6 +27,10 @@ naming the notebook and line):
 - papermill's own reader (:func:`papermill.inspect_notebook`) finds the same
   names in the same order (it silently skips, e.g., a line holding two ``=``).
 
+A parameter named in :data:`ragnb.vocab.RANGES` (``resamples``, ``seed``, ``k``,
+grades, shares) must lie in its range, the same bound the command line's options
+and the workspace manifest apply (``-p resamples=1000000000`` is refused).
+
 Values given on the command line arrive as text and are parsed to the declared
 type (``-p k=20`` gives ``20``; ``-p strata=a,b`` or ``-p 'strata=["a","b"]'``
 gives ``["a", "b"]``; ``-p flag=true|false|1|0|yes|no``; ``-p x=None`` for an
@@ -47,6 +51,7 @@ from typing import Any
 import nbformat
 
 from ragnb.errors import InputError
+from ragnb.vocab import out_of_range
 
 #: Tag of the one cell holding a notebook's parameters (papermill's convention).
 PARAMETERS_TAG = "parameters"
@@ -335,13 +340,19 @@ def resolve_value(param: Parameter, value: Any, *, source: str) -> Any:
     """
     try:
         if isinstance(value, str) and param.type.name != "str":
-            return param.type.parse(value)
-        return param.type.check(value)
+            checked = param.type.parse(value)
+        else:
+            checked = param.type.check(value)
     except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
         raise InputError(
             f"parameter `{param.name}` expects {param.type.name}, got {value!r}",
             source=source, key=param.name,
         ) from None
+    problem = out_of_range(param.name, checked)
+    if problem:
+        raise InputError(f"parameter `{param.name}` {problem}; the bound every command "
+                         "shares", source=source, key=param.name)
+    return checked
 
 
 def unknown_parameter(name: str, declared: Mapping[str, Parameter], *, source: str) -> InputError:

@@ -28,6 +28,7 @@ from __future__ import annotations
 import difflib
 import os
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -96,6 +97,8 @@ class Result:
     message: str = ""
     skipped: bool = False
     pdf_path: Path | None = None
+    #: the notebook stopped on bad input (an :class:`InputError` from the data)
+    bad_input: bool = False
 
 
 def _absolute(value: Any, cwd: Path) -> Any:
@@ -366,7 +369,12 @@ def run(
 
     out = check_out_dir(out_dir, jobs)
     results: list[Result] = []
-    with report_kernel() as kernel:
+    # papermill's side files go into a folder made for this run (mode 0700, a fresh
+    # random name), never by a fixed name in ``out``, where a planted symlink would
+    # send the executed notebook to its target; the same file system as ``out``, so a
+    # failed notebook is renamed out of it
+    with report_kernel() as kernel, tempfile.TemporaryDirectory(
+            prefix=".ragnb-running-", dir=out) as private:
         for i, job in enumerate(jobs, start=1):
             name = job.notebook.name
             nb_path, html_path = out / f"{name}.ipynb", out / f"{name}.html"
@@ -377,7 +385,7 @@ def run(
                 continue
             # papermill writes as it goes: into a side file, so the previous notebook and
             # page stay in place until the new ones are complete (then each is renamed in)
-            running = out / f".{name}.running.ipynb"
+            running = Path(private) / f"{name}.running.ipynb"
             failed_path = out / f"{name}.failed.ipynb"
             log(f"[{i}/{len(jobs)}] {name}: running {job.notebook.path}")
             started = datetime.now(UTC)
@@ -398,7 +406,8 @@ def run(
                 log(f"[{i}/{len(jobs)}] {name}: FAILED after {seconds:.1f} s"
                     + (" (the previous page is kept)" if html_path.exists() else ""))
                 results.append(Result(name, False, failed_path if kept else None, None, seconds,
-                                      message=message))
+                                      message=message,
+                                      bad_input=getattr(exc, "ename", "") == "InputError"))
                 continue
             seconds = time.perf_counter() - t0
             prov = collect(

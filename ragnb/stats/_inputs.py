@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ragnb.errors import InputError
+from ragnb.vocab import out_of_range
 
 #: Label given to queries whose stratum is missing or NaN.
 
@@ -158,8 +159,14 @@ def check_seed(seed) -> int:
 
 
 def check_positive_int(value, name: str) -> int:
+    """A positive integer, within :data:`ragnb.vocab.RANGES` ``[name]`` when bounded there
+    (``resamples``: the bound every surface shares).
+    """
     if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
         raise InputError(f"`{name}` must be a positive integer, got {value!r}", source=name)
+    problem = out_of_range(name, int(value))
+    if problem:
+        raise InputError(f"`{name}` {problem}", source=name)
     return int(value)
 
 

@@ -267,6 +267,26 @@ def row_figures(d: np.ndarray, *, reps: np.ndarray, delta: float, tol: float, ci
     }  # fmt: skip
 
 
+#: Strata of one query beyond which a stratification is refused when they are also
+#: most of its strata (an id column, not a grouping).
+MAX_SINGLE_QUERY_STRATA = 20
+
+
+def _refuse_id_like(labels: np.ndarray) -> None:
+    """Refuse labels that make most strata a single query (e.g. one stratum per query id).
+
+    A stratum of one query has no variance to resample: its row would be refused
+    anyway, and thousands of them cost seconds each thousand for nothing.
+    """
+    _, sizes = np.unique(labels.astype(str), return_counts=True)
+    single = int((sizes == 1).sum())
+    if single > MAX_SINGLE_QUERY_STRATA and 2 * single > len(sizes):
+        raise InputError(
+            f"{single:,} of the {len(sizes):,} strata hold one query: strata of one query "
+            "cannot be bootstrapped; choose a coarser column or group its values in a spec",
+            source="strata")
+
+
 def stratified_bootstrap(
     baseline,
     challenger,
@@ -317,6 +337,7 @@ def stratified_bootstrap(
     labels, extra = _inputs.stratum_labels(strata, pair.query_ids)
     if any(str(label) == POOLED for label in labels):
         raise InputError(f"a stratum may not be called {POOLED!r}", source="strata")
+    _refuse_id_like(labels)
     d_all = pair.challenger - pair.baseline
     big_n = d_all.size
     fixed_q = _fixed_mask(fixed, pair.query_ids, d_all)

@@ -93,19 +93,42 @@ example (every key is optional except ``test_sets``)::
 
 :func:`parse_manifest` is the one place these keys are checked; every error
 names the manifest and the key (``[test_sets.golden] path``).
+
+A manifest is untrusted input (one from a pull request may be written by
+anyone), so every value is checked here before any notebook sees it: types,
+ranges (:data:`ragnb.vocab.RANGES`: ``[report] k``, ``[health] answer_grade``),
+metric names, and paths. A path must name a regular file (or the ledger's
+folder): a FIFO, a device, a NUL, a path over :data:`MAX_PATH_CHARS`
+characters or a path into :data:`SYSTEM_FOLDERS` (``/proc/self/environ``,
+``/dev/zero``, also through a symlink) is refused by key, before anything is
+read. Globs match at most :data:`MAX_GLOB_FILES` files, and a recursive one
+(``**``) must start inside the workspace (``/**/*.jsonl`` would walk ``/``).
+The manifest itself is read up to :data:`MAX_MANIFEST_BYTES`, and nesting too
+deep for the TOML parser is one error.
 """
 from __future__ import annotations
 
+import os
+import stat
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, overload
 
 from ragnb.errors import InputError
-from ragnb.vocab import EXTRA, MISSING, ORDERS
+from ragnb.vocab import EXTRA, MISSING, ORDERS, out_of_range
 
 #: File name of a workspace manifest.
 MANIFEST_NAME = "ragnb.toml"
+#: Largest manifest read, in bytes (a manifest is a page of text).
+MAX_MANIFEST_BYTES = 1 << 20
+#: Longest path a manifest may give, in characters (Linux's PATH_MAX).
+MAX_PATH_CHARS = 4096
+#: Most files one glob may match (and the walk stops there).
+MAX_GLOB_FILES = 10_000
+#: Folders of the running system, never evaluation data: a path into one is refused
+#: (``/proc/self/environ`` would otherwise be read, and quoted in an error).
+SYSTEM_FOLDERS = ("/proc", "/sys", "/dev")
 ROLES = ("golden", "production", "confirmation", "other")
 
 #: Keys of ``[report]`` (and ``[report.<slug>]``): name -> (type, help).
@@ -331,6 +354,27 @@ class _Checker:
             raise self.fail(f"{where}{key}", f"must be one of {', '.join(choices)}; got {value!r}")
         return value
 
+    def number(self, data: dict, key: str, where: str, kind: type = int):
+        """An int (or a float, ``kind`` float) within :data:`ragnb.vocab.RANGES`."""
+        value = data[key]
+        kinds = (int,) if kind is int else (int, float)
+        if isinstance(value, bool) or not isinstance(value, kinds):
+            what = "an integer" if kind is int else "a number"
+            raise self.fail(f"{where}{key}", f"must be {what}, got {value!r}")
+        problem = out_of_range(key, value)
+        if problem:
+            raise self.fail(f"{where}{key}", problem)
+        return value
+
+    def metric(self, text: str, key: str) -> None:
+        """A metric name the registry reads (``ndcg@10(gain=)`` is not one)."""
+        from ragnb.metrics.registry import parse_metric
+
+        try:
+            parse_metric(text)
+        except InputError as exc:
+            raise self.fail(key, f"not a metric: {exc.problem}") from None
+
     @overload
     def file(self, data: dict, key: str, where: str, *, required: Literal[True],
              kind: str = "file") -> Path: ...
@@ -348,25 +392,65 @@ class _Checker:
         value = self.text(data, key, where)
         if not value:
             raise self.fail(f"{where}{key}", "is empty")
-        path = self.resolve(value)
-        ok = path.is_dir() if kind == "dir" else path.is_file()
+        path = self.resolve(value, f"{where}{key}")
+        try:
+            mode = path.stat().st_mode
+        except OSError:
+            raise self.fail(f"{where}{key}", f"no such {kind}: {path}") from None
+        ok = stat.S_ISDIR(mode) if kind == "dir" else stat.S_ISREG(mode)
         if not ok:
-            raise self.fail(f"{where}{key}", f"no such {kind}: {path}")
+            what = "a folder" if kind == "dir" else "a regular file"
+            raise self.fail(f"{where}{key}", f"not {what}: {path}")
         return path
 
-    def resolve(self, value: str) -> Path:
-        path = Path(value).expanduser()
-        return (path if path.is_absolute() else self.root / path).resolve()
+    def resolve(self, value: str, key: str) -> Path:
+        """``value`` as an absolute path with symlinks resolved; a NUL, an overlong path
+        or a path into :data:`SYSTEM_FOLDERS` is an error naming ``key``.
+        """
+        if "\0" in value:
+            raise self.fail(key, "a path may not hold a NUL character")
+        if len(value) > MAX_PATH_CHARS or any(len(p) > 255 for p in value.split("/")):
+            raise self.fail(key, f"the path is longer than {MAX_PATH_CHARS:,} characters "
+                                 "(or a part of it than 255)")
+        try:
+            path = Path(value).expanduser()
+            path = (path if path.is_absolute() else self.root / path).resolve()
+        except (OSError, RuntimeError, ValueError) as exc:
+            raise self.fail(key, f"cannot resolve the path ({exc})") from None
+        text = str(path)
+        for system in SYSTEM_FOLDERS:
+            if text == system or text.startswith(system + "/"):
+                raise self.fail(key, f"{path} is in {system}, which holds no evaluation data")
+        return path
 
     def glob(self, pattern: str, key: str) -> list[Path]:
-        path = Path(pattern).expanduser()
-        base = path if path.is_absolute() else self.root / path
-        parts = base.parts
+        """The regular files ``pattern`` matches, sorted; bounded (module docstring)."""
+        path = Path(pattern)
+        parts = path.parts
         first = next((i for i, p in enumerate(parts) if any(c in p for c in "*?[")), None)
         if first is None:
-            return [base.resolve()] if base.is_file() else []
-        anchor = Path(*parts[:first])
-        return sorted(p.resolve() for p in anchor.glob(str(Path(*parts[first:]))) if p.is_file())
+            base = self.resolve(pattern, key)
+            return [base] if base.is_file() else []
+        anchor = self.resolve(str(Path(*parts[:first])) if first else ".", key)
+        rest = str(Path(*parts[first:]))
+        if "**" in rest and not f"{anchor}/".startswith(f"{self.root}/"):
+            raise self.fail(key, f"a recursive glob (**) must stay inside the workspace "
+                                 f"({self.root}); {pattern!r} starts at {anchor}")
+        found: list[Path] = []
+        try:
+            for p in anchor.glob(rest):
+                if len(found) >= MAX_GLOB_FILES:
+                    raise self.fail(key, f"{pattern!r} matches more than {MAX_GLOB_FILES:,} "
+                                         "files")
+                real = os.path.realpath(p)
+                if real.startswith(tuple(f"{s}/" for s in SYSTEM_FOLDERS)):
+                    raise self.fail(key, f"{real} is in a system folder, which holds no "
+                                         "evaluation data")
+                if os.path.isfile(real):
+                    found.append(Path(real))
+        except (OSError, ValueError) as exc:
+            raise self.fail(key, f"cannot list {pattern!r} ({exc})") from None
+        return sorted(found)
 
 
 def config_name(path: Path) -> str:
@@ -506,9 +590,19 @@ def parse_manifest(path: str | Path) -> Manifest:
         raise InputError("no workspace manifest here (make one with `ragnb init`)", source=path)
     path = path.resolve()
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_MANIFEST_BYTES + 1)
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", source=path) from None
+    if len(raw) > MAX_MANIFEST_BYTES:
+        raise InputError(f"larger than {MAX_MANIFEST_BYTES:,} bytes: not a manifest",
+                         source=path)
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise InputError(f"not valid TOML ({exc})", source=path) from None
+    except RecursionError:
+        raise InputError("not valid TOML (nested too deeply)", source=path) from None
     check = _Checker(path)
     check.known(data, ("workspace", "test_sets", "rounds", "labels", "codetasks", "health",
                        "display_names", "report", "gains", "gate", "watch"), "")
@@ -572,8 +666,20 @@ def parse_manifest(path: str | Path) -> Manifest:
     for k in ("old_version", "holdout_run"):
         if k in health:
             health[k] = check.file(health, k, "health.")
-    if "declared_sources" in health and not isinstance(health["declared_sources"], dict):
-        raise check.fail("health.declared_sources", "must be a table source -> share")
+    for k in ("test_set", "holdout_split", "bucket_column"):
+        if k in health:
+            check.text(health, k, "health.")
+    if "answer_grade" in health:
+        health["answer_grade"] = check.number(health, "answer_grade", "health.", int)
+    if "declared_sources" in health:
+        sources = health["declared_sources"]
+        if not isinstance(sources, dict) or not sources:
+            raise check.fail("health.declared_sources", "must be a table source -> share")
+        for name, share in sources.items():
+            if isinstance(share, bool) or not isinstance(share, (int, float)) \
+                    or not 0 <= share <= 1:
+                raise check.fail(f"health.declared_sources.{name}",
+                                 f"must be a share in [0, 1], got {share!r}")
 
     names = check.table(data, "display_names", "")
     for config, shown in names.items():
@@ -590,8 +696,14 @@ def parse_manifest(path: str | Path) -> Manifest:
             if not isinstance(v, kind) or isinstance(v, bool):
                 raise check.fail(f"{where}{k}", f"must be a {getattr(kind, '__name__', kind)}, "
                                                 f"got {v!r}")
+            if kind is int:
+                check.number(values, k, where, int)
+            if isinstance(v, list) and not all(isinstance(c, str) and c for c in v):
+                raise check.fail(f"{where}{k}", "must be a list of names")
             if k == "spec":
                 values[k] = check.file(values, k, where)
+            if k == "metric" and isinstance(v, str):
+                check.metric(v, f"{where}{k}")
 
     gate = _gate(check, data) if "gate" in data else None
     watch = _watch(check, data) if "watch" in data else None
@@ -601,7 +713,7 @@ def parse_manifest(path: str | Path) -> Manifest:
     refs += [(f"{w}test_set", v.get("test_set")) for w, v in
              [("report.", report)] + [(f"report.{k}.", v) for k, v in per_notebook.items()]]
     refs += [("gate.split", gate and gate.split), ("watch.split", watch and watch.split)]
-    for key, value in refs:
+    for key, value in refs:  # each a string, checked above
         if value and value not in test_sets:
             raise check.fail(key, f"no test set {value!r}; test sets: {', '.join(test_sets)}")
     return Manifest(

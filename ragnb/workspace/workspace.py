@@ -9,7 +9,9 @@ exactly the files its figures come from (:meth:`Workspace.files_read`).
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,9 @@ from ragnb.io import as_run, as_test_set, read_strata
 from ragnb.io.run import Order, Run
 from ragnb.io.testset import TestSet
 from ragnb.workspace.manifest import MANIFEST_NAME, Manifest, StrataEntry, parse_manifest
+
+#: A quoted value in an error message (``'...'`` or ``"..."``, escapes allowed).
+_QUOTED = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"")
 
 Source = Any  # a path, a DataFrame, a dict, a TestSet or a Run
 
@@ -104,6 +109,25 @@ class Workspace:
         """The test set with ``role`` (golden, production, confirmation), or None."""
         return next((n for n, e in self.manifest.test_sets.items() if e.role == role), None)
 
+    @contextmanager
+    def _quiet_outside(self, source: Source) -> Iterator[None]:
+        """Errors reading a file outside the workspace's folder quote none of its text.
+
+        A manifest is untrusted input: one naming a file elsewhere on the machine
+        must not turn a read error into a way of printing that file's lines.
+        """
+        try:
+            yield
+        except InputError as exc:
+            if not isinstance(source, (str, Path)) or str(source) == "-":
+                raise
+            path = Path(source).resolve()
+            if path == self.root or self.root in path.parents:
+                raise
+            problem = _QUOTED.sub("'...'", exc.problem)
+            raise InputError(f"{problem} (text not quoted: the file is outside the workspace)",
+                             source=exc.source, line=exc.line, key=exc.key) from None
+
     def _remember(self, source: Source) -> None:
         if isinstance(source, (str, Path)):
             path = Path(source).resolve()
@@ -117,7 +141,8 @@ class Workspace:
         if name not in self._test_sets:
             source = self._sources[name]
             entry = self.manifest.test_sets[name]
-            test_set = as_test_set(source, name=name, format=entry.format)
+            with self._quiet_outside(source):
+                test_set = as_test_set(source, name=name, format=entry.format)
             self._remember(source)
             if entry.queries is not None:  # one split or fold of a larger file
                 from ragnb.io.query_lists import read_query_ids
@@ -155,7 +180,9 @@ class Workspace:
                              key=f"test_sets.{name}.runs")
         if (name, config) not in self._runs:
             self._admit(name, [config])
-            self._runs[name, config] = as_run(sources[config], name=config, order=self.run_order)
+            with self._quiet_outside(sources[config]):
+                self._runs[name, config] = as_run(sources[config], name=config,
+                                                  order=self.run_order)
             self._remember(sources[config])
         return self._runs[name, config]
 
@@ -243,7 +270,8 @@ class Workspace:
         if entry is None:
             return None
         self._remember(entry.path)
-        return read_strata(entry.path, key=entry.key, columns=entry.columns or None)
+        with self._quiet_outside(entry.path):
+            return read_strata(entry.path, key=entry.key, columns=entry.columns or None)
 
     def comparison(self, name: str, configs: Sequence[str]):
         """What a stratified breakdown reads (:class:`ragnb.strata.Comparison`): the test

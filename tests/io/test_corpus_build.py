@@ -38,7 +38,7 @@ def test_extra_columns_are_kept_and_ids_normalised():
 
 
 @pytest.mark.parametrize("rows, message, line", [
-    ([("p1", "v1"), ("p1", "v2")], r"passage 'p1' appears more than once \(lines \[1, 2\]\)", 2),
+    ([("p1", "v1"), ("p1", "v2")], r"passage 'p1' appears more than once \(lines 1, 2\)", 2),
     ([("p1", "v1"), ("", "v2")], "empty passage_id", 2),
     ([("p1", "v1"), ("p2", None)], "passage 'p2' has no doc_version", 2),
     ([("p1", "v1"), ("p2", "2026-01-01")], "does not follow the build's number versions", 2),

@@ -195,3 +195,37 @@ def test_unknown_parameter_suggests_the_close_name(tmp_path):
     err = unknown_parameter("alpah", params, source="01-fit")
     assert "did you mean `alpha`?" in str(err) and str(err).startswith("01-fit [alpah]")
     assert "did you mean" not in str(unknown_parameter("zzz", params, source="01-fit"))
+
+
+def test_notebook_parameters_share_the_command_line_bounds(tmp_path):
+    # issue 27, item 5: `ragnb report 03-strata -p resamples=1000000000` ran until killed
+    from ragnb.cli._options import OPTIONS
+    from ragnb.vocab import RANGES
+
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell(
+        "resamples: int = 10000  # resamples\nseed: int = 1  # seed\n"
+        "holdout_share: float = 0.2  # share\nanswer_grade: int = 2  # grade")
+    cell.metadata["tags"] = ["parameters"]
+    nb.cells = [cell]
+    nb.metadata.kernelspec = {"name": "python3", "display_name": "Python 3",
+                              "language": "python"}
+    nbformat.write(nb, tmp_path / "03-x.ipynb")
+    params = read_parameters(tmp_path / "03-x.ipynb")
+    with pytest.raises(InputError, match=r"03-x \[resamples\]: parameter `resamples` must be "
+                                         r"in \[1, 100,000\] \(bootstrap resamples\), got "
+                                         "1000000000"):
+        resolve_value(params["resamples"], "1000000000", source="03-x")
+    for name, bad in [("seed", -1), ("holdout_share", float("nan")), ("holdout_share", 1.5),
+                      ("answer_grade", 101)]:
+        with pytest.raises(InputError, match=f"parameter `{name}` must be in"):
+            resolve_value(params[name], bad, source="03-x")
+    assert resolve_value(params["resamples"], "100000", source="03-x") == 100_000
+    # the command line's options take their bounds from the same table
+    for name in ("resamples", "seed", "k", "upper_grade", "top_grade"):
+        parse = OPTIONS[name][1]["type"]
+        lo, hi, _ = RANGES[name]
+        assert parse(str(hi)) == hi and parse(str(lo)) == lo
+        for outside in (hi + 1, lo - 1):
+            with pytest.raises(Exception, match="is outside"):
+                parse(str(outside))

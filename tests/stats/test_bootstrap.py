@@ -259,3 +259,10 @@ def test_describe_and_to_dict():
     assert {"delta", "ci_low", "ci_high", "se", "p_value", "n", "resamples", "seed", "method",
             "mde", "dropped", "path", "p_value_bootstrap", "se_bootstrap", "p_method",
             "note"} <= d.keys()  # fmt: skip
+
+
+def test_resamples_share_the_bound_of_every_surface():
+    # issue 27, item 5: the Python API refuses what the command line and reports refuse
+    base, chal = np.zeros(30), np.linspace(0, 0.3, 30)
+    with pytest.raises(InputError, match=r"`resamples` must be in \[1, 100,000\]"):
+        paired_bootstrap(base, chal, resamples=100_001)

@@ -241,3 +241,22 @@ def test_one_stratum_pooled_row_equals_the_stratum_row(method):
     assert t.iloc[0][cols].tolist() == pytest.approx(t.iloc[1][cols].tolist(), abs=1e-15)
     # the sign-flip p of the two rows uses two seeds: equal within Monte Carlo error
     assert t.iloc[0]["p_value"] == pytest.approx(t.iloc[1]["p_value"], abs=0.03)
+
+
+def test_strata_of_one_query_each_are_refused_with_the_reason():
+    # issue 27, item 5: one stratum per query took 21 s for 16,000 queries; a stratum of
+    # one query has no variance to resample, so such a column is refused at once
+    rng = np.random.default_rng(27)
+    ids = [f"q{i}" for i in range(16_000)]
+    base = pd.Series(rng.random(16_000), index=ids)
+    chal = pd.Series(rng.random(16_000), index=ids)
+    with pytest.raises(InputError, match="16,000 of the 16,000 strata hold one query: strata "
+                                         "of one query cannot be bootstrapped"):
+        stratified_bootstrap(base, chal, pd.Series(ids, index=ids), resamples=100)
+    # 21 singletons in 41 strata: most strata are one query, refused; 20 are allowed
+    labels = pd.Series([f"s{i}" if i < 21 else f"g{i % 20}" for i in range(421)],
+                       index=ids[:421])
+    with pytest.raises(InputError, match="21 of the 41 strata hold one query"):
+        stratified_bootstrap(base[:421], chal[:421], labels, resamples=100)
+    r = stratified_bootstrap(base[1:421], chal[1:421], labels[1:], resamples=100)
+    assert (r.table["n"] == 1).sum() == 20
