@@ -55,7 +55,10 @@ def _neutral_column(column: pd.Series) -> pd.Series:
     (the first characters are compared at once), so a large table stays fast.
     """
     values = column.astype(object)
-    first = values.str[:1]  # NaN for cells that are not text
+    try:
+        first = values.str[:1]  # NaN for cells that are not text
+    except AttributeError:  # an object column holding no text at all (e.g. ints and None)
+        return values
     at = first.isin(FORMULA_START).to_numpy(bool)
     if not at.any():
         return values

@@ -148,3 +148,15 @@ def test_machine_formats_keep_values_exact(hostile_inputs):
     assert code == 0, err
     back = pd.read_csv(d / "t.csv", dtype=str)
     assert set(HOSTILE[:4]) <= set(back["query_id"])
+
+
+def test_an_object_column_without_text_is_left_alone():
+    """Found merging issue 27 with the ledger's split table: an object column of integers
+    and None (selections_against of splits, some unknown) made ``.str`` raise."""
+    import pandas as pd
+
+    from ragnb.spreadsheet import people_csv
+
+    df = pd.DataFrame({"split": ["=golden", "production"],
+                       "selections_against": pd.Series([40, None], dtype=object)})
+    assert people_csv(df, index=False) == "split,selections_against\n'=golden,40\nproduction,\n"
