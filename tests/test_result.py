@@ -209,12 +209,13 @@ def test_every_analysis_result_has_the_one_shape():
     import ragnb.ledger  # noqa: F401
     import ragnb.strata  # noqa: F401
     import ragnb.trajectory  # noqa: F401
+    import ragnb.watch  # noqa: F401
     from ragnb.result import ADAPTERS, Analysis
 
     assert sorted(k.__name__ for k in ADAPTERS) == [
         "Bounds", "Breakdown", "Coverage", "DuplicateGroups", "FourCell", "HealthReview",
         "HoldoutCheck", "KeepVerdict", "SplitUse", "Staleness", "TaskRecall", "ThreeWay",
-        "Trajectory", "VersionDiff"]
+        "Trajectory", "VersionDiff", "Watch"]
     for kind in ADAPTERS:
         assert issubclass(kind, Analysis), kind
         # `table` is data wherever it exists; the formatted table is `display_table`

@@ -206,10 +206,15 @@ def _figure(root, m, args):
     """
     if not m.selections_against:
         return None
+    from ragnb.ledger.ledger import LedgerIntegrityError
+    from ragnb.stats import split_inflation
     from ragnb.workspace.inflation import ledger_inflation
 
-    return ledger_inflation(root, m, args.metric or "ndcg@10", se=args.se,
-                            se_source="--se, the SE of a paired difference on the split")
+    source = "--se, the SE of a paired difference on the split"
+    try:
+        return ledger_inflation(root, m, args.metric or "ndcg@10", se=args.se, se_source=source)
+    except LedgerIntegrityError:  # shown under its warning: no workspace scoring on such a log
+        return split_inflation(m.name, m.selections_against, se=args.se, se_source=source)
 
 
 class _Printer:

@@ -179,7 +179,7 @@ def scaffold(
     # first pass: check every key and read every file
     write_atomic(manifest, text)
     try:
-        ws = open_workspace(manifest)
+        ws = open_workspace(manifest, trusted_paths=True)
         found, outside, lacking = _read_all(ws)
     except Exception:
         manifest.unlink(missing_ok=True)
@@ -224,7 +224,7 @@ def scaffold(
             found.append(f"  free text, never strata: {', '.join(choice.free_text)}")
     write_atomic(manifest, "\n".join(lines) + "\n")
     try:
-        ws = open_workspace(manifest)
+        ws = open_workspace(manifest, trusted_paths=True)
     except Exception:
         manifest.unlink(missing_ok=True)
         raise

@@ -43,6 +43,9 @@ class Workspace:
         self._strata_frames: dict[str, pd.DataFrame] = {}  # given in memory (from_data)
         self._split_manifests: dict[str, object] = {}
         self._admitted: set[tuple[str, str]] = set()
+        #: Quote file text in read errors wherever the file is: True only for a manifest
+        #: written in this process from paths the user gave (``ragnb init``).
+        self.trusted_paths = False
 
     # ------------------------------------------------------------- building
     @classmethod
@@ -119,7 +122,7 @@ class Workspace:
         try:
             yield
         except InputError as exc:
-            if not isinstance(source, (str, Path)) or str(source) == "-":
+            if self.trusted_paths or not isinstance(source, (str, Path)) or str(source) == "-":
                 raise
             path = Path(source).resolve()
             if path == self.root or self.root in path.parents:
@@ -404,11 +407,14 @@ class Workspace:
                 f"manifest {self.manifest.path})")
 
 
-def open_workspace(path: str | Path | Workspace = "") -> Workspace:
+def open_workspace(path: str | Path | Workspace = "", *, trusted_paths: bool = False
+                   ) -> Workspace:
     """The workspace of a manifest (a ``ragnb.toml`` or the folder holding one).
 
     ``""`` (every notebook's default) is :func:`ragnb.workspace.default.default_workspace`:
-    ``$RAGNB_WORKSPACE``, else the bundled demo.
+    ``$RAGNB_WORKSPACE``, else the bundled demo. ``trusted_paths``: the manifest was just
+    written from paths the user typed (``ragnb init``), so read errors quote file text
+    wherever the file is; a manifest read from disk is untrusted input and does not.
     """
     if isinstance(path, Workspace):
         return path
@@ -416,4 +422,6 @@ def open_workspace(path: str | Path | Workspace = "") -> Workspace:
         from ragnb.workspace.default import default_workspace
 
         path = default_workspace()
-    return Workspace(parse_manifest(path))
+    ws = Workspace(parse_manifest(path))
+    ws.trusted_paths = trusted_paths
+    return ws
