@@ -11,9 +11,11 @@ DESCRIPTION = """\
 Two actions:
 
   mine   one task per merged change on the first-parent history of --branch (merge
-         commits, diffed against their first parent; --every-commit for squash-merge
-         repositories). Edit set = changed files that exist in the parent, minus
-         vendored, lock and generated files; task text = the description with file
+         commits and squash-merged pull requests titled '... (#N)', diffed against their
+         first parent; --every-commit: every commit; a folder inside the repository
+         stands for the whole repository; a shallow clone or nothing to mine warns).
+         Edit set = changed files that exist in the parent, minus vendored, lock and
+         generated files; task text = the description with file
          paths and changed symbol names stripped; read set (names the change imports,
          identifiers in the description's code, stack-trace files) and callers of
          changed signatures resolved from the parent tree's syntax, each saying how.
@@ -46,7 +48,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     a.add_argument("--repo", metavar="DIR", help="the local git repository")
     a.add_argument("--branch", default="main", help="the mainline branch (default main)")
     a.add_argument("--every-commit", action="store_true",
-                   help="every mainline commit is a change (squash-merge repositories)")
+                   help="every mainline commit is a change, not only merges and squash merges")
+    a.add_argument("--no-squash", action="store_true",
+                   help="leave out squash-merged pull requests (commits titled '... (#N)')")
     a.add_argument("--exclude", action="append", default=None, metavar="PATTERN",
                    help="a vendored/lock/generated pattern, added to the defaults (repeatable; "
                         "fnmatch on path and name; 'dir/' = a folder anywhere)")
@@ -98,7 +102,8 @@ def _mine(args) -> int:
     _need(args, "--repo")
     exclude = (() if args.no_default_excludes else DEFAULT_EXCLUDE) + tuple(args.exclude or ())
     bots = (() if args.no_default_bots else DEFAULT_BOTS) + tuple(args.bot or ())
-    mined = mine_tasks(args.repo, args.branch, every_commit=args.every_commit, exclude=exclude,
+    mined = mine_tasks(args.repo, args.branch, every_commit=args.every_commit,
+                       squash=not args.no_squash, exclude=exclude,
                        bots=bots,
                        min_files=args.min_files, max_files=args.max_files,
                        min_words=args.min_words)
@@ -108,7 +113,8 @@ def _mine(args) -> int:
     kept = mined.kept
     header = [f"{len(mined.tasks)} changes mined from {args.branch} "
               f"({mined.options.head[:12]}), {len(kept)} kept"
-              + (f"; written to {args.out}" if args.out else "")]
+              + (f"; written to {args.out}" if args.out else ""),
+              *(f"warning: {w}" for w in mined.warnings)]
     emit(table, args.format, None, header)
     if args.format == "table" and len(kept):
         emit(set_sizes(kept), "table", None, ["", "Set sizes over the kept tasks"])

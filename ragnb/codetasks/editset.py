@@ -117,15 +117,15 @@ def attribute_excludes(text: str | None) -> tuple[str, ...]:
 
 
 def exclude_pathspecs(patterns: Sequence[str]) -> list[str]:
-    """Git pathspecs that leave ``patterns`` out of a ``git log -p`` (its output stays small)."""
+    """Git pathspecs that leave ``patterns`` out of a ``git log -p`` (from the top level)."""
     specs = []
     for p in patterns:
         if p.endswith("/"):
-            specs.append(f":(exclude,glob)**/{p}**")
+            specs.append(f":(exclude,glob,top)**/{p}**")
         elif "/" in p:
-            specs.append(f":(exclude,glob){p}")
+            specs.append(f":(exclude,glob,top){p}")
         else:
-            specs.append(f":(exclude,glob)**/{p}")
+            specs.append(f":(exclude,glob,top)**/{p}")
     return specs
 
 

@@ -1,9 +1,11 @@
 """Mining tasks from a local git repository: one task per merged change on the mainline.
 
 The mainline is the first-parent history of a branch. Each merge commit on it
-is one change, diffed against its first parent; with ``every_commit=True``
-(squash-merge repositories) every mainline commit is one (the root commit,
-which has no parent, never is). The first parent is what a retriever must
+is one change, diffed against its first parent, and so is each squash-merged
+pull request (a commit whose title ends ``(#123)``; ``squash=False`` leaves
+them out); with ``every_commit=True`` every mainline commit is one (the root
+commit, which has no parent, never is). A shallow clone, or a history with
+nothing to mine, gives a warning (:attr:`Mined.warnings`). The first parent is what a retriever must
 index: a repository that already holds the change leaks the answer (seed 002).
 
 Per change (see the modules named for each part):
@@ -33,9 +35,10 @@ table with the filters it fails, so nothing is dropped silently
     ``bots``);
 ``revert``
     the change is a revert (its title starts with ``Revert "`` or one of its
-    commits says ``This reverts commit``);
+    commits says ``This reverts commit`` of a commit the change did not bring
+    in: a pull request reverting its own work in progress is no revert);
 ``reverted``
-    a later commit on the branch reverts it (names one of its commits);
+    a commit outside the change reverts one of its commits;
 ``changelog_only``, ``docs_only``
     every file it changed is a changelog / documentation
     (:mod:`ragnb.codetasks.kinds`);
@@ -105,6 +108,7 @@ class MineOptions:
 
     branch: str = "main"
     every_commit: bool = False
+    squash: bool = True
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
     bots: tuple[str, ...] = DEFAULT_BOTS
     min_files: int = 1
@@ -136,10 +140,14 @@ class Mined:
         One row per mined change (:data:`TASK_COLUMNS`), oldest first; ``failed``
         lists the filters a change fails, ``kept`` is true when it fails none.
     options : MineOptions
+    warnings : tuple of str
+        What a user must see about the history mined (a shallow clone, nothing
+        to mine).
     """
 
     tasks: pd.DataFrame
     options: MineOptions = field(default_factory=MineOptions)
+    warnings: tuple[str, ...] = ()
 
     @property
     def kept(self) -> pd.DataFrame:
@@ -147,10 +155,50 @@ class Mined:
         return self.tasks[self.tasks["kept"]].reset_index(drop=True)
 
 
-def _is_revert(message: str, branch_messages: Sequence[str]) -> bool:
+#: A squash-merged pull request: a first-parent commit whose title ends ``(#123)``.
+SQUASH_TITLE = re.compile(r"\(#\d+\)\s*$")
+
+
+def is_squash_merge(message: str) -> bool:
+    r"""Whether a (non-merge) mainline commit's title names a pull request: ``Fix x (#123)``.
+
+    Examples
+    --------
+    >>> is_squash_merge("Fix redirects (#6012)\n\n* first commit"), is_squash_merge("Fix (#1) x")
+    (True, False)
+    """
+    return bool(SQUASH_TITLE.search(message.strip().partition("\n")[0]))
+
+
+def _reverted_by(commits: dict[str, CommitInfo]) -> dict[str, set[str]]:
+    """Sha prefix named by a ``This reverts commit`` line -> the commits that say it."""
+    found: dict[str, set[str]] = {}
+    for c in commits.values():
+        for ref in _REVERTS.findall(c.message):
+            found.setdefault(ref, set()).add(c.sha)
+    return found
+
+
+def _is_revert(message: str, branch: Sequence[CommitInfo], own: set[str]) -> bool:
+    """A revert: titled ``Revert "``, or a commit of it reverts a commit it did not bring.
+
+    A pull request reverting its own work-in-progress commit (both on its
+    branch) is not a revert.
+    """
     title = split_title(description(message))[0]
-    return title.startswith('Revert "') or any(_REVERTS.search(m) for m in
-                                               (message, *branch_messages))
+    if title.startswith('Revert "'):
+        return True
+    for c in branch:
+        for ref in _REVERTS.findall(c.message):
+            if not any(o.startswith(ref) for o in own):
+                return True
+    return False
+
+
+def _is_reverted(own: set[str], reverted_by: dict[str, set[str]]) -> bool:
+    """Whether a commit outside ``own`` reverts one of ``own`` (a later change undoes it)."""
+    return any(o.startswith(ref) and not (by <= own)
+               for ref, by in reverted_by.items() for o in own)
 
 
 def branch_commits(commits: dict[str, CommitInfo], mainline: Sequence[str]) -> dict[str, list[str]]:
@@ -176,7 +224,8 @@ def branch_commits(commits: dict[str, CommitInfo], mainline: Sequence[str]) -> d
 
 
 def mine_tasks(repo: str | Path | Repo, branch: str = "main", *, every_commit: bool = False,
-               exclude: Sequence[str] = DEFAULT_EXCLUDE, bots: Sequence[str] = DEFAULT_BOTS,
+               squash: bool = True, exclude: Sequence[str] = DEFAULT_EXCLUDE,
+               bots: Sequence[str] = DEFAULT_BOTS,
                min_files: int = 1, max_files: int = 15, min_words: int = 3,
                progress: bool | None = None) -> Mined:
     """One task per merged change on the first-parent history of ``branch``.
@@ -188,8 +237,10 @@ def mine_tasks(repo: str | Path | Repo, branch: str = "main", *, every_commit: b
     branch : str
         The mainline branch (any revision git accepts).
     every_commit : bool
-        Every mainline commit is a change (squash-merge repositories), not only
-        merge commits.
+        Every mainline commit is a change, not only merges and squash merges.
+    squash : bool
+        A mainline commit whose title names a pull request (``Fix x (#123)``,
+        GitHub's squash merge) is a change (kind ``squash``), as a merge is.
     exclude : sequence of str
         Vendored / lock / generated patterns (:mod:`ragnb.codetasks.editset`).
     bots : sequence of str
@@ -205,7 +256,8 @@ def mine_tasks(repo: str | Path | Repo, branch: str = "main", *, every_commit: b
     """
     repo = repo if isinstance(repo, Repo) else Repo(repo)
     head = repo.resolve(branch)
-    options = MineOptions(branch, bool(every_commit), tuple(exclude), tuple(bots), min_files,
+    options = MineOptions(branch, bool(every_commit), bool(squash), tuple(exclude), tuple(bots),
+                          min_files,
                           max_files, min_words, head).check()
     commits = history(repo, head)
     mainline = []
@@ -216,10 +268,12 @@ def mine_tasks(repo: str | Path | Repo, branch: str = "main", *, every_commit: b
     mainline.reverse()
     changes = mainline_changes(repo, head)
     patches = mainline_patches(repo, head, exclude_pathspecs(options.exclude))
-    reverted_refs = {ref for c in commits.values() for ref in _REVERTS.findall(c.message)}
+    reverted_refs = _reverted_by(commits)
     own = branch_commits(commits, mainline)
     chosen = [s for s in mainline if commits[s].parents
-              and (len(commits[s].parents) > 1 or options.every_commit)]
+              and (len(commits[s].parents) > 1 or options.every_commit
+                   or (options.squash and is_squash_merge(commits[s].message)))]
+    warnings = _warnings(repo, options, chosen, mainline, commits)
     rows = []
     show = sys.stderr.isatty() if progress is None else progress
     with ObjectReader(repo) as objects:
@@ -230,12 +284,31 @@ def mine_tasks(repo: str | Path | Repo, branch: str = "main", *, every_commit: b
                                   changes.get(sha, []), patches.get(sha, ""), objects, blobs,
                                   options, reverted_refs))
     tasks = pd.DataFrame(rows, columns=TASK_COLUMNS)
-    return Mined(tasks, options)
+    return Mined(tasks, options, tuple(warnings))
+
+
+def _warnings(repo: Repo, options: MineOptions, chosen: Sequence[str], mainline: Sequence[str],
+              commits: dict[str, CommitInfo]) -> list[str]:
+    """What a user must know about the history mined: shallow, nothing to mine."""
+    found = []
+    if repo.shallow:
+        found.append("the clone is shallow: its history stops at grafted commits, so changes "
+                     "before them are missing and branch authors and revert flags can be "
+                     "wrong; fetch the full history (git fetch --unshallow)")
+    if not chosen:
+        singles = sum(1 for s in mainline if len(commits[s].parents) == 1)
+        what = ("no commit with a parent" if options.every_commit else
+                "no merge commit and no squash-merged pull request (title ending '(#N)')")
+        hint = (f"; its {singles} single-parent commit(s) are changes with --every-commit"
+                if singles and not options.every_commit else "")
+        found.append(f"nothing to mine on the first-parent history of {options.branch}: "
+                     f"{what}{hint}")
+    return found
 
 
 def _mine_one(sha: str, commits: dict[str, CommitInfo], own: list[str],
               changed: list[tuple[str, str]], patch: str, objects: ObjectReader, blobs: Blobs,
-              options: MineOptions, reverted_refs: set[str]) -> dict:
+              options: MineOptions, reverted_refs: dict[str, set[str]]) -> dict:
     commit = commits[sha]
     parent = commit.parents[0]
     parent_files, after_files = objects.files(parent), objects.files(sha)
@@ -274,9 +347,10 @@ def _mine_one(sha: str, commits: dict[str, CommitInfo], own: list[str],
     failed = []
     if is_bot([first.author, first.email, *merge_source(commit.message)], options.bots):
         failed.append("bot")
-    if _is_revert(commit.message, [c.message for c in branch[1:]]):
+    mine = set(own)
+    if _is_revert(commit.message, branch, mine):
         failed.append("revert")
-    if any(c.startswith(ref) for c in own for ref in reverted_refs):
+    if _is_reverted(mine, reverted_refs):
         failed.append("reverted")
     kind = doc_kind([*split.edit_set, *split.added])
     if kind is not None:
@@ -287,7 +361,9 @@ def _mine_one(sha: str, commits: dict[str, CommitInfo], own: list[str],
         failed.append("description")
     return {
         "task_id": sha[:12], "sha": sha, "parent": parent, "date": commit.date,
-        "kind": "merge" if len(commit.parents) > 1 else "commit", "author": author,
+        "kind": ("merge" if len(commit.parents) > 1 else "squash"
+                 if options.squash and is_squash_merge(commit.message) else "commit"),
+        "author": author,
         "text": text, "description": desc, "body_dropped": body_dropped,
         "edit_set": list(split.edit_set), "added": list(split.added),
         "excluded": list(split.excluded), "symbols": symbols, "read_set": list(reads),

@@ -48,7 +48,8 @@ def write_tasks(mined: Mined, path: str | Path) -> Path:
     options = asdict(mined.options)
     options["exclude"] = list(options["exclude"])
     options["bots"] = list(options["bots"])
-    lines = [json.dumps({"mining": {"version": VERSION, **options}}, sort_keys=True)]
+    lines = [json.dumps({"mining": {"version": VERSION, **options,
+                                    "warnings": list(mined.warnings)}}, sort_keys=True)]
     for row in mined.tasks[TASK_COLUMNS].to_dict("records"):
         lines.append(json.dumps({k: _plain(v) for k, v in row.items()}, ensure_ascii=False))
     write_atomic(path, "\n".join(lines) + "\n")
@@ -72,7 +73,7 @@ def read_tasks(path: str | Path) -> Mined:
     """
     src = source_of(path)
     text = decode_utf8(src.content(), src)
-    options, mining_line = MineOptions(), None
+    options, mining_line, warnings = MineOptions(), None, ()
     rows: list[dict[str, Any]] = []
     seen: dict[str, int] = {}
     for number, obj in json_objects(text, src, "a JSON object (one task a line)"):
@@ -81,6 +82,7 @@ def read_tasks(path: str | Path) -> Mined:
                 raise InputError(f"a second `mining` line (the first is line {mining_line})",
                                  source=src, line=number, key="mining")
             options, mining_line = _options(obj["mining"], src, number), number
+            warnings = tuple(str(w) for w in obj["mining"].get("warnings") or ())
             continue
         row = _task(obj, src, number)
         if row["task_id"] in seen:
@@ -91,7 +93,7 @@ def read_tasks(path: str | Path) -> Mined:
         rows.append(row)
     if not rows:
         raise InputError("the tasks file holds no task", source=src)
-    return Mined(pd.DataFrame(rows, columns=TASK_COLUMNS), options)
+    return Mined(pd.DataFrame(rows, columns=TASK_COLUMNS), options, warnings)
 
 
 def _options(obj, path, number) -> MineOptions:
