@@ -49,6 +49,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     a.add_argument("--branch", default="main", help="the mainline branch (default main)")
     a.add_argument("--every-commit", action="store_true",
                    help="every mainline commit is a change, not only merges and squash merges")
+    a.add_argument("--no-vendored-detection", action="store_true",
+                   help="do not detect vendored roots (nested packages with their own version or "
+                        "licence, folders updated wholesale)")
     a.add_argument("--no-squash", action="store_true",
                    help="leave out squash-merged pull requests (commits titled '... (#N)')")
     a.add_argument("--exclude", action="append", default=None, metavar="PATTERN",
@@ -97,13 +100,14 @@ def _mine(args) -> int:
     from ragnb.codetasks import filter_table, mine_tasks, set_sizes, write_tasks
     from ragnb.codetasks.editset import DEFAULT_EXCLUDE
     from ragnb.codetasks.kinds import DEFAULT_BOTS
-    from ragnb.codetasks.mine import caller_resolution, exclusion_table
+    from ragnb.codetasks.mine import bookkeeping_table, caller_resolution, exclusion_table
 
     _need(args, "--repo")
     exclude = (() if args.no_default_excludes else DEFAULT_EXCLUDE) + tuple(args.exclude or ())
     bots = (() if args.no_default_bots else DEFAULT_BOTS) + tuple(args.bot or ())
     mined = mine_tasks(args.repo, args.branch, every_commit=args.every_commit,
-                       squash=not args.no_squash, exclude=exclude,
+                       squash=not args.no_squash, vendored=not args.no_vendored_detection,
+                       exclude=exclude,
                        bots=bots,
                        min_files=args.min_files, max_files=args.max_files,
                        min_words=args.min_words)
@@ -121,8 +125,12 @@ def _mine(args) -> int:
         emit(caller_resolution(kept), "table", None,
              ["", ("Caller sites of changed signatures over the kept tasks, by how they were "
                    "resolved (unresolved sites are not in the caller set)")])
-        emit(exclusion_table(mined.tasks, mined.options), "table", None,
+        emit(exclusion_table(mined.tasks, mined.options, mined.vendored), "table", None,
              ["", "Files left out of the edit sets (every mined change)"])
+        books = bookkeeping_table(mined.tasks)
+        if len(books):
+            emit(books, "table", None, ["", "Bookkeeping files kept out of the edit sets "
+                                            "(every mined change; not scored)"])
     return 0
 
 

@@ -38,6 +38,8 @@ BOT_BRANCHES: tuple[str, ...] = ("dependabot/*", "renovate/*", "pre-commit-ci-up
 _CHANGELOG_NAMES = ("changes", "changelog", "history", "news", "release_notes",
                     "release-notes", "releasenotes", "whatsnew")
 _CHANGELOG_DIRS = {"changelog.d", "changes", "newsfragments", ".changeset", "changelog"}
+_CREDIT_NAMES = ("authors", "contributors", "credits", "thanks", "maintainers", "owners",
+                 "codeowners", "mailmap", ".mailmap")
 _DOC_DIRS = {"docs", "doc", "documentation"}
 _DOC_SUFFIXES = {".md", ".rst", ".adoc", ".asciidoc", ".markdown"}
 _DOC_NAMES = ("readme", "license", "licence", "authors", "contributing", "code_of_conduct",
@@ -94,6 +96,28 @@ def is_changelog(path: str) -> bool:
     p = PurePosixPath(path)
     stem = p.name.lower().split(".")[0]
     return stem in _CHANGELOG_NAMES or bool(_CHANGELOG_DIRS & {d.lower() for d in p.parts[:-1]})
+
+
+def is_bookkeeping(path: str) -> bool:
+    """Whether ``path`` is a bookkeeping file: a changelog (or fragment) or a credits list.
+
+    Credits lists: ``AUTHORS``, ``CONTRIBUTORS``, ``CREDITS``, ``THANKS``,
+    ``MAINTAINERS``, ``CODEOWNERS``, ``.mailmap`` (any extension, any depth).
+    They change with a change without being what it changes: kept out of the
+    edit set and counted (:mod:`ragnb.codetasks.editset`).
+
+    Examples
+    --------
+    >>> is_bookkeeping("HISTORY.rst"), is_bookkeeping("AUTHORS.rst"), is_bookkeeping("news/1.md")
+    (True, True, False)
+    >>> is_bookkeeping("changes/1234.bugfix"), is_bookkeeping("src/authors.py")
+    (True, False)
+    """
+    p = PurePosixPath(path)
+    if p.suffix == ".py":
+        return False
+    name = p.name.lower()
+    return is_changelog(path) or name.split(".")[0] in _CREDIT_NAMES or name in _CREDIT_NAMES
 
 
 def is_doc(path: str) -> bool:

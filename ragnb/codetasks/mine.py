@@ -81,6 +81,7 @@ from ragnb.codetasks.readset import read_set
 from ragnb.codetasks.snapshot import Blobs, Snapshot
 from ragnb.codetasks.symbols import changed_symbols, signature_changes
 from ragnb.codetasks.text import description, split_title, task_text, word_count
+from ragnb.codetasks.vendored import nested_roots, under_root, wholesale_roots
 from ragnb.errors import InputError
 
 FILTERS = ("bot", "revert", "reverted", "changelog_only", "docs_only", "edit_files",
@@ -96,7 +97,8 @@ FILTER_HELP = {
 }
 #: Columns of a task table, in file order.
 TASK_COLUMNS = ["task_id", "sha", "parent", "date", "kind", "author", "text", "description",
-                "body_dropped", "edit_set", "added", "excluded", "symbols", "read_set",
+                "body_dropped", "edit_set", "added", "excluded", "bookkeeping", "symbols",
+                "read_set",
                 "read_from", "signature_changes", "callers", "caller_sites",
                 "unresolved_calls", "failed", "kept"]
 _REVERTS = re.compile(r"This reverts commit ([0-9a-f]{7,40})")
@@ -109,6 +111,7 @@ class MineOptions:
     branch: str = "main"
     every_commit: bool = False
     squash: bool = True
+    vendored: bool = True
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
     bots: tuple[str, ...] = DEFAULT_BOTS
     min_files: int = 1
@@ -143,11 +146,15 @@ class Mined:
     warnings : tuple of str
         What a user must see about the history mined (a shallow clone, nothing
         to mine).
+    vendored : dict
+        Vendored root folder -> why (:mod:`ragnb.codetasks.vendored`), over the
+        whole history; their files are excluded.
     """
 
     tasks: pd.DataFrame
     options: MineOptions = field(default_factory=MineOptions)
     warnings: tuple[str, ...] = ()
+    vendored: dict[str, str] = field(default_factory=dict)
 
     @property
     def kept(self) -> pd.DataFrame:
@@ -224,8 +231,8 @@ def branch_commits(commits: dict[str, CommitInfo], mainline: Sequence[str]) -> d
 
 
 def mine_tasks(repo: str | Path | Repo, branch: str = "main", *, every_commit: bool = False,
-               squash: bool = True, exclude: Sequence[str] = DEFAULT_EXCLUDE,
-               bots: Sequence[str] = DEFAULT_BOTS,
+               squash: bool = True, vendored: bool = True,
+               exclude: Sequence[str] = DEFAULT_EXCLUDE, bots: Sequence[str] = DEFAULT_BOTS,
                min_files: int = 1, max_files: int = 15, min_words: int = 3,
                progress: bool | None = None) -> Mined:
     """One task per merged change on the first-parent history of ``branch``.
@@ -241,6 +248,8 @@ def mine_tasks(repo: str | Path | Repo, branch: str = "main", *, every_commit: b
     squash : bool
         A mainline commit whose title names a pull request (``Fix x (#123)``,
         GitHub's squash merge) is a change (kind ``squash``), as a merge is.
+    vendored : bool
+        Detect vendored roots (:mod:`ragnb.codetasks.vendored`) and exclude their files.
     exclude : sequence of str
         Vendored / lock / generated patterns (:mod:`ragnb.codetasks.editset`).
     bots : sequence of str
@@ -256,9 +265,9 @@ def mine_tasks(repo: str | Path | Repo, branch: str = "main", *, every_commit: b
     """
     repo = repo if isinstance(repo, Repo) else Repo(repo)
     head = repo.resolve(branch)
-    options = MineOptions(branch, bool(every_commit), bool(squash), tuple(exclude), tuple(bots),
-                          min_files,
-                          max_files, min_words, head).check()
+    options = MineOptions(branch, bool(every_commit), bool(squash), bool(vendored),
+                          tuple(exclude), tuple(bots), min_files, max_files, min_words,
+                          head).check()
     commits = history(repo, head)
     mainline = []
     sha: str | None = head
@@ -274,6 +283,10 @@ def mine_tasks(repo: str | Path | Repo, branch: str = "main", *, every_commit: b
               and (len(commits[s].parents) > 1 or options.every_commit
                    or (options.squash and is_squash_merge(commits[s].message)))]
     warnings = _warnings(repo, options, chosen, mainline, commits)
+    roots: dict[str, str] = {}
+    if options.vendored:
+        roots = wholesale_roots((split_title(description(commits[s].message))[0],
+                                 [p for _, p in changes.get(s, [])]) for s in chosen)
     rows = []
     show = sys.stderr.isatty() if progress is None else progress
     with ObjectReader(repo) as objects:
@@ -282,9 +295,9 @@ def mine_tasks(repo: str | Path | Repo, branch: str = "main", *, every_commit: b
                         file=sys.stderr, leave=False):
             rows.append(_mine_one(sha, commits, own[sha],
                                   changes.get(sha, []), patches.get(sha, ""), objects, blobs,
-                                  options, reverted_refs))
+                                  options, reverted_refs, roots))
     tasks = pd.DataFrame(rows, columns=TASK_COLUMNS)
-    return Mined(tasks, options, tuple(warnings))
+    return Mined(tasks, options, tuple(warnings), dict(sorted(roots.items())))
 
 
 def _warnings(repo: Repo, options: MineOptions, chosen: Sequence[str], mainline: Sequence[str],
@@ -308,13 +321,19 @@ def _warnings(repo: Repo, options: MineOptions, chosen: Sequence[str], mainline:
 
 def _mine_one(sha: str, commits: dict[str, CommitInfo], own: list[str],
               changed: list[tuple[str, str]], patch: str, objects: ObjectReader, blobs: Blobs,
-              options: MineOptions, reverted_refs: dict[str, set[str]]) -> dict:
+              options: MineOptions, reverted_refs: dict[str, set[str]],
+              vendored: dict[str, str]) -> dict:
     commit = commits[sha]
     parent = commit.parents[0]
     parent_files, after_files = objects.files(parent), objects.files(sha)
     attributes = [p for f in (parent_files, after_files) if ".gitattributes" in f
                   for p in attribute_excludes(blobs.text(f[".gitattributes"]))]
-    patterns = tuple(dict.fromkeys((*options.exclude, *attributes)))
+    if options.vendored:
+        for files in (parent_files, after_files):
+            for root, why in nested_roots(files, blobs.sets_version).items():
+                vendored.setdefault(root, why)
+    roots = [f"{r}/*" for r in vendored] if options.vendored else []
+    patterns = tuple(dict.fromkeys((*options.exclude, *attributes, *roots)))
 
     def excluded(path: str) -> bool:
         return is_excluded(path, patterns)
@@ -352,7 +371,7 @@ def _mine_one(sha: str, commits: dict[str, CommitInfo], own: list[str],
         failed.append("revert")
     if _is_reverted(mine, reverted_refs):
         failed.append("reverted")
-    kind = doc_kind([*split.edit_set, *split.added])
+    kind = doc_kind([*split.edit_set, *split.added, *split.bookkeeping])
     if kind is not None:
         failed.append(f"{kind}_only")
     if not options.min_files <= len(split.edit_set) <= options.max_files:
@@ -366,7 +385,8 @@ def _mine_one(sha: str, commits: dict[str, CommitInfo], own: list[str],
         "author": author,
         "text": text, "description": desc, "body_dropped": body_dropped,
         "edit_set": list(split.edit_set), "added": list(split.added),
-        "excluded": list(split.excluded), "symbols": symbols, "read_set": list(reads),
+        "excluded": list(split.excluded), "bookkeeping": list(split.bookkeeping),
+        "symbols": symbols, "read_set": list(reads),
         "read_from": reads, "signature_changes": [asdict(c) for c in sig],
         "callers": sorted({s.path for s in resolved}),
         "caller_sites": [asdict(s) for s in sites],
@@ -417,22 +437,39 @@ def caller_resolution(tasks: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def exclusion_table(tasks: pd.DataFrame, options: MineOptions | None = None) -> pd.DataFrame:
+def exclusion_table(tasks: pd.DataFrame, options: MineOptions | None = None,
+                    vendored: dict[str, str] | None = None) -> pd.DataFrame:
     """Files left out of the edit sets, by the pattern that matched: ``pattern, files, changes``.
 
-    A file matching none of the options' patterns was marked by the
+    A file under a vendored root (``vendored``, :attr:`Mined.vendored`) is
+    counted under that root and why; a file matching neither was marked by the
     repository's ``.gitattributes`` (``linguist-vendored`` / ``linguist-generated``).
+    Bookkeeping files are counted by :func:`bookkeeping_table`.
     """
     from ragnb.codetasks.editset import matching_pattern
 
     options = options or MineOptions()
     counts: dict[str, tuple[int, set[str]]] = {}
+    roots = vendored or {}
     for tid, files in zip(tasks["task_id"], tasks["excluded"]):
         for f in files or []:
-            key = matching_pattern(f, options.exclude) or ".gitattributes linguist-*"
+            root = under_root(f, roots)
+            key = (matching_pattern(f, options.exclude)
+                   or (f"{root}/ (vendored: {roots[root]})" if root else None)
+                   or ".gitattributes linguist-*")
             n, changes = counts.get(key, (0, set()))
             changes.add(tid)
             counts[key] = (n + 1, changes)
     rows = [{"pattern": k, "files": n, "changes": len(c)}
             for k, (n, c) in sorted(counts.items(), key=lambda kv: -kv[1][0])]
     return pd.DataFrame(rows, columns=["pattern", "files", "changes"])
+
+
+def bookkeeping_table(tasks: pd.DataFrame) -> pd.DataFrame:
+    """Bookkeeping files kept out of the edit sets, by name: ``file, changes``, most first."""
+    counts: dict[str, int] = {}
+    for files in tasks["bookkeeping"]:
+        for f in files or []:
+            counts[f] = counts.get(f, 0) + 1
+    rows = [{"file": f, "changes": n} for f, n in sorted(counts.items(), key=lambda kv: -kv[1])]
+    return pd.DataFrame(rows, columns=["file", "changes"])
