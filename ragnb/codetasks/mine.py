@@ -356,7 +356,7 @@ def _mine_one(sha: str, commits: dict[str, CommitInfo], own: list[str],
                      description=desc, definitions=tree.definitions,
                      locate=lambda *a: imported_files(sketches, *a), excluded=excluded)
     sig = [c for path in split.edit_set if path.endswith(".py")
-           for c in signature_changes(path, tree.text(path), after.text(path))]
+           for c in signature_changes(path, tree.load(path), after.load(path))]
     sites = find_callers(sig, tree.files, tree.load, tree.text) if sig else []
     resolved = [s for s in sites if s.how != "unresolved"]
 

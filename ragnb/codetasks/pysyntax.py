@@ -10,6 +10,11 @@ imports
     later, :func:`resolve_module`).
 classes
     top-level classes, their bases (as dotted names) and their methods.
+signatures
+    every function not inside another function — at module level, under a
+    module-level ``if``/``try``/``with``, or a method of a (nested) class —
+    by qualified name, with its parameters (:func:`params`); of two
+    definitions with one qualified name the first is kept.
 calls
     every call, with the dotted name it calls (``Command``, ``core.Command``,
     ``self.invoke``), the called attribute, and the receiver's class where
@@ -57,6 +62,26 @@ class Call:
     in_class: str | None
 
 
+@dataclass(frozen=True)
+class Signature:
+    """A function's parameters: ``params`` compares them, ``text`` shows them."""
+
+    name: str
+    params: tuple
+    text: str
+
+
+def params(args: ast.arguments) -> tuple:
+    """Parameter names by kind (positional-only, positional, ``*args``, keyword-only, ``**kw``).
+
+    Defaults and annotations do not count: a signature change is a change of
+    what a caller may pass.
+    """
+    return (tuple(a.arg for a in args.posonlyargs), tuple(a.arg for a in args.args),
+            args.vararg.arg if args.vararg else None, tuple(a.arg for a in args.kwonlyargs),
+            args.kwarg.arg if args.kwarg else None)
+
+
 @dataclass
 class Module:
     """What one Python file imports, defines and calls (see the module docstring)."""
@@ -67,6 +92,7 @@ class Module:
     classes: dict[str, tuple[list[str], set[str]]] = field(default_factory=dict)
     calls: list[Call] = field(default_factory=list)
     star: list[tuple[int, str]] = field(default_factory=list)
+    signatures: dict[str, Signature] = field(default_factory=dict)
 
     def defines(self, name: str) -> bool:
         return name in self.functions or name in self.classes
@@ -103,6 +129,8 @@ class _Visitor(ast.NodeVisitor):
         self.types: list[dict[str, str]] = [{}]   # variable -> class, per function scope
         self.aliases: list[dict[str, str]] = [{}]  # variable -> the name it holds (`cls = C`)
         self.depth = 0                       # nesting below module level
+        self.qual: list[str] = []            # enclosing classes (outside any function)
+        self.in_function = 0
 
     def visit_Import(self, node: ast.Import) -> None:
         for a in node.names:                    # imports inside functions bind too
@@ -121,6 +149,14 @@ class _Visitor(ast.NodeVisitor):
                 self.m.imports[a.asname or a.name] = (node.level, node.module or "", a.name)
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        if not self.in_function:
+            self.qual.append(node.name)
+            self._class(node)
+            self.qual.pop()
+        else:
+            self._class(node)
+
+    def _class(self, node: ast.ClassDef) -> None:
         if self.depth == 0:
             bases = [b for b in (dotted(x) for x in node.bases) if b]
             methods = {n.name for n in node.body
@@ -140,6 +176,11 @@ class _Visitor(ast.NodeVisitor):
     def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         if self.depth == 0:
             self.m.functions.add(node.name)
+        if not self.in_function:
+            qualname = ".".join([*self.qual, node.name])
+            if qualname not in self.m.signatures:
+                self.m.signatures[qualname] = Signature(node.name, params(node.args),
+                                                        ast.unparse(node.args))
         scope: dict[str, str] = {}
         args = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
         for i, a in enumerate(args):
@@ -151,7 +192,9 @@ class _Visitor(ast.NodeVisitor):
         self.types.append(scope)
         self.aliases.append({})
         self.depth += 1
+        self.in_function += 1
         self.generic_visit(node)
+        self.in_function -= 1
         self.depth -= 1
         self.types.pop()
         self.aliases.pop()
