@@ -77,6 +77,7 @@ from ragnb.codetasks.git import (
     mainline_patches,
 )
 from ragnb.codetasks.kinds import DEFAULT_BOTS, doc_kind, is_bot, merge_source
+from ragnb.codetasks.pysyntax import code_lines
 from ragnb.codetasks.readset import read_set
 from ragnb.codetasks.snapshot import Blobs, Snapshot
 from ragnb.codetasks.symbols import changed_symbols, signature_changes
@@ -349,8 +350,12 @@ def _mine_one(sha: str, commits: dict[str, CommitInfo], own: list[str],
 
     tree = Snapshot(parent_files, blobs, excluded)
     after = Snapshot(after_files, blobs, excluded)
-    added_code = {p: (after.text(p) or "", diffs[p].added) for p in sorted(wanted)
-                  if p.endswith(".py") and p in diffs and diffs[p].added}
+    added_code = {}
+    for p in sorted(wanted):
+        if p.endswith(".py") and p in diffs and diffs[p].added:
+            source, parsed = after.text(p) or "", after.load(p)
+            lines = code_lines(source, diffs[p].added_at, parsed) if parsed else diffs[p].added
+            added_code[p] = (source, lines, parsed.imports if parsed else None)
     sketches = Resolver(tree.files, tree.sketch)
     reads = read_set(edit_set=split.edit_set, tree=tree.files, added_code=added_code,
                      description=desc, definitions=tree.definitions,

@@ -10,6 +10,9 @@ imports
     later, :func:`resolve_module`).
 classes
     top-level classes, their bases (as dotted names) and their methods.
+strings
+    where each string literal spanning several lines (docstrings) starts and
+    ends, so that its words are not read as code (:func:`code_lines`).
 signatures
     every function not inside another function — at module level, under a
     module-level ``if``/``try``/``with``, or a method of a (nested) class —
@@ -93,6 +96,7 @@ class Module:
     calls: list[Call] = field(default_factory=list)
     star: list[tuple[int, str]] = field(default_factory=list)
     signatures: dict[str, Signature] = field(default_factory=dict)
+    strings: list[tuple[int, int, int, int]] = field(default_factory=list)
 
     def defines(self, name: str) -> bool:
         return name in self.functions or name in self.classes
@@ -234,6 +238,19 @@ class _Visitor(ast.NodeVisitor):
 
     visit_AsyncWith = visit_With
 
+    def visit_Constant(self, node: ast.Constant) -> None:
+        self._string(node)
+
+    def visit_JoinedStr(self, node: ast.JoinedStr) -> None:
+        self._string(node)
+        self.generic_visit(node)
+
+    def _string(self, node: ast.expr) -> None:
+        end = node.end_lineno or node.lineno
+        if end > node.lineno and isinstance(node, ast.JoinedStr) or (
+                end > node.lineno and isinstance(getattr(node, "value", None), (str, bytes))):
+            self.m.strings.append((node.lineno, node.col_offset, end, node.end_col_offset or 0))
+
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
         callee = dotted(func)
@@ -287,6 +304,37 @@ def parse_module(path: str, text: str) -> Module | None:
     module = Module(path)
     _Visitor(module).visit(tree)
     return module
+
+
+def code_lines(text: str, numbers: Iterable[int], module: Module | None) -> list[str]:
+    r"""Lines ``numbers`` of ``text`` (1-based) with the parts inside multi-line strings blanked.
+
+    A docstring's body is text, not code: its words are no identifiers and its
+    ``import`` lines bind nothing. Single-line strings are left to the caller.
+    Without a parsed ``module`` the lines are returned as they are.
+
+    Examples
+    --------
+    >>> text = "def f():\n    '''Return a Thing.\n\n    import os\n    '''\n    return g()\n"
+    >>> code_lines(text, [2, 4, 5, 6], parse_module("m.py", text))
+    ['    ', '', '', '    return g()']
+    """
+    lines = text.splitlines()
+    spans = module.strings if module is not None else []
+    found = []
+    for n in numbers:
+        if not 1 <= n <= len(lines):
+            continue
+        line = lines[n - 1]
+        for start, col, end, end_col in spans:
+            if start < n < end:
+                line = ""
+            elif n == start:
+                line = line.encode()[:col].decode("utf-8", "replace")
+            elif n == end:
+                line = line.encode()[end_col:].decode("utf-8", "replace")
+        found.append(line)
+    return found
 
 
 _TOP = re.compile(r"^(?:async[ \t]+)?(def|class)[ \t]+([A-Za-z_]\w*)|^([A-Za-z_]\w*)[ \t]*[:=]",

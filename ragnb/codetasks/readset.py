@@ -5,7 +5,8 @@ identifier brought the file in (``read_from``: path -> ``["text:Name", ...]``):
 
 ``import:<name>``
     A name used on an added line of a changed Python file that the new
-    version of the file imports from a module of the parent tree
+    version of the file imports (its parsed syntax tree says so) from a module of
+    the parent tree
     (``from pkg.limits import rate_limited`` then ``rate_limited(...)``; an
     imported module used as ``limits.check(...)``) — the file defining the name
     was read, found through re-exports (``import click`` then ``click.echo``
@@ -34,6 +35,9 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import PurePosixPath
 
 from ragnb.codetasks.symbols import _COMMON, _STRING, identifiers
+
+#: An import binding: name -> ``(level, module, attribute)``.
+Bindings = dict[str, tuple[int, str, "str | None"]]
 
 #: Shortest identifier that counts.
 MIN_IDENTIFIER = 4
@@ -175,7 +179,8 @@ def import_bindings(text: str) -> dict[str, tuple[int, str, str | None]]:
 
 
 def read_set(*, edit_set: Iterable[str], tree: Iterable[str],
-             added_code: Mapping[str, tuple[str, list[str]]], description: str,
+             added_code: Mapping[str, tuple[str, list[str], Bindings | None]],
+             description: str,
              definitions: Callable[[Iterable[str]], Mapping[str, set[str]]],
              locate: Callable[[str, tuple, list[str]], Iterable[str]],
              excluded: Callable[[str], bool]) -> dict[str, list[str]]:
@@ -187,7 +192,12 @@ def read_set(*, edit_set: Iterable[str], tree: Iterable[str],
     tree : iterable of str
         Files of the parent tree.
     added_code : mapping
-        Changed Python file -> ``(its text after the change, its added lines)``.
+        Changed Python file -> ``(its text after the change, its added lines,
+        its import bindings)``: the lines with multi-line strings blanked and the
+        bindings from the parsed module (:mod:`ragnb.codetasks.pysyntax`), so a
+        docstring's words and ``import`` lines count for nothing; bindings
+        ``None`` (a file that does not parse): read from the text
+        (:func:`import_bindings`).
     description : str
         The change's description (before stripping).
     definitions : callable
@@ -208,8 +218,8 @@ def read_set(*, edit_set: Iterable[str], tree: Iterable[str],
             found.setdefault(path, set()).add(why)
 
     if added_code:
-        for path, (after, lines) in added_code.items():
-            binds = import_bindings(after)
+        for path, (after, lines, parsed) in added_code.items():
+            binds = parsed if parsed is not None else import_bindings(after)
             code = " ".join(_strip_strings(ln) for ln in lines)
             used: dict[str, list[str]] = {n: [] for n in identifiers(lines)}
             for dotted in re.findall(r"\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+", code):

@@ -54,10 +54,51 @@ def test_read_set_records_why_each_file_is_in():
 
     got = read_set(edit_set=["src/click/core.py"], tree=tree,
                    added_code={"src/click/core.py": ("from .parser import parser\n",
-                                                     ["    p = parser()  # the parser"])},
+                                                     ["    p = parser()  # the parser"],
+                                                     None)},
                    description=DESCRIPTION, definitions=definitions, locate=locate,
                    excluded=lambda p: False)
     # core.py is in the edit set (also the trace file); `invoke` is defined twice: ambiguous
     assert got == {"src/click/exceptions.py": ["text:UsageError"],
                    "src/click/parser.py": ["import:parser"],
                    "src/click/utils.py": ["text:make_context"]}
+
+
+API = '''\
+from pkg.models import Thing
+
+
+def fetch(key):
+    """Fetch one thing.
+
+    Example::
+
+        lookup(key)
+    """
+    return key
+'''
+
+
+def test_docstring_words_and_imports_are_not_code(tmp_path):
+    # issue 28 item 7: identifiers were taken line by line with strings removed per line,
+    # so a docstring's body (":rtype: Thing", "from pkg.util import lookup") counted as
+    # code: models.py and util.py entered the read set of a docstring-only change
+    from ragnb.codetasks import mine_tasks
+    from tests.codetasks.conftest import Git
+
+    g = Git(tmp_path / "repo")
+    g.write({"pkg/models.py": "class Thing:\n    pass\n",
+             "pkg/util.py": "def lookup(key):\n    return key\n", "pkg/api.py": API})
+    g.commit("Initial import")
+    doc = API.replace('        lookup(key)\n    """', '        >>> from pkg.util import lookup\n'
+                      '        >>> lookup(key)\n\n    :rtype: Thing\n    """')
+    code = doc.replace("    return key\n", "    return Thing() if key else lookup(key)\n")
+    docs_only = g.merge("doc", {"pkg/api.py": doc}, "Doc",
+                        "Merge pull request #1 from a/doc\n\nSay what fetching returns")
+    uses = g.merge("use", {"pkg/api.py": code}, "Use",
+                   "Merge pull request #2 from a/use\n\nReturn a new thing for a key")
+    tasks = mine_tasks(g.path).tasks.set_index("sha")
+    assert tasks.loc[docs_only, "read_set"] == []
+    # the code line uses Thing (imported at the top) and lookup (imported only in the
+    # docstring: bound to nothing)
+    assert tasks.loc[uses, "read_from"] == {"pkg/models.py": ["import:Thing"]}
