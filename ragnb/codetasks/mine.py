@@ -59,7 +59,7 @@ from pathlib import Path
 import pandas as pd
 from tqdm.auto import tqdm
 
-from ragnb.codetasks.callers import Resolver, find_callers, imported_files
+from ragnb.codetasks.callers import NOT_CALLERS, Resolver, find_callers, imported_files
 from ragnb.codetasks.diff import parse_diff
 from ragnb.codetasks.editset import (
     DEFAULT_EXCLUDE,
@@ -101,7 +101,7 @@ TASK_COLUMNS = ["task_id", "sha", "parent", "date", "kind", "author", "text", "d
                 "body_dropped", "edit_set", "added", "excluded", "bookkeeping", "symbols",
                 "read_set",
                 "read_from", "signature_changes", "callers", "caller_sites",
-                "unresolved_calls", "failed", "kept"]
+                "unresolved_calls", "unparsed", "failed", "kept"]
 _REVERTS = re.compile(r"This reverts commit ([0-9a-f]{7,40})")
 
 
@@ -363,7 +363,10 @@ def _mine_one(sha: str, commits: dict[str, CommitInfo], own: list[str],
     sig = [c for path in split.edit_set if path.endswith(".py")
            for c in signature_changes(path, tree.load(path), after.load(path))]
     sites = find_callers(sig, tree.files, tree.load, tree.text) if sig else []
-    resolved = [s for s in sites if s.how != "unresolved"]
+    resolved = [s for s in sites if s.how not in NOT_CALLERS]
+    unparsed = sorted({s.path for s in sites if s.how == "unparsed"}
+                      | {p for p in split.edit_set if p.endswith(".py") and tree.text(p)
+                         is not None and tree.load(p) is None and not excluded(p)})
 
     branch = [commits[c] for c in own if c in commits]
     first = branch[-1] if len(branch) > 1 else branch[0]
@@ -395,7 +398,7 @@ def _mine_one(sha: str, commits: dict[str, CommitInfo], own: list[str],
         "read_from": reads, "signature_changes": [asdict(c) for c in sig],
         "callers": sorted({s.path for s in resolved}),
         "caller_sites": [asdict(s) for s in sites],
-        "unresolved_calls": len(sites) - len(resolved),
+        "unresolved_calls": sum(s.how == "unresolved" for s in sites), "unparsed": unparsed,
         "failed": failed, "kept": not failed,
     }
 

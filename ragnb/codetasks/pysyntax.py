@@ -13,6 +13,16 @@ classes
 strings
     where each string literal spanning several lines (docstrings) starts and
     ends, so that its words are not read as code (:func:`code_lines`).
+factories (``returns``)
+    top-level function -> the class it returns, where the code shows it: a
+    return annotation naming a class, or every ``return`` of the function
+    being ``C(...)`` of one class ``C`` (a factory).
+class_attrs, class_maps
+    class-valued attributes — ``Cls = Foo`` in a class body or
+    ``self.Cls = Foo`` in a method, so ``self.Cls(...)`` calls ``Foo`` — and
+    names holding a dict, list or tuple of classes (``HANDLERS = {"a": A,
+    "b": B}``, module level or class body), so ``HANDLERS[k](...)`` calls
+    each of them.
 signatures
     every function not inside another function — at module level, under a
     module-level ``if``/``try``/``with``, or a method of a (nested) class —
@@ -26,7 +36,9 @@ calls
     ``super().m()`` (the enclosing class's bases). A variable holding a
     class (``cls = Command``, ``cls = attrs.pop("cls", None) or Argument``)
     and then called (in the same function or a function nested in it)
-    counts as a call of that class.
+    counts as a call of that class; so do ``self.Cls(...)`` and
+    ``HANDLERS[k](...)`` (see ``class_attrs``). ``isinstance(x, C)`` in an
+    ``if`` test (or an ``assert``) gives ``x`` the class ``C`` in that branch.
 """
 from __future__ import annotations
 
@@ -97,6 +109,9 @@ class Module:
     star: list[tuple[int, str]] = field(default_factory=list)
     signatures: dict[str, Signature] = field(default_factory=dict)
     strings: list[tuple[int, int, int, int]] = field(default_factory=list)
+    returns: dict[str, str] = field(default_factory=dict)
+    class_attrs: dict[str, dict[str, str]] = field(default_factory=dict)
+    class_maps: dict[str, list[str]] = field(default_factory=dict)
 
     def defines(self, name: str) -> bool:
         return name in self.functions or name in self.classes
@@ -180,6 +195,9 @@ class _Visitor(ast.NodeVisitor):
     def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         if self.depth == 0:
             self.m.functions.add(node.name)
+            made = _returned_class(node)
+            if made:
+                self.m.returns[node.name] = made
         if not self.in_function:
             qualname = ".".join([*self.qual, node.name])
             if qualname not in self.m.signatures:
@@ -212,7 +230,20 @@ class _Visitor(ast.NodeVisitor):
         if kind is None and isinstance(value, ast.Call):
             kind = dotted(value.func)
         alias = _class_reference(value)
+        held = _class_collection(value)
         for t in targets:
+            if self.in_function == 0 and isinstance(t, ast.Name):
+                owner = f"{self.cls}." if self.cls and self.depth == 1 else ""
+                if alias and owner:
+                    self.m.class_attrs.setdefault(self.cls or "", {})[t.id] = alias
+                if held and (owner or self.depth == 0):
+                    self.m.class_maps[owner + t.id] = held
+            if (self.cls and isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name)
+                    and t.value.id == "self"):
+                if alias:
+                    self.m.class_attrs.setdefault(self.cls, {})[t.attr] = alias
+                if held:
+                    self.m.class_maps[f"{self.cls}.{t.attr}"] = held
             if isinstance(t, ast.Name):
                 self.aliases[-1].pop(t.id, None)
                 if kind:
@@ -251,10 +282,40 @@ class _Visitor(ast.NodeVisitor):
                 end > node.lineno and isinstance(getattr(node, "value", None), (str, bytes))):
             self.m.strings.append((node.lineno, node.col_offset, end, node.end_col_offset or 0))
 
+    def visit_If(self, node: ast.If) -> None:
+        narrowed = _isinstance(node.test)
+        self.visit(node.test)
+        scope = self.types[-1]
+        before = scope.get(narrowed[0]) if narrowed else None
+        if narrowed:
+            scope[narrowed[0]] = narrowed[1]
+        for stmt in node.body:
+            self.visit(stmt)
+        if narrowed:
+            if before is None:
+                scope.pop(narrowed[0], None)
+            else:
+                scope[narrowed[0]] = before
+        for stmt in node.orelse:
+            self.visit(stmt)
+
+    def visit_Assert(self, node: ast.Assert) -> None:
+        narrowed = _isinstance(node.test)
+        if narrowed:
+            self.types[-1][narrowed[0]] = narrowed[1]
+        self.generic_visit(node)
+
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
         callee = dotted(func)
         receiver = None
+        held = self._held_classes(func)
+        if held:                          # `self.Cls(...)`, `HANDLERS[k](...)`
+            for ref in held:
+                self.m.calls.append(Call(node.lineno, ref, ref.rsplit(".", 1)[-1], None,
+                                         self.cls))
+            self.generic_visit(node)
+            return
         if isinstance(func, ast.Attribute):
             attr = func.attr
             value = func.value
@@ -275,6 +336,68 @@ class _Visitor(ast.NodeVisitor):
         if attr:
             self.m.calls.append(Call(node.lineno, callee, attr, receiver, self.cls))
         self.generic_visit(node)
+
+
+    def _held_classes(self, func: ast.expr) -> list[str]:
+        """Classes a callee holds: ``self.Cls`` (a class attribute), ``MAP[k]``, ``self.MAP[k]``."""
+        if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+                and func.value.id in ("self", "cls") and self.cls):
+            ref = self.m.class_attrs.get(self.cls, {}).get(func.attr)
+            return [ref] if ref else []
+        if isinstance(func, ast.Subscript):
+            name = dotted(func.value)
+            if name and name.startswith(("self.", "cls.")) and self.cls:
+                name = f"{self.cls}.{name.split('.', 1)[1]}"
+            return list(self.m.class_maps.get(name or "", []))
+        return []
+
+
+def _isinstance(test: ast.expr) -> tuple[str, str] | None:
+    """``(variable, class)`` of an ``isinstance(x, C)`` test (one class, a dotted name)."""
+    if (isinstance(test, ast.Call) and isinstance(test.func, ast.Name)
+            and test.func.id == "isinstance" and len(test.args) == 2
+            and isinstance(test.args[0], ast.Name)):
+        cls = dotted(test.args[1])
+        if cls and cls.rsplit(".", 1)[-1][:1].isupper():
+            return test.args[0].id, cls
+    return None
+
+
+def _returned_class(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+    """The class a function returns where the code shows it (see ``returns``), else ``None``."""
+    ann = _annotation(node.returns)
+    if ann:
+        return ann if ann.rsplit(".", 1)[-1][:1].isupper() else None
+    made: set[str | None] = set()
+    stack: list[ast.AST] = list(node.body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(n, ast.Return):
+            value = n.value
+            made.add(dotted(value.func) if isinstance(value, ast.Call) else None)
+            continue
+        stack.extend(ast.iter_child_nodes(n))
+    if len(made) == 1:
+        name = next(iter(made))
+        if name and name.rsplit(".", 1)[-1][:1].isupper():
+            return name
+    return None
+
+
+def _class_collection(value: ast.AST | None) -> list[str]:
+    """The classes a dict (its values), list, tuple or set literal holds (only classes)."""
+    if isinstance(value, ast.Dict):
+        items = list(value.values)
+    elif isinstance(value, (ast.List, ast.Tuple, ast.Set)):
+        items = list(value.elts)
+    else:
+        return []
+    refs = [dotted(v) if isinstance(v, (ast.Name, ast.Attribute)) else None for v in items]
+    if refs and all(r and r.rsplit(".", 1)[-1][:1].isupper() for r in refs):
+        return list(dict.fromkeys(r for r in refs if r))
+    return []
 
 
 def _class_reference(value: ast.AST | None) -> str | None:

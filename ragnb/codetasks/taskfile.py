@@ -19,12 +19,13 @@ scored as long as it says at least which files each task had to change.
 Version 2 adds, per task, ``author``, ``read_from`` (read-set file -> the
 identifiers that brought it in, e.g. ``["import:rate_limited", "text:Context"]``),
 ``caller_sites`` (one object per call site: ``path``, ``line``, ``target``,
-``how``; ``how="unresolved"`` sites are not in ``callers``) and
-``unresolved_calls``; and ``bots`` to the mining line. Later additions, read
-when present: ``bookkeeping`` per task (changelogs and credits lists, not
-scored) and, on the mining line, ``warnings`` (texts) and ``vendored_roots``
-(folder -> why it is vendored). A version 1 file (no
-``version``) reads with those empty; a version above :data:`VERSION` is an error.
+``how``; ``how="unresolved"`` and ``"unparsed"`` sites are not in ``callers``)
+and ``unresolved_calls``; and ``bots`` to the mining line. Later additions,
+read when present: ``bookkeeping`` per task (changelogs and credits lists, not
+scored), ``unparsed`` (Python files it needed that do not parse: its signature
+changes or callers may be incomplete) and, on the mining line, ``warnings``
+(texts) and ``vendored_roots`` (folder -> why it is vendored). A version 1 file
+(no ``version``) reads with those empty; a version above :data:`VERSION` is an error.
 """
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ from ragnb.io.source import decode_utf8, json_objects, source_of
 #: The tasks file format written by :func:`write_tasks`.
 VERSION = 2
 _PATH_LISTS = ("edit_set", "read_set", "callers", "added", "excluded", "bookkeeping", "symbols",
-               "failed")
+               "unparsed", "failed")
 
 
 def write_tasks(mined: Mined, path: str | Path) -> Path:
