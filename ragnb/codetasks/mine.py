@@ -39,9 +39,11 @@ table with the filters it fails, so nothing is dropped silently
     in: a pull request reverting its own work in progress is no revert);
 ``reverted``
     a commit outside the change reverts one of its commits;
-``changelog_only``, ``docs_only``
-    every file it changed is a changelog / documentation
-    (:mod:`ragnb.codetasks.kinds`);
+``release``
+    its title says it cuts a release (``v2.31.0``, ``Version 0.28.1``);
+``changelog_only``, ``docs_only``, ``config_only``
+    every file it changed is a changelog / documentation / configuration, CI
+    or packaging (:mod:`ragnb.codetasks.kinds`);
 ``edit_files``
     its edit set has fewer than ``min_files`` (1) or more than ``max_files``
     (15) files — a rename of 40 files, a lockfile-only bump;
@@ -76,7 +78,7 @@ from ragnb.codetasks.git import (
     mainline_changes,
     mainline_patches,
 )
-from ragnb.codetasks.kinds import DEFAULT_BOTS, doc_kind, is_bot, merge_source
+from ragnb.codetasks.kinds import DEFAULT_BOTS, doc_kind, is_bot, is_release, merge_source
 from ragnb.codetasks.pysyntax import code_lines
 from ragnb.codetasks.readset import read_set
 from ragnb.codetasks.snapshot import Blobs, Snapshot
@@ -85,14 +87,16 @@ from ragnb.codetasks.text import description, split_title, task_text, word_count
 from ragnb.codetasks.vendored import nested_roots, under_root, wholesale_roots
 from ragnb.errors import InputError
 
-FILTERS = ("bot", "revert", "reverted", "changelog_only", "docs_only", "edit_files",
-           "description")
+FILTERS = ("bot", "revert", "reverted", "release", "changelog_only", "docs_only", "config_only",
+           "edit_files", "description")
 FILTER_HELP = {
     "bot": "authored by a bot",
     "revert": "is a revert",
     "reverted": "reverted later on the branch",
+    "release": "cuts a release (its title is a version)",
     "changelog_only": "changes only changelog files",
     "docs_only": "changes only documentation",
+    "config_only": "changes only configuration / CI / packaging (and docs)",
     "edit_files": "edit set outside {min_files}..{max_files} files",
     "description": "fewer than {min_words} words of task text once stripped",
 }
@@ -344,8 +348,10 @@ def _mine_one(sha: str, commits: dict[str, CommitInfo], own: list[str],
     diffs = {p: d for p, d in parse_diff(patch).items() if p in wanted}
     symbols = changed_symbols(diffs.values())
     changed_lines = [ln for d in diffs.values() for ln in (*d.added, *d.removed)]
+    own_messages = [commits[c].message for c in reversed(own[1:])
+                    if c in commits and len(commits[c].parents) == 1]
     text, body_dropped = task_text(commit.message, symbols, [*parent_files, *split.added],
-                                   changed_lines)
+                                   changed_lines, own_messages)
     desc = description(commit.message)
 
     tree = Snapshot(parent_files, blobs, excluded)
@@ -379,6 +385,8 @@ def _mine_one(sha: str, commits: dict[str, CommitInfo], own: list[str],
         failed.append("revert")
     if _is_reverted(mine, reverted_refs):
         failed.append("reverted")
+    if is_release(split_title(description(commit.message))[0]):
+        failed.append("release")
     kind = doc_kind([*split.edit_set, *split.added, *split.bookkeeping])
     if kind is not None:
         failed.append(f"{kind}_only")
