@@ -309,9 +309,9 @@ class _Visitor(ast.NodeVisitor):
         func = node.func
         callee = dotted(func)
         receiver = None
-        held = self._held_classes(func)
-        if held:                          # `self.Cls(...)`, `HANDLERS[k](...)`
-            for ref in held:
+        refs = self._held_classes(func)
+        if refs:                          # `self.Cls(...)`, `HANDLERS[k](...)`
+            for ref in refs:
                 self.m.calls.append(Call(node.lineno, ref, ref.rsplit(".", 1)[-1], None,
                                          self.cls))
             self.generic_visit(node)

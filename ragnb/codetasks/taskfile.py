@@ -79,7 +79,9 @@ def read_tasks(path: str | Path) -> Mined:
     """
     src = source_of(path)
     text = decode_utf8(src.content(), src)
-    options, mining_line, warnings, vendored = MineOptions(), None, (), {}
+    options, mining_line = MineOptions(), None
+    warnings: tuple[str, ...] = ()
+    vendored: dict[str, str] = {}
     rows: list[dict[str, Any]] = []
     seen: dict[str, int] = {}
     for number, obj in json_objects(text, src, "a JSON object (one task a line)"):
