@@ -14,12 +14,15 @@ Two actions:
          commits and squash-merged pull requests titled '... (#N)', diffed against their
          first parent; --every-commit: every commit; a folder inside the repository
          stands for the whole repository; a shallow clone or nothing to mine warns).
-         Edit set = changed files that exist in the parent, minus vendored, lock and
-         generated files; task text = the description with file
-         paths and changed symbol names stripped; read set (names the change imports,
-         identifiers in the description's code, stack-trace files) and callers of
-         changed signatures resolved from the parent tree's syntax, each saying how.
-         Filters: bot authors (--bot), reverts, changelog-only and docs-only changes,
+         Edit set = changed files that exist in the parent, minus vendored roots
+         (nested packages with their own version or licence, folders updated wholesale),
+         lock and generated files, and bookkeeping files (changelogs, AUTHORS), each
+         counted; task text = the description (a title-only merge adds its commits'
+         messages) with file paths and code-like changed symbol names stripped; read set
+         (names the change imports, identifiers in the description's code, stack-trace
+         files) and callers of changed signatures resolved from the parent tree's syntax,
+         each saying how (files that do not parse are listed per task). Filters: bot
+         authors (--bot), reverts, releases, changelog-, docs- and config-only changes,
          1..15 edit-set files, a description. Prints the filter table (mined, kept,
          dropped by which filter) and the set sizes; --out writes every mined change
          (kept or not) as JSONL. Runs git locally; nothing is fetched; a progress bar
@@ -28,7 +31,7 @@ Two actions:
          ranked chunk ids `path#chunk` or file paths; TREC, JSONL or CSV) on the kept
          tasks, with bootstrap intervals over tasks, the all-files figure independent
          misses would give, and the --keep condition read against the intervals
-         (keep / fix / inconclusive).
+         (keep / fix / inconclusive; a clause on fewer than 10 tasks is inconclusive).
 
 examples:
   ragnb tasks mine --repo ~/src/shop --branch main --out tasks.jsonl
