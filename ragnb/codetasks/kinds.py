@@ -16,10 +16,11 @@ Release
     The title says it cuts a release (:func:`is_release`): ``v2.31.0``,
     ``Release 2.0``, ``Version 0.28.1 (#3445)``, ``Bump version to 1.2``.
 Config only
-    Every changed file is configuration, CI or packaging (:func:`is_config`:
-    ``.github/``, ``tox.ini``, ``setup.cfg``, ``pyproject.toml``,
-    ``requirements*.txt``, ``Makefile``, ``.pre-commit-config.yaml`` ...) or
-    documentation, and at least one is configuration.
+    Every changed file is configuration, CI or packaging metadata
+    (:func:`is_config`: ``.github/``, ``tox.ini``, ``setup.cfg``,
+    ``pyproject.toml``, ``requirements*.txt``, ``Makefile``,
+    ``.pre-commit-config.yaml`` ...; Python files such as ``setup.py`` are
+    code) or documentation, and at least one is configuration.
 Docs only
     Every changed file is documentation (changelogs included, but not all of
     them changelogs): under ``docs/``, ``doc/`` or ``documentation/``, a
@@ -51,8 +52,8 @@ _CREDIT_NAMES = ("authors", "contributors", "credits", "thanks", "maintainers", 
 _DOC_DIRS = {"docs", "doc", "documentation"}
 _CONFIG_DIRS = {".github", ".circleci", ".gitlab", ".azure-pipelines", ".buildkite", ".ci",
                 ".devcontainer", "requirements"}
-_CONFIG_NAMES = {"tox.ini", "setup.cfg", "pyproject.toml", "setup.py", "manifest.in",
-                 "makefile", "noxfile.py", "pytest.ini", "mypy.ini", ".coveragerc",
+_CONFIG_NAMES = {"tox.ini", "setup.cfg", "pyproject.toml", "manifest.in", "makefile",
+                 "pytest.ini", "mypy.ini", ".coveragerc",
                  ".flake8", ".pylintrc", "pylintrc", ".editorconfig", ".gitignore",
                  ".gitattributes", ".pre-commit-config.yaml", ".readthedocs.yml",
                  ".readthedocs.yaml", "codecov.yml", ".codecov.yml", ".travis.yml",
@@ -172,8 +173,8 @@ def is_config(path: str) -> bool:
     --------
     >>> is_config(".github/workflows/ci.yml"), is_config("requirements-dev.txt")
     (True, True)
-    >>> is_config("src/pkg/config.py"), is_config("docs/conf.py")
-    (False, False)
+    >>> is_config("src/pkg/config.py"), is_config("docs/conf.py"), is_config("setup.py")
+    (False, False, False)
     """
     p = PurePosixPath(path)
     name = p.name.lower()
