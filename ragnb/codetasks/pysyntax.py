@@ -460,19 +460,56 @@ def code_lines(text: str, numbers: Iterable[int], module: Module | None) -> list
     return found
 
 
+_FROM = re.compile(r"^[ \t]*from[ \t]+(?P<mod>\.*[\w.]*)[ \t]+import[ \t]+"
+                   r"(?P<names>\([^)]*\)|(?:[^\n#;\\]*\\\n)*[^\n#;]*)", re.MULTILINE)
+_IMPORT = re.compile(r"^[ \t]*import[ \t]+(?P<names>(?:[^\n#;(\\]*\\\n)*[^\n#;(]+)",
+                     re.MULTILINE)
 _TOP = re.compile(r"^(?:async[ \t]+)?(def|class)[ \t]+([A-Za-z_]\w*)|^([A-Za-z_]\w*)[ \t]*[:=]",
                   re.MULTILINE)
+
+
+def import_bindings(text: str) -> dict[str, tuple[int, str, str | None]]:
+    r"""Names a Python file's import lines bind: name -> ``(level, module, attribute)``.
+
+    A regular expression over the text (no parse): ``from .x import (a, b as c)``
+    (or continued with backslashes) and ``import a.b as c`` at any indentation.
+
+    Examples
+    --------
+    >>> import_bindings("from pkg.limits import rate_limited as rl\nimport pkg.billing")
+    {'rl': (0, 'pkg.limits', 'rate_limited'), 'pkg': (0, 'pkg', None),
+     'pkg.billing': (0, 'pkg.billing', None)}
+    """
+    found: dict[str, tuple[int, str, str | None]] = {}
+    for m in _FROM.finditer(text):
+        mod = m["mod"]
+        level = len(mod) - len(mod.lstrip("."))
+        names = re.sub(r"#[^\n]*|\\\n", " ", m["names"]).strip("() \t\n")
+        for item in names.split(","):
+            bits = item.split()
+            if len(bits) == 1 and bits[0] != "*":
+                found[bits[0]] = (level, mod[level:], bits[0])
+            elif len(bits) == 3 and bits[1] == "as":
+                found[bits[2]] = (level, mod[level:], bits[0])
+    for m in _IMPORT.finditer(text):
+        for item in m["names"].replace("\\\n", " ").split(","):
+            bits = item.split()
+            if len(bits) == 1:
+                found.setdefault(bits[0].split(".")[0], (0, bits[0].split(".")[0], None))
+                found.setdefault(bits[0], (0, bits[0], None))
+            elif len(bits) == 3 and bits[1] == "as":
+                found[bits[2]] = (0, bits[0], None)
+    return found
+
 
 
 def sketch_module(path: str, text: str) -> Module:
     """A :class:`Module` read without parsing: imports and top-level names only (no calls).
 
     Top-level ``def``/``class`` lines and assignments (``NAME =``) found by
-    regular expression, imports by :func:`ragnb.codetasks.readset.import_bindings`;
+    regular expression, imports by :func:`import_bindings`;
     enough to follow a name through re-exports, at a fraction of a parse.
     """
-    from ragnb.codetasks.readset import import_bindings
-
     m = Module(path, imports=import_bindings(text))
     for hit in _TOP.finditer(text):
         if hit.group(1) == "class":

@@ -34,6 +34,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import PurePosixPath
 
+from ragnb.codetasks.pysyntax import import_bindings
 from ragnb.codetasks.symbols import _COMMON, _STRING, identifiers
 
 #: An import binding: name -> ``(level, module, attribute)``.
@@ -68,10 +69,7 @@ _DEFS = re.compile(
     r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+(?P<py>[A-Za-z_]\w*)"
     r"|\bfunc[ \t]+(?:\([^)]*\)[ \t]*)?(?P<go>[A-Za-z_]\w*)[ \t]*[\[(]"
     r"|\bfunction[ \t]*\*?[ \t]*(?P<js>[A-Za-z_$][\w$]*)[ \t]*\(", re.MULTILINE)
-_FROM = re.compile(r"^[ \t]*from[ \t]+(?P<mod>\.*[\w.]*)[ \t]+import[ \t]+"
-                   r"(?P<names>\([^)]*\)|(?:[^\n#;\\]*\\\n)*[^\n#;]*)", re.MULTILINE)
-_IMPORT = re.compile(r"^[ \t]*import[ \t]+(?P<names>(?:[^\n#;(\\]*\\\n)*[^\n#;(]+)",
-                     re.MULTILINE)
+
 
 
 def defined_in(text: str) -> frozenset[str]:
@@ -141,40 +139,6 @@ def trace_files(text: str, files: Iterable[str]) -> dict[str, str]:
                 best.append(f)
         if len(best) == 1:
             found[best[0]] = m["path"]
-    return found
-
-
-def import_bindings(text: str) -> dict[str, tuple[int, str, str | None]]:
-    r"""Names a Python file's import lines bind: name -> ``(level, module, attribute)``.
-
-    A regular expression over the text (no parse): ``from .x import (a, b as c)``
-    (or continued with backslashes) and ``import a.b as c`` at any indentation.
-
-    Examples
-    --------
-    >>> import_bindings("from pkg.limits import rate_limited as rl\nimport pkg.billing")
-    {'rl': (0, 'pkg.limits', 'rate_limited'), 'pkg': (0, 'pkg', None),
-     'pkg.billing': (0, 'pkg.billing', None)}
-    """
-    found: dict[str, tuple[int, str, str | None]] = {}
-    for m in _FROM.finditer(text):
-        mod = m["mod"]
-        level = len(mod) - len(mod.lstrip("."))
-        names = re.sub(r"#[^\n]*|\\\n", " ", m["names"]).strip("() \t\n")
-        for item in names.split(","):
-            bits = item.split()
-            if len(bits) == 1 and bits[0] != "*":
-                found[bits[0]] = (level, mod[level:], bits[0])
-            elif len(bits) == 3 and bits[1] == "as":
-                found[bits[2]] = (level, mod[level:], bits[0])
-    for m in _IMPORT.finditer(text):
-        for item in m["names"].replace("\\\n", " ").split(","):
-            bits = item.split()
-            if len(bits) == 1:
-                found.setdefault(bits[0].split(".")[0], (0, bits[0].split(".")[0], None))
-                found.setdefault(bits[0], (0, bits[0], None))
-            elif len(bits) == 3 and bits[1] == "as":
-                found[bits[2]] = (0, bits[0], None)
     return found
 
 
