@@ -10,9 +10,10 @@ imports
     later, :func:`resolve_module`).
 classes
     top-level classes, their bases (as dotted names) and their methods.
-strings
+strings, import_lines
     where each string literal spanning several lines (docstrings) starts and
-    ends, so that its words are not read as code (:func:`code_lines`).
+    ends, and the lines of each import statement, so that their words are not
+    read as uses (:func:`code_lines`).
 factories (``returns``)
     top-level function -> the class it returns, where the code shows it: a
     return annotation naming a class, or every ``return`` of the function
@@ -109,6 +110,7 @@ class Module:
     star: list[tuple[int, str]] = field(default_factory=list)
     signatures: dict[str, Signature] = field(default_factory=dict)
     strings: list[tuple[int, int, int, int]] = field(default_factory=list)
+    import_lines: list[tuple[int, int]] = field(default_factory=list)
     returns: dict[str, str] = field(default_factory=dict)
     class_attrs: dict[str, dict[str, str]] = field(default_factory=dict)
     class_maps: dict[str, list[str]] = field(default_factory=dict)
@@ -152,6 +154,7 @@ class _Visitor(ast.NodeVisitor):
         self.in_function = 0
 
     def visit_Import(self, node: ast.Import) -> None:
+        self.m.import_lines.append((node.lineno, node.end_lineno or node.lineno))
         for a in node.names:                    # imports inside functions bind too
             if a.asname:
                 self.m.imports[a.asname] = (0, a.name, None)
@@ -161,6 +164,7 @@ class _Visitor(ast.NodeVisitor):
                 self.m.imports.setdefault(a.name, (0, a.name, None))
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        self.m.import_lines.append((node.lineno, node.end_lineno or node.lineno))
         for a in node.names:
             if a.name == "*":
                 self.m.star.append((node.level, node.module or ""))
@@ -430,10 +434,12 @@ def parse_module(path: str, text: str) -> Module | None:
 
 
 def code_lines(text: str, numbers: Iterable[int], module: Module | None) -> list[str]:
-    r"""Lines ``numbers`` of ``text`` (1-based) with the parts inside multi-line strings blanked.
+    r"""Lines ``numbers`` of ``text`` (1-based); multi-line strings and import statements blanked.
 
     A docstring's body is text, not code: its words are no identifiers and its
-    ``import`` lines bind nothing. Single-line strings are left to the caller.
+    ``import`` lines bind nothing. An import statement binds names but uses
+    none (a change that tidies imports reads nothing). Single-line strings are
+    left to the caller.
     Without a parsed ``module`` the lines are returned as they are.
 
     Examples
@@ -444,9 +450,13 @@ def code_lines(text: str, numbers: Iterable[int], module: Module | None) -> list
     """
     lines = text.splitlines()
     spans = module.strings if module is not None else []
+    imports = module.import_lines if module is not None else []
     found = []
     for n in numbers:
         if not 1 <= n <= len(lines):
+            continue
+        if any(start <= n <= end for start, end in imports):
+            found.append("")
             continue
         line = lines[n - 1]
         for start, col, end, end_col in spans:

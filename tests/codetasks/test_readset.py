@@ -93,12 +93,18 @@ def test_docstring_words_and_imports_are_not_code(tmp_path):
     doc = API.replace('        lookup(key)\n    """', '        >>> from pkg.util import lookup\n'
                       '        >>> lookup(key)\n\n    :rtype: Thing\n    """')
     code = doc.replace("    return key\n", "    return Thing() if key else lookup(key)\n")
+    tidy = code.replace("from pkg.models import Thing\n",
+                        "from pkg.models import Thing\nfrom pkg.util import lookup\n")
     docs_only = g.merge("doc", {"pkg/api.py": doc}, "Doc",
                         "Merge pull request #1 from a/doc\n\nSay what fetching returns")
     uses = g.merge("use", {"pkg/api.py": code}, "Use",
                    "Merge pull request #2 from a/use\n\nReturn a new thing for a key")
+    imports = g.merge("tidy", {"pkg/api.py": tidy}, "Tidy",
+                      "Merge pull request #3 from a/tidy\n\nImport the lookup helper at the top")
     tasks = mine_tasks(g.path).tasks.set_index("sha")
     assert tasks.loc[docs_only, "read_set"] == []
+    # an added import statement binds a name and uses none: util.py was not read
+    assert tasks.loc[imports, "read_set"] == []
     # the code line uses Thing (imported at the top) and lookup (imported only in the
     # docstring: bound to nothing)
     assert tasks.loc[uses, "read_from"] == {"pkg/models.py": ["import:Thing"]}
