@@ -6,7 +6,9 @@ other Python files of the parent tree that reaches it, each with how it was
 resolved (:data:`HOW`). A name is followed through ``import``,
 ``from x import Y as Z``, module attributes (``core.Command``) and re-exports
 (a package's ``__init__`` importing the name from a submodule), up to
-:data:`MAX_HOPS` modules.
+:data:`MAX_HOPS` modules; a name a module imports from outside the tree
+(``compat.py``: ``from json import JSONDecodeError``) stops there: that module
+provides it.
 
 What counts as a call of the changed function:
 
@@ -102,6 +104,8 @@ class Resolver:
             found = self._import(path, level, module, attr, hops + 1)
             if found is not None:
                 return found[0], True
+            if self._module(level, module, path) is None:   # an outside name it provides
+                return (path, name), hops > 0
         if path.endswith("__init__.py"):                   # a submodule of the package
             sub = self._module(1, name, path)
             if sub is not None:

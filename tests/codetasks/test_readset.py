@@ -88,6 +88,7 @@ def test_docstring_words_and_imports_are_not_code(tmp_path):
 
     g = Git(tmp_path / "repo")
     g.write({"pkg/models.py": "class Thing:\n    pass\n",
+             "pkg/compat.py": "from json import JSONDecodeError\n",
              "pkg/util.py": "def lookup(key):\n    return key\n", "pkg/api.py": API})
     g.commit("Initial import")
     doc = API.replace('        lookup(key)\n    """', '        >>> from pkg.util import lookup\n'
@@ -95,16 +96,24 @@ def test_docstring_words_and_imports_are_not_code(tmp_path):
     code = doc.replace("    return key\n", "    return Thing() if key else lookup(key)\n")
     tidy = code.replace("from pkg.models import Thing\n",
                         "from pkg.models import Thing\nfrom pkg.util import lookup\n")
+    outside = tidy.replace("from pkg.models import Thing\n",
+                           "from pkg.models import Thing\nfrom pkg.compat import JSONDecodeError\n"
+                           ).replace("    return Thing()", "    if key is JSONDecodeError:\n"
+                                     "        return None\n    return Thing()")
     docs_only = g.merge("doc", {"pkg/api.py": doc}, "Doc",
                         "Merge pull request #1 from a/doc\n\nSay what fetching returns")
     uses = g.merge("use", {"pkg/api.py": code}, "Use",
                    "Merge pull request #2 from a/use\n\nReturn a new thing for a key")
     imports = g.merge("tidy", {"pkg/api.py": tidy}, "Tidy",
                       "Merge pull request #3 from a/tidy\n\nImport the lookup helper at the top")
+    provided = g.merge("outside", {"pkg/api.py": outside}, "Outside",
+                       "Merge pull request #4 from a/outside\n\nNo thing for a decode error key")
     tasks = mine_tasks(g.path).tasks.set_index("sha")
     assert tasks.loc[docs_only, "read_set"] == []
     # an added import statement binds a name and uses none: util.py was not read
     assert tasks.loc[imports, "read_set"] == []
+    # JSONDecodeError comes from json through pkg/compat.py: compat.py is what was read
+    assert tasks.loc[provided, "read_from"] == {"pkg/compat.py": ["import:JSONDecodeError"]}
     # the code line uses Thing (imported at the top) and lookup (imported only in the
     # docstring: bound to nothing)
     assert tasks.loc[uses, "read_from"] == {"pkg/models.py": ["import:Thing"]}
