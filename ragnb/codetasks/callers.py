@@ -343,8 +343,8 @@ def _method_sites(resolver: Resolver, files: Sequence[str], change: SignatureCha
                         how = "super"
                 elif call.receiver is not None:
                     if is_family(path, call.receiver):
-                        how = "self" if call.callee and call.callee.split(".")[0] in (
-                            "self", "cls") else "receiver"
+                        how = "self" if call.callee and call.callee.count(".") == 1 and (
+                            call.callee.split(".")[0] in ("self", "cls")) else "receiver"
                     elif not constructor and made_by(path, call.receiver):
                         how = "factory"
                     elif not constructor and not is_class(path, call.receiver):

@@ -39,7 +39,10 @@ calls
     and then called (in the same function or a function nested in it)
     counts as a call of that class; so do ``self.Cls(...)`` and
     ``HANDLERS[k](...)`` (see ``class_attrs``). ``isinstance(x, C)`` in an
-    ``if`` test (or an ``assert``) gives ``x`` the class ``C`` in that branch.
+    ``if`` test (or an ``assert``) gives ``x`` the class ``C`` in that branch;
+    an attribute a method assigns an instance (``self._netrc = NetRCInfo()``)
+    gives ``self._netrc.m()`` the receiver ``NetRCInfo`` in the class's later
+    methods (``attr_types``).
 """
 from __future__ import annotations
 
@@ -114,6 +117,7 @@ class Module:
     returns: dict[str, str] = field(default_factory=dict)
     class_attrs: dict[str, dict[str, str]] = field(default_factory=dict)
     class_maps: dict[str, list[str]] = field(default_factory=dict)
+    attr_types: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def defines(self, name: str) -> bool:
         return name in self.functions or name in self.classes
@@ -244,6 +248,8 @@ class _Visitor(ast.NodeVisitor):
                     self.m.class_maps[owner + t.id] = held
             if (self.cls and isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name)
                     and t.value.id == "self"):
+                if kind and kind.rsplit(".", 1)[-1][:1].isupper():
+                    self.m.attr_types.setdefault(self.cls, {}).setdefault(t.attr, kind)
                 if alias:
                     self.m.class_attrs.setdefault(self.cls, {})[t.attr] = alias
                 if held:
@@ -325,6 +331,9 @@ class _Visitor(ast.NodeVisitor):
             value = func.value
             if isinstance(value, ast.Name):
                 receiver = self.types[-1].get(value.id)
+            elif (isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name)
+                  and value.value.id == "self" and self.cls):     # `self._x = C()` earlier
+                receiver = self.m.attr_types.get(self.cls, {}).get(value.attr)
             elif (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
                   and value.func.id == "super"):
                 receiver = "super"

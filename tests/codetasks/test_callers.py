@@ -153,6 +153,9 @@ SECOND = {
                "    def make(self):\n        return self.adapter_cls(3)\n",
     "registry.py": "from pkg import core\n\nADAPTERS = {'default': core.Adapter}\n\n\n"
                    "def build(kind):\n    return ADAPTERS[kind](1)\n",
+    "holder.py": "from pkg.core import Session\n\n\nclass Holder:\n    def __init__(self):\n"
+                 "        self._s = Session()\n\n    def go(self):\n"
+                 "        return self._s.send(5)\n",
     "old.py": "from pkg.core import Session\n\ntry:\n    Session().send(4)\n"
               "except ValueError, e:\n    pass\n",
 }
@@ -161,7 +164,8 @@ SECOND = {
 def test_factories_isinstance_class_attributes_and_unparsed_files(tmp_path):
     # issue 28 item 6: a receiver made by a factory function or narrowed by isinstance was
     # unresolved; `self.adapter_cls(...)` and `ADAPTERS[kind](...)` were no constructor
-    # calls; old.py (`except E, e:`) lost its callers without being counted
+    # calls; old.py (`except E, e:`) lost its callers without being counted; `self._s =
+    # Session()` in __init__ then `self._s.send(...)` (found labelling httpx) was unresolved
     if not git_available():
         pytest.skip("git is not installed")
     g = Git(tmp_path / "repo")
@@ -177,6 +181,7 @@ def test_factories_isinstance_class_attributes_and_unparsed_files(tmp_path):
     sites = {(s["path"], s["line"], s["how"]) for s in task["caller_sites"]}
     assert sites == {("factory.py", 6, "factory"), ("narrow.py", 6, "receiver"),
                      ("narrow.py", 7, "unresolved"), ("attr.py", 8, "import"),
-                     ("registry.py", 7, "module"), ("old.py", 0, "unparsed")}
-    assert task["callers"] == ["attr.py", "factory.py", "narrow.py", "registry.py"]
+                     ("registry.py", 7, "module"), ("old.py", 0, "unparsed"),
+                     ("holder.py", 9, "receiver")}
+    assert task["callers"] == ["attr.py", "factory.py", "holder.py", "narrow.py", "registry.py"]
     assert task["unparsed"] == ["old.py"] and task["unresolved_calls"] == 1
