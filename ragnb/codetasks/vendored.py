@@ -11,8 +11,10 @@ changes. A folder is a vendored root when (:data:`REASONS`):
     it is such a nested package and holds its own ``LICENSE``/``LICENCE``/``COPYING`` file;
 ``wholesale update``
     a mined change titled ``Update|Upgrade|Bump|Vendor|Sync ... <name> ...``
-    changed at least :data:`MIN_WHOLESALE` files under a folder ``<name>``
-    below the top level.
+    with a version number (``Update urllib3 to 1.9.1``) changed at least
+    :data:`MIN_WHOLESALE` files under a folder ``<name>`` below the top level
+    (an "Update dispatch interface" change to ``tests/dispatch/`` is no
+    dependency update).
 
 (A ``.gitattributes`` ``linguist-vendored`` pattern is read by
 :mod:`ragnb.codetasks.editset`.) Files under a root are excluded from edit
@@ -35,6 +37,7 @@ MIN_WHOLESALE = 3
 _VERSION = re.compile(r"^__version__\s*[:=]", re.MULTILINE)
 _LICENCE = re.compile(r"^(?:licen[cs]e|copying)(?:[.-]\w+)?$", re.IGNORECASE)
 _UPDATE = re.compile(r"^\s*(?:update|upgrade|bump|vendor|sync|re-?vendor)\b", re.IGNORECASE)
+_VERSION_NUMBER = re.compile(r"\bv?\d+(?:\.\d+)+\b")
 
 
 def sets_version(text: str | None) -> bool:
@@ -90,7 +93,7 @@ def wholesale_roots(titled_changes: Iterable[tuple[str, Iterable[str]]]) -> dict
     """
     found: dict[str, str] = {}
     for title, paths in titled_changes:
-        if not _UPDATE.match(title):
+        if not (_UPDATE.match(title) and _VERSION_NUMBER.search(title)):
             continue
         words = {w.lower() for w in re.findall(r"[A-Za-z_][\w-]*", title)}
         counts: dict[str, int] = {}

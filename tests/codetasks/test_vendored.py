@@ -75,4 +75,8 @@ def test_nested_package_without_version_or_licence_is_first_party():
     # "Update the docs" touching docs/ files, or an update of a top-level folder: no root
     assert wholesale_roots([("Update docs for 2.0", ["a/docs/x.rst", "a/docs/y.rst",
                                                      "a/z.rst"]),
-                            ("Update app to py3", ["app/a.py", "app/b.py", "app/c.py"])]) == {}
+                            ("Update app to py3", ["app/a.py", "app/b.py", "app/c.py"]),
+                            # no version: a refactoring (found on httpx), not a dependency
+                            ("Update dispatch interface", ["tests/dispatch/a.py",
+                                                           "tests/dispatch/b.py",
+                                                           "tests/dispatch/c.py"])]) == {}
