@@ -483,6 +483,7 @@ _FROM = re.compile(r"^[ \t]*from[ \t]+(?P<mod>\.*[\w.]*)[ \t]+import[ \t]+"
                    r"(?P<names>\([^)]*\)|(?:[^\n#;\\]*\\\n)*[^\n#;]*)", re.MULTILINE)
 _IMPORT = re.compile(r"^[ \t]*import[ \t]+(?P<names>(?:[^\n#;(\\]*\\\n)*[^\n#;(]+)",
                      re.MULTILINE)
+_STAR = re.compile(r"^[ \t]*from[ \t]+(?P<mod>\.*[\w.]*)[ \t]+import[ \t]+\*", re.MULTILINE)
 _TOP = re.compile(r"^(?:async[ \t]+)?(def|class)[ \t]+([A-Za-z_]\w*)|^([A-Za-z_]\w*)[ \t]*[:=]",
                   re.MULTILINE)
 
@@ -526,10 +527,14 @@ def sketch_module(path: str, text: str) -> Module:
     """A :class:`Module` read without parsing: imports and top-level names only (no calls).
 
     Top-level ``def``/``class`` lines and assignments (``NAME =``) found by
-    regular expression, imports by :func:`import_bindings`;
-    enough to follow a name through re-exports, at a fraction of a parse.
+    regular expression, imports by :func:`import_bindings` and star imports
+    (``from ._api import *``); enough to follow a name through re-exports, at
+    a fraction of a parse.
     """
     m = Module(path, imports=import_bindings(text))
+    for hit in _STAR.finditer(text):
+        mod = hit["mod"]
+        m.star.append((len(mod) - len(mod.lstrip(".")), mod.lstrip(".")))
     for hit in _TOP.finditer(text):
         if hit.group(1) == "class":
             m.classes[hit.group(2)] = ([], set())

@@ -117,3 +117,22 @@ def test_docstring_words_and_imports_are_not_code(tmp_path):
     # the code line uses Thing (imported at the top) and lookup (imported only in the
     # docstring: bound to nothing)
     assert tasks.loc[uses, "read_from"] == {"pkg/models.py": ["import:Thing"]}
+
+
+def test_names_followed_through_star_imports(tmp_path):
+    # found labelling httpx: `import httpx` then `httpx.URL(...)`, where httpx/__init__.py
+    # re-exports with `from ._urls import *`, brought in nothing (the sketch of a module
+    # recorded no star import)
+    from ragnb.codetasks import mine_tasks
+    from tests.codetasks.conftest import Git
+
+    g = Git(tmp_path / "repo")
+    g.write({"web/__init__.py": "from ._urls import *\n",
+             "web/_urls.py": "__all__ = ['URL']\n\n\nclass URL:\n    pass\n",
+             "tests/test_web.py": "import web\n\n\ndef test_a():\n    assert web\n"})
+    g.commit("Initial import")
+    sha = g.merge("t", {"tests/test_web.py": "import web\n\n\ndef test_a():\n"
+                                             "    assert web.URL()\n"},
+                  "T", "Merge pull request #1 from a/t\n\nTest that a URL can be made")
+    task = mine_tasks(g.path).tasks.set_index("sha").loc[sha]
+    assert task["read_from"] == {"web/_urls.py": ["import:web"]}
