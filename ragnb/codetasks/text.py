@@ -185,8 +185,9 @@ def strip_leaks(text: str, symbols: Iterable[str], files: Iterable[str]) -> str:
 def branch_body(title: str, messages: Iterable[str]) -> str:
     r"""A body made of a merge's own commit messages (oldest first), for a merge that has none.
 
-    Merge commits, ``fixup!``/``squash!``/``amend!`` commits and messages
-    repeating the title or an earlier message are left out.
+    Merge commits, ``fixup!``/``squash!``/``amend!`` commits, messages of
+    fewer than three words (``WIP``, ``Change 12``) and messages repeating the
+    title or an earlier message are left out.
 
     Examples
     --------
@@ -199,7 +200,7 @@ def branch_body(title: str, messages: Iterable[str]) -> str:
     for message in messages:
         text = description(message)
         first = text.partition("\n")[0].strip()
-        if (not text or _MERGE_LINE.match(message.strip().partition("\n")[0])
+        if (word_count(text) < 3 or _MERGE_LINE.match(message.strip().partition("\n")[0])
                 or _FIXUP.match(first) or text in seen or first in seen):
             continue
         seen.update({text, first})
