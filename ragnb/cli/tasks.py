@@ -11,13 +11,18 @@ DESCRIPTION = """\
 Two actions:
 
   mine   one task per merged change on the first-parent history of --branch (merge
-         commits, diffed against their first parent; --every-commit for squash-merge
-         repositories). Edit set = changed files that exist in the parent, minus
-         vendored, lock and generated files; task text = the description with file
-         paths and changed symbol names stripped; read set (names the change imports,
-         identifiers in the description's code, stack-trace files) and callers of
-         changed signatures resolved from the parent tree's syntax, each saying how.
-         Filters: bot authors (--bot), reverts, changelog-only and docs-only changes,
+         commits and squash-merged pull requests titled '... (#N)', diffed against their
+         first parent; --every-commit: every commit; a folder inside the repository
+         stands for the whole repository; a shallow clone or nothing to mine warns).
+         Edit set = changed files that exist in the parent, minus vendored roots
+         (nested packages with their own version or licence, folders updated wholesale),
+         lock and generated files, and bookkeeping files (changelogs, AUTHORS), each
+         counted; task text = the description (a title-only merge adds its commits'
+         messages) with file paths and code-like changed symbol names stripped; read set
+         (names the change imports, identifiers in the description's code, stack-trace
+         files) and callers of changed signatures resolved from the parent tree's syntax,
+         each saying how (files that do not parse are listed per task). Filters: bot
+         authors (--bot), reverts, releases, changelog-, docs- and config-only changes,
          1..15 edit-set files, a description. Prints the filter table (mined, kept,
          dropped by which filter) and the set sizes; --out writes every mined change
          (kept or not) as JSONL. Runs git locally; nothing is fetched; a progress bar
@@ -26,7 +31,7 @@ Two actions:
          ranked chunk ids `path#chunk` or file paths; TREC, JSONL or CSV) on the kept
          tasks, with bootstrap intervals over tasks, the all-files figure independent
          misses would give, and the --keep condition read against the intervals
-         (keep / fix / inconclusive).
+         (keep / fix / inconclusive; a clause on fewer than 10 tasks is inconclusive).
 
 examples:
   ragnb tasks mine --repo ~/src/shop --branch main --out tasks.jsonl
@@ -46,7 +51,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     a.add_argument("--repo", metavar="DIR", help="the local git repository")
     a.add_argument("--branch", default="main", help="the mainline branch (default main)")
     a.add_argument("--every-commit", action="store_true",
-                   help="every mainline commit is a change (squash-merge repositories)")
+                   help="every mainline commit is a change, not only merges and squash merges")
+    a.add_argument("--no-vendored-detection", action="store_true",
+                   help="do not detect vendored roots (nested packages with their own version or "
+                        "licence, folders updated wholesale)")
+    a.add_argument("--no-squash", action="store_true",
+                   help="leave out squash-merged pull requests (commits titled '... (#N)')")
     a.add_argument("--exclude", action="append", default=None, metavar="PATTERN",
                    help="a vendored/lock/generated pattern, added to the defaults (repeatable; "
                         "fnmatch on path and name; 'dir/' = a folder anywhere)")
@@ -93,12 +103,14 @@ def _mine(args) -> int:
     from ragnb.codetasks import filter_table, mine_tasks, set_sizes, write_tasks
     from ragnb.codetasks.editset import DEFAULT_EXCLUDE
     from ragnb.codetasks.kinds import DEFAULT_BOTS
-    from ragnb.codetasks.mine import caller_resolution, exclusion_table
+    from ragnb.codetasks.mine import bookkeeping_table, caller_resolution, exclusion_table
 
     _need(args, "--repo")
     exclude = (() if args.no_default_excludes else DEFAULT_EXCLUDE) + tuple(args.exclude or ())
     bots = (() if args.no_default_bots else DEFAULT_BOTS) + tuple(args.bot or ())
-    mined = mine_tasks(args.repo, args.branch, every_commit=args.every_commit, exclude=exclude,
+    mined = mine_tasks(args.repo, args.branch, every_commit=args.every_commit,
+                       squash=not args.no_squash, vendored=not args.no_vendored_detection,
+                       exclude=exclude,
                        bots=bots,
                        min_files=args.min_files, max_files=args.max_files,
                        min_words=args.min_words)
@@ -108,15 +120,20 @@ def _mine(args) -> int:
     kept = mined.kept
     header = [f"{len(mined.tasks)} changes mined from {args.branch} "
               f"({mined.options.head[:12]}), {len(kept)} kept"
-              + (f"; written to {args.out}" if args.out else "")]
+              + (f"; written to {args.out}" if args.out else ""),
+              *(f"warning: {w}" for w in mined.warnings)]
     emit(table, args.format, None, header)
     if args.format == "table" and len(kept):
         emit(set_sizes(kept), "table", None, ["", "Set sizes over the kept tasks"])
         emit(caller_resolution(kept), "table", None,
              ["", ("Caller sites of changed signatures over the kept tasks, by how they were "
                    "resolved (unresolved sites are not in the caller set)")])
-        emit(exclusion_table(mined.tasks, mined.options), "table", None,
+        emit(exclusion_table(mined.tasks, mined.options, mined.vendored), "table", None,
              ["", "Files left out of the edit sets (every mined change)"])
+        books = bookkeeping_table(mined.tasks)
+        if len(books):
+            emit(books, "table", None, ["", "Bookkeeping files kept out of the edit sets "
+                                            "(every mined change; not scored)"])
     return 0
 
 

@@ -6,7 +6,9 @@ other Python files of the parent tree that reaches it, each with how it was
 resolved (:data:`HOW`). A name is followed through ``import``,
 ``from x import Y as Z``, module attributes (``core.Command``) and re-exports
 (a package's ``__init__`` importing the name from a submodule), up to
-:data:`MAX_HOPS` modules.
+:data:`MAX_HOPS` modules; a name a module imports from outside the tree
+(``compat.py``: ``from json import JSONDecodeError``) stops there: that module
+provides it.
 
 What counts as a call of the changed function:
 
@@ -18,10 +20,17 @@ What counts as a call of the changed function:
   an unrelated class;
 - a method ``C.m``: ``x.m(...)`` where the receiver's class is ``C`` or a
   subclass (``self`` in their methods, a variable assigned ``C(...)`` or
-  annotated ``C``), ``C.m(...)``, ``super().m(...)`` in a subclass. A call
+  annotated ``C``, narrowed by ``isinstance(x, C)``, or assigned the result
+  of a function that returns a ``C``), ``C.m(...)``, ``super().m(...)`` in a
+  subclass. Class-valued attributes and dicts of classes called
+  (``self.Cls(...)``, ``HANDLERS[k](...)``) are constructor calls of those
+  classes (:mod:`ragnb.codetasks.pysyntax`). A call
   ``x.m(...)`` whose receiver cannot be told (unknown, or the result of a
   function rather than a class) is **unresolved**: listed with
   ``how="unresolved"``, counted, and not in the caller set.
+
+A file that could hold a call but does not parse as Python 3 (``except E, e:``)
+is listed once with ``how="unparsed"`` (line 0): counted, never a caller.
 
 Subclasses are found among the files with a ``class X(... C ...)`` line
 (two rounds: a subclass of a subclass). A file is parsed only when its text
@@ -48,8 +57,13 @@ HOW = {
     "self": "`self.m(...)` / `cls.m(...)` in a subclass",
     "super": "`super().m(...)` in a subclass",
     "subclass": "instantiating a subclass that inherits the constructor",
+    "factory": "a method called on what a function returns (`x = make()`, where `make` "
+               "returns the class)",
     "unresolved": "`x.m(...)` with a receiver of unknown class (not in the caller set)",
+    "unparsed": "a file that could call it does not parse as Python 3 (not in the caller set)",
 }
+#: Sites that are counted but never in a caller set.
+NOT_CALLERS = frozenset({"unresolved", "unparsed"})
 #: Most modules followed when chasing a re-exported name.
 MAX_HOPS = 6
 
@@ -90,6 +104,8 @@ class Resolver:
             found = self._import(path, level, module, attr, hops + 1)
             if found is not None:
                 return found[0], True
+            if self._module(level, module, path) is None:   # an outside name it provides
+                return (path, name), hops > 0
         if path.endswith("__init__.py"):                   # a submodule of the package
             sub = self._module(1, name, path)
             if sub is not None:
@@ -209,8 +225,8 @@ def _could_call(names: Iterable[str], method: str | None) -> Callable[[str | Non
     alt = "|".join(map(re.escape, names))
     extra = rf"|\.{re.escape(method)}\s*\(" if method else ""
     pattern = re.compile(rf"\b(?:{alt})(?:\s*\(|\s+as\b|\.\w+\s*\()"
-                         rf"|(?:=|\bor|,)\s*(?:\w+\.)*(?:{alt})\b\s*\)?\s*$" + extra,
-                         re.MULTILINE)
+                         rf"|(?:=|\bor|,|:|[{{(\[])\s*(?:\w+\.)*(?:{alt})\b\s*[,)}}\]]*\s*$"
+                         + extra, re.MULTILINE)
 
     def could(text: str | None) -> bool:
         if not text:
@@ -262,6 +278,7 @@ def _function_sites(resolver: Resolver, files: Sequence[str], change: SignatureC
     for path in files:
         m = resolver.load(path)
         if m is None:
+            yield CallerSite(path, 0, change.qualname, "unparsed")
             continue
         for call in m.calls:
             if call.callee is None or call.receiver is not None:
@@ -296,9 +313,19 @@ def _method_sites(resolver: Resolver, files: Sequence[str], change: SignatureCha
         r = resolver.resolve(path, name)
         return r is not None and not r[1] and r[0] in family
 
+    def made_by(path: str, name: str) -> bool:
+        """Whether ``name`` is a function whose returned class is in the family."""
+        r = resolver.resolve(path, name)
+        if r is None or r[1] or r[0][1] is None:
+            return False
+        home = resolver.load(r[0][0])
+        made = home.returns.get(r[0][1]) if home is not None else None
+        return made is not None and is_family(r[0][0], made)
+
     for path in files:
         m = resolver.load(path)
         if m is None:
+            yield CallerSite(path, 0, change.qualname, "unparsed")
             continue
         for call in m.calls:
             how = None
@@ -316,8 +343,10 @@ def _method_sites(resolver: Resolver, files: Sequence[str], change: SignatureCha
                         how = "super"
                 elif call.receiver is not None:
                     if is_family(path, call.receiver):
-                        how = "self" if call.callee and call.callee.split(".")[0] in (
-                            "self", "cls") else "receiver"
+                        how = "self" if call.callee and call.callee.count(".") == 1 and (
+                            call.callee.split(".")[0] in ("self", "cls")) else "receiver"
+                    elif not constructor and made_by(path, call.receiver):
+                        how = "factory"
                     elif not constructor and not is_class(path, call.receiver):
                         how = "unresolved"      # `bar = progressbar(...)`: not a class
                 elif call.callee and "." in call.callee:

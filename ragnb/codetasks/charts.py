@@ -7,7 +7,7 @@ import pandas as pd
 
 from ragnb.codetasks.keep import KeepVerdict, condition_in_points
 from ragnb.codetasks.recall import TaskRecall
-from ragnb.result import POINTS_LABELS
+from ragnb.result import POINTS_LABELS, points
 
 
 def recall_chart(summary: pd.DataFrame, verdict: KeepVerdict | None = None,
@@ -80,4 +80,5 @@ def all_files_by_size_chart(recall: TaskRecall) -> alt.LayerChart:
         tooltip=["files:Q", "tasks:Q", alt.Tooltip("observed:Q", format=".3f")])
     return (line + dots).properties(
         width=420, height=220,
-        title=f"All-files recall by task size (dashed: {p:.2f} ** n, independent misses)")
+        title=(f"All-files recall by task size (dashed: independent misses at a per-file "
+               f"recall of {points(p)} points, p ** n)"))

@@ -8,6 +8,12 @@ and against its file name, so ``*.lock`` excludes ``poetry.lock`` at any depth
 and ``vendor/*`` excludes a top-level ``vendor`` folder; a pattern ending in
 ``/`` names a folder at any depth (``node_modules/``).
 
+Bookkeeping files (changelogs, changelog fragments, ``AUTHORS`` and other
+credits lists, :func:`ragnb.codetasks.kinds.is_bookkeeping`) change alongside
+the code without being what the change is about: listed apart and counted, not
+scored (left in, a perfect code retriever misses one in every task that
+updates ``HISTORY.rst``).
+
 Files the change *added* are listed apart: they do not exist in the parent
 commit, which is what the retriever indexes, so no run can retrieve them and
 they are not scored (:func:`split_changes`).
@@ -19,6 +25,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fnmatch import translate
 from functools import lru_cache
+
+from ragnb.codetasks.kinds import is_bookkeeping
 
 #: Vendored folders, lockfiles and generated files (override with ``exclude=``).
 DEFAULT_EXCLUDE: tuple[str, ...] = (
@@ -69,25 +77,39 @@ class Changes:
         Files the change created (absent from the parent; not scored).
     excluded : tuple of str
         Vendored, lock and generated files the change touched.
+    bookkeeping : tuple of str
+        Changelogs and credits lists it touched (not excluded; not scored).
     """
 
     edit_set: tuple[str, ...]
     added: tuple[str, ...]
     excluded: tuple[str, ...]
+    bookkeeping: tuple[str, ...] = ()
 
 
 def split_changes(changed: Iterable[tuple[str, str]],
                   patterns: Sequence[str] = DEFAULT_EXCLUDE) -> Changes:
-    """Sort ``(status, path)`` pairs (git's ``A``/``D``/``M``/``T``) into a :class:`Changes`."""
-    edit, added, excluded = [], [], []
+    """Sort ``(status, path)`` pairs (git's ``A``/``D``/``M``/``T``) into a :class:`Changes`.
+
+    Examples
+    --------
+    >>> c = split_changes([("M", "pkg/api.py"), ("M", "HISTORY.rst"), ("M", "AUTHORS.rst"),
+    ...                    ("A", "pkg/new.py"), ("M", "poetry.lock")])
+    >>> c.edit_set, c.added, c.excluded, c.bookkeeping
+    (('pkg/api.py',), ('pkg/new.py',), ('poetry.lock',), ('AUTHORS.rst', 'HISTORY.rst'))
+    """
+    edit, added, excluded, books = [], [], [], []
     for status, path in changed:
         if is_excluded(path, patterns):
             excluded.append(path)
+        elif is_bookkeeping(path):
+            books.append(path)
         elif status == "A":
             added.append(path)
         else:
             edit.append(path)
-    return Changes(tuple(sorted(edit)), tuple(sorted(added)), tuple(sorted(excluded)))
+    return Changes(tuple(sorted(edit)), tuple(sorted(added)), tuple(sorted(excluded)),
+                   tuple(sorted(books)))
 
 
 def attribute_excludes(text: str | None) -> tuple[str, ...]:
@@ -117,15 +139,15 @@ def attribute_excludes(text: str | None) -> tuple[str, ...]:
 
 
 def exclude_pathspecs(patterns: Sequence[str]) -> list[str]:
-    """Git pathspecs that leave ``patterns`` out of a ``git log -p`` (its output stays small)."""
+    """Git pathspecs that leave ``patterns`` out of a ``git log -p`` (from the top level)."""
     specs = []
     for p in patterns:
         if p.endswith("/"):
-            specs.append(f":(exclude,glob)**/{p}**")
+            specs.append(f":(exclude,glob,top)**/{p}**")
         elif "/" in p:
-            specs.append(f":(exclude,glob){p}")
+            specs.append(f":(exclude,glob,top){p}")
         else:
-            specs.append(f":(exclude,glob)**/{p}")
+            specs.append(f":(exclude,glob,top)**/{p}")
     return specs
 
 

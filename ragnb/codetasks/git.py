@@ -71,7 +71,15 @@ class Repo:
     Parameters
     ----------
     path : str or Path
-        The work tree or ``.git`` folder (or a bare repository).
+        The work tree or ``.git`` folder (or a bare repository). A folder inside
+        a work tree stands for the whole repository: ``path`` becomes its top
+        level (``given`` keeps what was passed), since diffs cut to one folder
+        would change every task.
+
+    Attributes
+    ----------
+    shallow : bool
+        Whether the clone is shallow (its history stops at grafted commits).
     """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
@@ -80,7 +88,12 @@ class Repo:
             raise InputError("git is not installed (needed to mine tasks)", source=self.path)
         if not self.path.is_dir():
             raise InputError("no such folder", source=self.path)
-        self.git("rev-parse", "--git-dir", what="a git repository")
+        self.given = self.path
+        inside, shallow = self.git("rev-parse", "--is-inside-work-tree",
+                                   "--is-shallow-repository", what="a git repository").split()
+        if inside == "true":                 # a subfolder stands for the whole work tree
+            self.path = Path(self.git("rev-parse", "--show-toplevel").strip())
+        self.shallow = shallow == "true"
 
     def git(self, *args: str, what: str | None = None) -> str:
         """Run ``git args...`` in the repository and return its standard output."""
@@ -214,7 +227,7 @@ def mainline_patches(repo: Repo, branch: str, exclude_pathspecs: list[str]) -> d
     """
     out = repo.git("log", "--first-parent", "--diff-merges=first-parent", "-p", "-U0",
                    "--no-renames", "--no-color", "--no-ext-diff", "--no-textconv",
-                   "--format=%x1e%H", branch, "--", ".", *exclude_pathspecs)
+                   "--format=%x1e%H", branch, "--", ":(top)", *exclude_pathspecs)
     found = {}
     for record in out.split("\x1e"):
         if record:

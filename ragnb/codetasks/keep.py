@@ -16,8 +16,9 @@ interval [lo, hi]:
 ``failed``
     the whole interval is on the other side (``>= t``: hi < t);
 ``inconclusive``
-    the interval straddles the threshold, or the metric has no interval
-    (defined on fewer than two tasks).
+    the interval straddles the threshold, or the metric is defined on fewer
+    than :data:`MIN_TASKS` tasks (a handful of tasks gives a narrow, even
+    zero-width, bootstrap interval that settles nothing), or it has no interval.
 
 Verdict: ``keep`` when every clause is met (the retriever is not what breaks
 the builds: look at context assembly and verification next); ``fix`` when any
@@ -42,6 +43,8 @@ from ragnb.result import Analysis, interval, points
 #: Seed 002's keep condition.
 SEED_002_KEEP = "all_files>=0.80,caller>=0.90"
 KEEP, FIX, INCONCLUSIVE = "keep", "fix", "inconclusive"
+#: Fewest tasks a clause is decided on (met or failed); fewer is inconclusive.
+MIN_TASKS = 10
 _OPS = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt}
 _CLAUSE = re.compile(r"^\s*(?P<metric>[A-Za-z_][\w-]*)\s*(?P<op>>=|<=|>|<|==|=|≥|≤)?\s*"
                      r"(?P<value>.*?)\s*$")
@@ -145,16 +148,20 @@ class KeepVerdict(Analysis):
         """How the verdict was read: the rule, then each clause's interval method and n."""
         rule = ("each clause of the keep condition is read against its metric's interval: "
                 "met when the whole interval satisfies it, failed when the whole interval "
-                "misses it, inconclusive when the interval straddles the threshold (or there "
-                "is none); keep when every clause is met, fix when any fails")
+                "misses it, inconclusive when the interval straddles the threshold, there is "
+                f"none, or the metric is defined on fewer than {MIN_TASKS} tasks; keep when "
+                "every clause is met, fix when any fails")
         per = [f"{m}: {how}" if how else f"{m}: n={n} tasks"
                for m, n, how in zip(self.clauses["metric"], self.clauses["n"],
                                     self.methods or ("",) * len(self.clauses))]
         return f"{rule}. Intervals: " + "; ".join(per) if per else rule
 
 
-def _status(clause: Clause, lo: float, hi: float) -> tuple[str, str]:
+def _status(clause: Clause, lo: float, hi: float, n: int) -> tuple[str, str]:
     """The clause's status and why, the interval and threshold in points."""
+    if n < MIN_TASKS:
+        return INCONCLUSIVE, (f"defined on {n} task(s), fewer than {MIN_TASKS}: too few to "
+                              f"decide {clause.in_points()}")
     if not (math.isfinite(lo) and math.isfinite(hi)):
         return INCONCLUSIVE, "no interval (fewer than two tasks)"
     holds = _OPS[clause.op]
@@ -175,7 +182,7 @@ def evaluate_keep(summary: pd.DataFrame, condition: str | tuple[Clause, ...]) ->
     methods: list[str] = []
     for c in clauses:
         r = by_metric.loc[c.metric]
-        status, reason = _status(c, float(r["ci_low"]), float(r["ci_high"]))
+        status, reason = _status(c, float(r["ci_low"]), float(r["ci_high"]), int(r["n"]))
         methods.append(str(r["method"]) if "method" in r.index else "")
         rows.append({"metric": c.metric, "condition": str(c), "mean": float(r["mean"]),
                      "ci_low": float(r["ci_low"]), "ci_high": float(r["ci_high"]),

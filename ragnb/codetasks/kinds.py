@@ -12,6 +12,15 @@ Changelog only
     changelog: ``CHANGES``, ``CHANGELOG``, ``HISTORY``, ``NEWS``,
     ``RELEASE_NOTES``, ``WHATSNEW`` (any extension) or a fragment in
     ``changelog.d/``, ``changes/``, ``newsfragments/`` or ``.changeset/``.
+Release
+    The title says it cuts a release (:func:`is_release`): ``v2.31.0``,
+    ``Release 2.0``, ``Version 0.28.1 (#3445)``, ``Bump version to 1.2``.
+Config only
+    Every changed file is configuration, CI or packaging metadata
+    (:func:`is_config`: ``.github/``, ``tox.ini``, ``setup.cfg``,
+    ``pyproject.toml``, ``requirements*.txt``, ``Makefile``,
+    ``.pre-commit-config.yaml`` ...; Python files such as ``setup.py`` are
+    code) or documentation, and at least one is configuration.
 Docs only
     Every changed file is documentation (changelogs included, but not all of
     them changelogs): under ``docs/``, ``doc/`` or ``documentation/``, a
@@ -38,7 +47,26 @@ BOT_BRANCHES: tuple[str, ...] = ("dependabot/*", "renovate/*", "pre-commit-ci-up
 _CHANGELOG_NAMES = ("changes", "changelog", "history", "news", "release_notes",
                     "release-notes", "releasenotes", "whatsnew")
 _CHANGELOG_DIRS = {"changelog.d", "changes", "newsfragments", ".changeset", "changelog"}
+_CREDIT_NAMES = ("authors", "contributors", "credits", "thanks", "maintainers", "owners",
+                 "codeowners", "mailmap", ".mailmap")
 _DOC_DIRS = {"docs", "doc", "documentation"}
+_CONFIG_DIRS = {".github", ".circleci", ".gitlab", ".azure-pipelines", ".buildkite", ".ci",
+                ".devcontainer", "requirements"}
+_CONFIG_NAMES = {"tox.ini", "setup.cfg", "pyproject.toml", "manifest.in", "makefile",
+                 "pytest.ini", "mypy.ini", ".coveragerc",
+                 ".flake8", ".pylintrc", "pylintrc", ".editorconfig", ".gitignore",
+                 ".gitattributes", ".pre-commit-config.yaml", ".readthedocs.yml",
+                 ".readthedocs.yaml", "codecov.yml", ".codecov.yml", ".travis.yml",
+                 "appveyor.yml", ".appveyor.yml", "azure-pipelines.yml", ".gitlab-ci.yml",
+                 "dockerfile", ".dockerignore", "ruff.toml", ".ruff.toml", "renovate.json",
+                 ".mailmap", "pipfile", "pipfile.lock", "environment.yml", "tox.toml"}
+_RELEASE = re.compile(
+    r"^(?:(?:release|releasing|released|version|prepare|preparing|cut|tag|bump(?:ed|ing)?"
+    r"(?: the)? version(?: to)?)\s+)?v?\d+(?:\.\d+)+[\w.+-]*"
+    r"(?:\s+(?:release|final|changelog|in history))?\.?$"
+    r"|^(?:prepare|preparing|prep)\s+(?:for\s+)?(?:the\s+)?(?:next\s+)?release\b",
+    re.IGNORECASE)
+_PR_SUFFIX = re.compile(r"\s*\(#\d+\)\s*$")
 _DOC_SUFFIXES = {".md", ".rst", ".adoc", ".asciidoc", ".markdown"}
 _DOC_NAMES = ("readme", "license", "licence", "authors", "contributing", "code_of_conduct",
               "contributors", "copying", "notice")
@@ -96,6 +124,28 @@ def is_changelog(path: str) -> bool:
     return stem in _CHANGELOG_NAMES or bool(_CHANGELOG_DIRS & {d.lower() for d in p.parts[:-1]})
 
 
+def is_bookkeeping(path: str) -> bool:
+    """Whether ``path`` is a bookkeeping file: a changelog (or fragment) or a credits list.
+
+    Credits lists: ``AUTHORS``, ``CONTRIBUTORS``, ``CREDITS``, ``THANKS``,
+    ``MAINTAINERS``, ``CODEOWNERS``, ``.mailmap`` (any extension, any depth).
+    They change with a change without being what it changes: kept out of the
+    edit set and counted (:mod:`ragnb.codetasks.editset`).
+
+    Examples
+    --------
+    >>> is_bookkeeping("HISTORY.rst"), is_bookkeeping("AUTHORS.rst"), is_bookkeeping("news/1.md")
+    (True, True, False)
+    >>> is_bookkeeping("changes/1234.bugfix"), is_bookkeeping("src/authors.py")
+    (True, False)
+    """
+    p = PurePosixPath(path)
+    if p.suffix == ".py":
+        return False
+    name = p.name.lower()
+    return is_changelog(path) or name.split(".")[0] in _CREDIT_NAMES or name in _CREDIT_NAMES
+
+
 def is_doc(path: str) -> bool:
     """Whether ``path`` is documentation (a changelog is too)."""
     p = PurePosixPath(path)
@@ -104,13 +154,47 @@ def is_doc(path: str) -> bool:
             or p.name.lower().split(".")[0] in _DOC_NAMES)
 
 
+def is_release(title: str) -> bool:
+    """Whether a change's title says it cuts a release (see the module docstring).
+
+    Examples
+    --------
+    >>> [is_release(t) for t in ("v2.31.0", "Release 2.0", "Version 0.28.0. (#3419)",
+    ...                          "Release the connection on error", "Support Python 3.12")]
+    [True, True, True, False, False]
+    """
+    return bool(_RELEASE.match(_PR_SUFFIX.sub("", title.strip())))
+
+
+def is_config(path: str) -> bool:
+    """Whether ``path`` is configuration, CI or packaging (not the program's code).
+
+    Examples
+    --------
+    >>> is_config(".github/workflows/ci.yml"), is_config("requirements-dev.txt")
+    (True, True)
+    >>> is_config("src/pkg/config.py"), is_config("docs/conf.py"), is_config("setup.py")
+    (False, False, False)
+    """
+    p = PurePosixPath(path)
+    name = p.name.lower()
+    return (bool(_CONFIG_DIRS & {d.lower() for d in p.parts[:-1]}) or name in _CONFIG_NAMES
+            or (name.startswith("requirements") and name.endswith((".txt", ".in")))
+            or (len(p.parts) == 1 and name.endswith((".yml", ".yaml", ".toml", ".ini",
+                                                      ".cfg"))))
+
+
 def doc_kind(paths: Sequence[str]) -> str | None:
-    """``changelog`` or ``docs`` when every path is one, else ``None``.
+    """``changelog``, ``docs`` or ``config`` when every path is one, else ``None``.
+
+    ``config``: every path is configuration or documentation, at least one configuration.
 
     Examples
     --------
     >>> doc_kind(["CHANGES.rst"]), doc_kind(["CHANGES.rst", "docs/api.rst"]), doc_kind(["a.py"])
     ('changelog', 'docs', None)
+    >>> doc_kind(["tox.ini", ".github/workflows/ci.yml", "docs/index.rst"])
+    'config'
     """
     if not paths:
         return None
@@ -118,4 +202,6 @@ def doc_kind(paths: Sequence[str]) -> str | None:
         return "changelog"
     if all(is_doc(p) for p in paths):
         return "docs"
+    if all(is_config(p) or is_doc(p) for p in paths):
+        return "config"
     return None

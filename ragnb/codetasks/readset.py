@@ -5,7 +5,8 @@ identifier brought the file in (``read_from``: path -> ``["text:Name", ...]``):
 
 ``import:<name>``
     A name used on an added line of a changed Python file that the new
-    version of the file imports from a module of the parent tree
+    version of the file imports (its parsed syntax tree says so) from a module of
+    the parent tree
     (``from pkg.limits import rate_limited`` then ``rate_limited(...)``; an
     imported module used as ``limits.check(...)``) — the file defining the name
     was read, found through re-exports (``import click`` then ``click.echo``
@@ -33,7 +34,11 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import PurePosixPath
 
+from ragnb.codetasks.pysyntax import import_bindings
 from ragnb.codetasks.symbols import _COMMON, _STRING, identifiers
+
+#: An import binding: name -> ``(level, module, attribute)``.
+Bindings = dict[str, tuple[int, str, "str | None"]]
 
 #: Shortest identifier that counts.
 MIN_IDENTIFIER = 4
@@ -64,10 +69,7 @@ _DEFS = re.compile(
     r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+(?P<py>[A-Za-z_]\w*)"
     r"|\bfunc[ \t]+(?:\([^)]*\)[ \t]*)?(?P<go>[A-Za-z_]\w*)[ \t]*[\[(]"
     r"|\bfunction[ \t]*\*?[ \t]*(?P<js>[A-Za-z_$][\w$]*)[ \t]*\(", re.MULTILINE)
-_FROM = re.compile(r"^[ \t]*from[ \t]+(?P<mod>\.*[\w.]*)[ \t]+import[ \t]+"
-                   r"(?P<names>\([^)]*\)|(?:[^\n#;\\]*\\\n)*[^\n#;]*)", re.MULTILINE)
-_IMPORT = re.compile(r"^[ \t]*import[ \t]+(?P<names>(?:[^\n#;(\\]*\\\n)*[^\n#;(]+)",
-                     re.MULTILINE)
+
 
 
 def defined_in(text: str) -> frozenset[str]:
@@ -140,42 +142,9 @@ def trace_files(text: str, files: Iterable[str]) -> dict[str, str]:
     return found
 
 
-def import_bindings(text: str) -> dict[str, tuple[int, str, str | None]]:
-    r"""Names a Python file's import lines bind: name -> ``(level, module, attribute)``.
-
-    A regular expression over the text (no parse): ``from .x import (a, b as c)``
-    (or continued with backslashes) and ``import a.b as c`` at any indentation.
-
-    Examples
-    --------
-    >>> import_bindings("from pkg.limits import rate_limited as rl\nimport pkg.billing")
-    {'rl': (0, 'pkg.limits', 'rate_limited'), 'pkg': (0, 'pkg', None),
-     'pkg.billing': (0, 'pkg.billing', None)}
-    """
-    found: dict[str, tuple[int, str, str | None]] = {}
-    for m in _FROM.finditer(text):
-        mod = m["mod"]
-        level = len(mod) - len(mod.lstrip("."))
-        names = re.sub(r"#[^\n]*|\\\n", " ", m["names"]).strip("() \t\n")
-        for item in names.split(","):
-            bits = item.split()
-            if len(bits) == 1 and bits[0] != "*":
-                found[bits[0]] = (level, mod[level:], bits[0])
-            elif len(bits) == 3 and bits[1] == "as":
-                found[bits[2]] = (level, mod[level:], bits[0])
-    for m in _IMPORT.finditer(text):
-        for item in m["names"].replace("\\\n", " ").split(","):
-            bits = item.split()
-            if len(bits) == 1:
-                found.setdefault(bits[0].split(".")[0], (0, bits[0].split(".")[0], None))
-                found.setdefault(bits[0], (0, bits[0], None))
-            elif len(bits) == 3 and bits[1] == "as":
-                found[bits[2]] = (0, bits[0], None)
-    return found
-
-
 def read_set(*, edit_set: Iterable[str], tree: Iterable[str],
-             added_code: Mapping[str, tuple[str, list[str]]], description: str,
+             added_code: Mapping[str, tuple[str, list[str], Bindings | None]],
+             description: str,
              definitions: Callable[[Iterable[str]], Mapping[str, set[str]]],
              locate: Callable[[str, tuple, list[str]], Iterable[str]],
              excluded: Callable[[str], bool]) -> dict[str, list[str]]:
@@ -187,7 +156,12 @@ def read_set(*, edit_set: Iterable[str], tree: Iterable[str],
     tree : iterable of str
         Files of the parent tree.
     added_code : mapping
-        Changed Python file -> ``(its text after the change, its added lines)``.
+        Changed Python file -> ``(its text after the change, its added lines,
+        its import bindings)``: the lines with multi-line strings blanked and the
+        bindings from the parsed module (:mod:`ragnb.codetasks.pysyntax`), so a
+        docstring's words and ``import`` lines count for nothing; bindings
+        ``None`` (a file that does not parse): read from the text
+        (:func:`import_bindings`).
     description : str
         The change's description (before stripping).
     definitions : callable
@@ -208,8 +182,8 @@ def read_set(*, edit_set: Iterable[str], tree: Iterable[str],
             found.setdefault(path, set()).add(why)
 
     if added_code:
-        for path, (after, lines) in added_code.items():
-            binds = import_bindings(after)
+        for path, (after, lines, parsed) in added_code.items():
+            binds = parsed if parsed is not None else import_bindings(after)
             code = " ".join(_strip_strings(ln) for ln in lines)
             used: dict[str, list[str]] = {n: [] for n in identifiers(lines)}
             for dotted in re.findall(r"\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+", code):

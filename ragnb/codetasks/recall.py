@@ -293,15 +293,14 @@ def expected_all_files(per_file_recall: float, files_per_task) -> float:
     """All-files recall if every file were found independently with one probability.
 
     ``p ** n`` for a number of files ``n`` per task; for an array of the
-    tasks' own sizes ``n_i``, the mean of ``p ** n_i``. Seed 002's check:
-    0.91 per-file recall and 3.4 files a task give 0.91 ** 3.4 = 0.726.
-    Observed below it, the misses gather on the larger tasks (callers of a
-    changed signature); above it, they come together in a few tasks.
+    tasks' own sizes ``n_i``, the mean of ``p ** n_i``. Observed below it,
+    the misses gather on the larger tasks (callers of a changed signature);
+    above it, they come together in a few tasks.
 
     Examples
     --------
-    >>> round(expected_all_files(0.91, 3.4), 3)
-    0.726
+    >>> round(expected_all_files(0.9, 2), 3)
+    0.81
     >>> expected_all_files(0.5, [1, 2])
     0.375
     """
@@ -327,8 +326,8 @@ def all_files_check(recall: TaskRecall) -> pd.DataFrame:
     p, n_bar = float(per_file.mean()), float(sizes.mean())
     observed = float(recall.values("all_files").mean())
     return pd.DataFrame([
-        {"all_files": f"independent misses: p ^ n̄, per-file recall p = {p * 100:.1f} points, "
-                      f"n̄ = {n_bar:.2f} files a task",
+        {"all_files": (f"independent misses: per-file recall {points(p)} points, "
+                       f"{n_bar:.2f} files a task (p ^ n)"),
          "value": expected_all_files(p, n_bar)},
         {"all_files": "independent misses, each task's own size: mean of p ^ n_i",
          "value": expected_all_files(p, sizes)},

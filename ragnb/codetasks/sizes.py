@@ -11,6 +11,7 @@ SETS = {
     "callers": "caller set (tasks changing a signature)",
     "added": "added files (not in the parent; not scored)",
     "excluded": "vendored / lock / generated files touched",
+    "bookkeeping": "changelogs and credits lists touched (not scored)",
 }
 
 

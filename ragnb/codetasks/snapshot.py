@@ -13,6 +13,7 @@ from functools import lru_cache
 from ragnb.codetasks.git import ObjectReader
 from ragnb.codetasks.pysyntax import Module, parse_module, sketch_module
 from ragnb.codetasks.readset import SOURCE_SUFFIXES, defined_in
+from ragnb.codetasks.vendored import sets_version
 
 
 class Blobs:
@@ -21,6 +22,7 @@ class Blobs:
     def __init__(self, objects: ObjectReader) -> None:
         self.objects = objects
         self._defs: dict[str, frozenset[str]] = {}
+        self._versions: dict[str, bool] = {}
         self._modules: dict[tuple[str, str], Module | None] = {}
         self._sketches: dict[tuple[str, str], Module] = {}
         self.text = lru_cache(maxsize=512)(self._text)
@@ -33,13 +35,18 @@ class Blobs:
             self._defs[sha] = defined_in(self.text(sha) or "")
         return self._defs[sha]
 
+    def sets_version(self, sha: str) -> bool:
+        """Whether the blob (an ``__init__.py``) assigns ``__version__``."""
+        if sha not in self._versions:
+            self._versions[sha] = sets_version(self.text(sha))
+        return self._versions[sha]
+
     def module(self, sha: str, path: str) -> Module | None:
         key = (sha, path)
         if key not in self._modules:
             text = self.text(sha)
             self._modules[key] = parse_module(path, text) if text is not None else None
         return self._modules[key]
-
 
     def sketch(self, sha: str, path: str) -> Module:
         key = (sha, path)

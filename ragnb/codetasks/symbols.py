@@ -13,12 +13,11 @@ Signature changes
     A Python function or method defined in the parent and after the change
     whose parameters changed (names or kinds — positional-only, ``*args``,
     keyword-only, ``**kwargs``; defaults and annotations do not count), found by
-    comparing the two versions' syntax trees (files that do not parse are
-    skipped).
+    comparing the two versions' syntax trees (:mod:`ragnb.codetasks.pysyntax`;
+    a version that does not parse gives none).
 """
 from __future__ import annotations
 
-import ast
 import builtins
 import keyword
 import re
@@ -26,6 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ragnb.codetasks.diff import FileDiff
+from ragnb.codetasks.pysyntax import Module, parse_module
 
 #: A definition on one line: Python ``def``/``class``, Go ``func`` (methods too), JS ``function``.
 DEFINITION = re.compile(
@@ -99,54 +99,15 @@ class SignatureChange:
     after: str
 
 
-def _params(args: ast.arguments) -> tuple:
-    return (tuple(a.arg for a in args.posonlyargs), tuple(a.arg for a in args.args),
-            args.vararg.arg if args.vararg else None, tuple(a.arg for a in args.kwonlyargs),
-            args.kwarg.arg if args.kwarg else None)
-
-
-_BLOCK = re.compile(
-    r"^([ \t]*)(?:async[ \t]+)?(?:(class)[ \t]+([A-Za-z_]\w*)"
-    r"|(def[ \t]+([A-Za-z_]\w*)[ \t]*\((?:[^()]++|\((?:[^()]++|\([^()]*+\))*+\))*+\)))",
-    re.MULTILINE)
-
-
-def def_headers(text: str) -> dict[str, tuple[str, str]]:
-    """Module-level functions and class methods (nested classes too): qualname -> header.
-
-    The header is ``def name(...)`` as written (parameters, defaults,
-    annotations; up to three levels of parentheses); found from ``def`` and
-    ``class`` lines and their indentation, without parsing the file. A
-    function nested in a function is not listed; of two definitions with the
-    same qualified name the first is kept.
-    """
-    found: dict[str, tuple[str, str]] = {}
-    stack: list[tuple[int, str, bool]] = []      # (indent, name, is a class)
-    for m in _BLOCK.finditer(text):
-        indent = len(m.group(1).expandtabs())
-        while stack and stack[-1][0] >= indent:
-            stack.pop()
-        is_class = m.group(2) is not None
-        name = m.group(3) if is_class else m.group(5)
-        if not is_class and all(c for _, _, c in stack):
-            qualname = "".join(f"{n}." for _, n, _ in stack) + name
-            found.setdefault(qualname, (name, m.group(4)))
-        stack.append((indent, name, is_class))
-    return found
-
-
-def _arguments(header: str) -> ast.arguments | None:
-    try:
-        node = ast.parse(header + ": pass").body[0]
-    except (SyntaxError, ValueError, IndexError):
-        return None
-    return node.args if isinstance(node, ast.FunctionDef) else None
-
-
-def signature_changes(path: str, before: str | None, after: str | None) -> list[SignatureChange]:
+def signature_changes(path: str, before: str | Module | None,
+                      after: str | Module | None) -> list[SignatureChange]:
     r"""Functions of one Python file whose parameters differ between two versions.
 
-    Only the ``def`` headers whose text changed are parsed (:func:`def_headers`).
+    Both versions' syntax trees are compared (``Module.signatures`` of
+    :mod:`ragnb.codetasks.pysyntax`: module-level functions, also under a
+    module-level ``if``/``try``, and methods); a version may be given as text
+    or as its parsed module. A version that is
+    missing or does not parse gives no change.
 
     Examples
     --------
@@ -157,14 +118,13 @@ def signature_changes(path: str, before: str | None, after: str | None) -> list[
     """
     if before is None or after is None or not path.endswith(".py"):
         return []
-    old, new = def_headers(before), def_headers(after)
+    old = parse_module(path, before) if isinstance(before, str) else before
+    new = parse_module(path, after) if isinstance(after, str) else after
+    if old is None or new is None:
+        return []
     changes = []
-    for qualname, (name, header) in old.items():
-        other = new.get(qualname)
-        if other is None or "".join(header.split()) == "".join(other[1].split()):
-            continue
-        a, b = _arguments(header), _arguments(other[1])
-        if a is not None and b is not None and _params(a) != _params(b):
-            changes.append(SignatureChange(path, name, qualname, ast.unparse(a),
-                                           ast.unparse(b)))
+    for qualname, sig in old.signatures.items():
+        other = new.signatures.get(qualname)
+        if other is not None and sig.params != other.params:
+            changes.append(SignatureChange(path, sig.name, qualname, sig.text, other.text))
     return changes

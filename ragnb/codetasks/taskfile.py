@@ -19,9 +19,13 @@ scored as long as it says at least which files each task had to change.
 Version 2 adds, per task, ``author``, ``read_from`` (read-set file -> the
 identifiers that brought it in, e.g. ``["import:rate_limited", "text:Context"]``),
 ``caller_sites`` (one object per call site: ``path``, ``line``, ``target``,
-``how``; ``how="unresolved"`` sites are not in ``callers``) and
-``unresolved_calls``; and ``bots`` to the mining line. A version 1 file (no
-``version``) reads with those empty; a version above :data:`VERSION` is an error.
+``how``; ``how="unresolved"`` and ``"unparsed"`` sites are not in ``callers``)
+and ``unresolved_calls``; and ``bots`` to the mining line. Later additions,
+read when present: ``bookkeeping`` per task (changelogs and credits lists, not
+scored), ``unparsed`` (Python files it needed that do not parse: its signature
+changes or callers may be incomplete) and, on the mining line, ``warnings``
+(texts) and ``vendored_roots`` (folder -> why it is vendored). A version 1 file
+(no ``version``) reads with those empty; a version above :data:`VERSION` is an error.
 """
 from __future__ import annotations
 
@@ -39,7 +43,8 @@ from ragnb.io.source import decode_utf8, json_objects, source_of
 
 #: The tasks file format written by :func:`write_tasks`.
 VERSION = 2
-_PATH_LISTS = ("edit_set", "read_set", "callers", "added", "excluded", "symbols", "failed")
+_PATH_LISTS = ("edit_set", "read_set", "callers", "added", "excluded", "bookkeeping", "symbols",
+               "unparsed", "failed")
 
 
 def write_tasks(mined: Mined, path: str | Path) -> Path:
@@ -48,7 +53,9 @@ def write_tasks(mined: Mined, path: str | Path) -> Path:
     options = asdict(mined.options)
     options["exclude"] = list(options["exclude"])
     options["bots"] = list(options["bots"])
-    lines = [json.dumps({"mining": {"version": VERSION, **options}}, sort_keys=True)]
+    lines = [json.dumps({"mining": {"version": VERSION, **options,
+                                    "warnings": list(mined.warnings),
+                                    "vendored_roots": mined.vendored}}, sort_keys=True)]
     for row in mined.tasks[TASK_COLUMNS].to_dict("records"):
         lines.append(json.dumps({k: _plain(v) for k, v in row.items()}, ensure_ascii=False))
     write_atomic(path, "\n".join(lines) + "\n")
@@ -73,6 +80,8 @@ def read_tasks(path: str | Path) -> Mined:
     src = source_of(path)
     text = decode_utf8(src.content(), src)
     options, mining_line = MineOptions(), None
+    warnings: tuple[str, ...] = ()
+    vendored: dict[str, str] = {}
     rows: list[dict[str, Any]] = []
     seen: dict[str, int] = {}
     for number, obj in json_objects(text, src, "a JSON object (one task a line)"):
@@ -81,6 +90,7 @@ def read_tasks(path: str | Path) -> Mined:
                 raise InputError(f"a second `mining` line (the first is line {mining_line})",
                                  source=src, line=number, key="mining")
             options, mining_line = _options(obj["mining"], src, number), number
+            warnings, vendored = _history_facts(obj["mining"], src, number)
             continue
         row = _task(obj, src, number)
         if row["task_id"] in seen:
@@ -91,7 +101,20 @@ def read_tasks(path: str | Path) -> Mined:
         rows.append(row)
     if not rows:
         raise InputError("the tasks file holds no task", source=src)
-    return Mined(pd.DataFrame(rows, columns=TASK_COLUMNS), options)
+    return Mined(pd.DataFrame(rows, columns=TASK_COLUMNS), options, warnings, vendored)
+
+
+def _history_facts(obj: dict, path, number) -> tuple[tuple[str, ...], dict[str, str]]:
+    """The mining line's ``warnings`` (list of texts) and ``vendored_roots`` (folder -> why)."""
+    warnings = obj.get("warnings") or []
+    if not isinstance(warnings, list) or not all(isinstance(w, str) for w in warnings):
+        raise InputError("must be a list of texts", source=path, line=number,
+                         key="mining.warnings")
+    roots = obj.get("vendored_roots") or {}
+    if not isinstance(roots, dict) or not all(isinstance(v, str) for v in roots.values()):
+        raise InputError("must map folders to reasons (texts)", source=path, line=number,
+                         key="mining.vendored_roots")
+    return tuple(warnings), dict(roots)
 
 
 def _options(obj, path, number) -> MineOptions:

@@ -6,7 +6,8 @@ retriever the answer, so the text a task gives the retriever is stripped:
 1. **Description.** The commit message without git's own first line of a
    merge (``Merge pull request #12 from ...``, ``Merge branch 'x'``) and
    without trailers (``Signed-off-by:`` ...). The first remaining line is the
-   title, the rest the body.
+   title, the rest the body; a merge with a title only takes its own commits'
+   messages as body (:func:`branch_body`).
 2. **Body dropped** when it holds a fenced code block (```` ``` ```` or
    ``~~~``) with a line of the change: a non-blank line of at least
    :data:`MIN_CODE_LINE` characters equal, stripped, to an added or removed
@@ -15,10 +16,15 @@ retriever the answer, so the text a task gives the retriever is stripped:
    (``serializers.py``, ``api/v1/user.go``), any slash path whose components
    include a folder of the repository (``billing/``), and any dotted Python
    module path of the repository (``billing.proration``, also followed by a
-   name).
-4. **Symbol names stripped**: every changed symbol
-   (:func:`ragnb.codetasks.symbols.changed_symbols`) as a whole word, with a
-   qualifier (``Subscription.renew``), call parentheses and backticks.
+   name) — with the preposition that led to it (``in serializers.py``), so the
+   sentence still reads.
+4. **Symbol names stripped where they give the answer away**: a changed symbol
+   (:func:`ragnb.codetasks.symbols.changed_symbols`) that looks like code
+   (``rate_limited``, ``HTTPAdapter``, :func:`looks_like_code`) wherever it
+   stands, with a qualifier (``Subscription.renew``), call parentheses and
+   backticks; a plain word (``json``, ``get``, ``total``) only where it is
+   written as code (backticks, ``Session.get``, ``get()``) — in prose it is
+   the word.
 
 What remains is closer to what an agent receives: a symptom, sometimes a stack
 trace, sometimes a single sentence.
@@ -26,7 +32,7 @@ trace, sometimes a single sentence.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 #: Shortest code line that counts as "from the change" when found in a code block.
 MIN_CODE_LINE = 6
@@ -39,12 +45,17 @@ _MERGE_LINE = re.compile(r"^Merge (pull request #\d+ from \S+|(remote-tracking )
                          r"'[^']*'.*|tag '[^']*'.*|[0-9a-f]{7,40}.*|commit .*)$")
 _TRAILER = re.compile(r"^(Signed-off-by|Co-authored-by|Reviewed-by|Acked-by|Change-Id|"
                       r"Reviewed-on|Tested-by): ", re.IGNORECASE)
+_FIXUP = re.compile(r"^(?:fixup|squash|amend)! ")
 _FENCE = re.compile(r"^(?P<fence>```|~~~)[^\n]*\n(?P<code>.*?)^(?P=fence)",
                     re.DOTALL | re.MULTILINE)
-_FILE = re.compile(r"`?(?<![\w./-])(?:[\w.-]+/)*[\w-][\w.-]*\.(?:" + "|".join(EXTENSIONS)
-                   + r")(?![\w/])(?::\d+)?`?")
-_SLASH_PATH = re.compile(r"`?(?<![\w./:-])\.?/?(?:[\w.-]+/)+[\w.-]*`?")
-_DOTTED = re.compile(r"`?(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?`?")
+#: Words that only make sense with the path or name after them ("in", "to the"), removed with it.
+_LEAD = (r"(?:(?<![\w`])(?i:in|into|inside|within|to|from|of|for|at|on|under|via)[ \t]+"
+         r"(?:(?i:the|a|an)[ \t]+)?)?")
+_FILE = re.compile(_LEAD + r"`?(?<![\w./-])(?:[\w.-]+/)*[\w-][\w.-]*\.(?:"
+                   + "|".join(EXTENSIONS) + r")(?![\w/])(?::\d+)?`?")
+_SLASH_PATH = re.compile(_LEAD + r"`?(?<![\w./:-])\.?/?(?:[\w.-]+/)+[\w.-]*`?")
+_DOTTED = re.compile(_LEAD + r"`?(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?`?")
+_QUALIFIER = r"(?:[A-Za-z_]\w*\.)"
 
 
 def description(message: str) -> str:
@@ -92,6 +103,41 @@ def _module_paths(files: Iterable[str]) -> set[str]:
     return found
 
 
+def _token(m: re.Match) -> str:
+    """The path or name a match found, without the lead words (``in the``) before it."""
+    lead = re.match(_LEAD, m.group(0))
+    return m.group(0)[lead.end() if lead else 0:]
+
+
+def looks_like_code(name: str) -> bool:
+    """Whether a name reads as code in prose: ``snake_case``, ``camelCase``/``CamelCase``, digits.
+
+    A plain word (``json``, ``get``, ``Session``) does not: it is stripped from
+    a task text only where it is written as code (:func:`strip_leaks`).
+
+    Examples
+    --------
+    >>> [looks_like_code(n) for n in ("rate_limited", "HTTPAdapter", "get", "Session", "v2")]
+    [True, True, False, False, True]
+    """
+    return "_" in name.strip("_") or any(c.isdigit() for c in name) or any(
+        c.isupper() for c in name[1:])
+
+
+def _symbol_pattern(name: str) -> re.Pattern:
+    """Where ``name`` gives the answer away: anywhere when it looks like code, else as code.
+
+    As code: in backticks, qualified (``Session.get``), or called (``get()``).
+    """
+    n = re.escape(name)
+    if looks_like_code(name):
+        return re.compile(_LEAD + r"`?(?<![\w.])" + _QUALIFIER + r"*" + n
+                          + r"(?!\w)(?:\(\))?`?")
+    return re.compile(_LEAD + r"(?:`" + _QUALIFIER + r"*" + n + r"(?:\(\))?`"
+                      r"|(?<![\w.])" + _QUALIFIER + r"+" + n + r"(?!\w)(?:\(\))?"
+                      r"|(?<![\w.])" + n + r"\(\))")
+
+
 def strip_leaks(text: str, symbols: Iterable[str], files: Iterable[str]) -> str:
     """Remove file paths, module paths and ``symbols`` from ``text``, then tidy spaces.
 
@@ -108,18 +154,18 @@ def strip_leaks(text: str, symbols: Iterable[str], files: Iterable[str]) -> str:
     --------
     >>> strip_leaks("Fix `calculate_proration()` in billing/proration.py for partners.",
     ...             ["calculate_proration"], ["billing/proration.py"])
-    'Fix in for partners.'
+    'Fix for partners.'
     """
     files = list(files)
     folders = {part for f in files for part in f.split("/")[:-1]}
     modules = _module_paths(files)
 
     def slash(m: re.Match) -> str:
-        parts = m.group(0).strip("`./").split("/")
+        parts = _token(m).strip("`./").split("/")
         return "" if folders.intersection(parts) else m.group(0)
 
     def dotted(m: re.Match) -> str:
-        token = m.group(0).strip("`").removesuffix("()")
+        token = _token(m).strip("`").removesuffix("()")
         head = token.rsplit(".", 1)[0]
         return "" if token in modules or head in modules else m.group(0)
 
@@ -127,8 +173,7 @@ def strip_leaks(text: str, symbols: Iterable[str], files: Iterable[str]) -> str:
     text = _SLASH_PATH.sub(slash, text)
     text = _DOTTED.sub(dotted, text)
     for name in sorted(set(symbols), key=len, reverse=True):
-        text = re.sub(r"`?(?<![\w.])(?:[A-Za-z_]\w*\.)*" + re.escape(name)
-                      + r"(?![\w])(?:\(\))?`?", "", text)
+        text = _symbol_pattern(name).sub("", text)
     text = re.sub(r"(?<!`)``(?!`)|\(\s*\)", "", text)
     text = re.sub(r"[ \t]+([,.;:!?)])", r"\1", text)
     text = re.sub(r"\(\s+", "(", text)
@@ -137,15 +182,45 @@ def strip_leaks(text: str, symbols: Iterable[str], files: Iterable[str]) -> str:
                      for ln in text.splitlines()).strip()
 
 
+def branch_body(title: str, messages: Iterable[str]) -> str:
+    r"""A body made of a merge's own commit messages (oldest first), for a merge that has none.
+
+    Merge commits, ``fixup!``/``squash!``/``amend!`` commits, messages of
+    fewer than three words (``WIP``, ``Change 12``) and messages repeating the
+    title or an earlier message are left out.
+
+    Examples
+    --------
+    >>> branch_body("Retry on reset", ["Retry once on ECONNRESET\n\nSeen behind proxies.",
+    ...                                "fixup! Retry once", "Retry on reset"])
+    'Retry once on ECONNRESET\n\nSeen behind proxies.'
+    """
+    seen = {title.strip()}
+    parts = []
+    for message in messages:
+        text = description(message)
+        first = text.partition("\n")[0].strip()
+        if (word_count(text) < 3 or _MERGE_LINE.match(message.strip().partition("\n")[0])
+                or _FIXUP.match(first) or text in seen or first in seen):
+            continue
+        seen.update({text, first})
+        parts.append(text)
+    return "\n\n".join(parts)
+
+
 def task_text(message: str, symbols: Iterable[str], files: Iterable[str],
-              changed_lines: Iterable[str]) -> tuple[str, bool]:
+              changed_lines: Iterable[str], commits: Sequence[str] = ()) -> tuple[str, bool]:
     """The text a task gives the retriever, and whether the body was dropped.
 
-    The description (:func:`description`) split into title and body; the body
-    dropped when it holds code from the change (:func:`has_change_code`); then
-    :func:`strip_leaks` on what is left.
+    The description (:func:`description`) split into title and body — a merge
+    whose message is a title only (GitHub's default merge message carries the
+    pull request's title) gets its own ``commits``' messages as body
+    (:func:`branch_body`); the body dropped when it holds code from the change
+    (:func:`has_change_code`); then :func:`strip_leaks` on what is left.
     """
     title, body = split_title(description(message))
+    if title and not body:
+        body = branch_body(title, commits)
     dropped = bool(body) and has_change_code(body, changed_lines)
     kept = title if dropped or not body else f"{title}\n\n{body}"
     return strip_leaks(kept, symbols, files), dropped

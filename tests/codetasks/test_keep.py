@@ -63,3 +63,17 @@ def test_upper_bound_clause():
     assert evaluate_keep(s, "per_file<0.5").verdict == "keep"
     assert evaluate_keep(s, "per_file<=0.2").verdict == "inconclusive"
     assert evaluate_keep(s, "per_file<0.2").verdict == "fix"
+
+
+def test_a_clause_on_too_few_tasks_is_inconclusive():
+    # issue 28 item 10: caller recall on 2 tasks, both missed: the bootstrap interval is
+    # [0, 0] (zero width) and used to "fail" the clause; 2 < MIN_TASKS (10) decides nothing
+    s = summary([("all_files", 0.9, 0.85, 0.95, 60), ("caller", 0.0, 0.0, 0.0, 2)])
+    v = evaluate_keep(s, SEED_002_KEEP)
+    assert v.clauses["status"].tolist() == ["met", "inconclusive"]
+    assert v.verdict == "inconclusive"
+    assert "defined on 2 task(s), fewer than 10" in v.clauses["reason"].iloc[1]
+    # nine tasks: still too few; ten: decided
+    assert evaluate_keep(summary([("caller", 0.0, 0.0, 0.0, 9)]), "caller>=0.9").verdict == (
+        "inconclusive")
+    assert evaluate_keep(summary([("caller", 0.0, 0.0, 0.0, 10)]), "caller>=0.9").verdict == "fix"

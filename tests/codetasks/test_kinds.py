@@ -23,7 +23,9 @@ def test_bot_names():
 def test_doc_kinds():
     assert doc_kind(["CHANGES.rst", "changes/123.bugfix"]) == "changelog"
     assert doc_kind(["docs/conf.py", "README.md", "CHANGES.rst"]) == "docs"
-    assert doc_kind(["requirements.txt"]) is None and doc_kind([]) is None
+    # a requirements file is configuration (issue 28 item 9), no documentation
+    assert doc_kind(["requirements.txt"]) == "config" and doc_kind([]) is None
+    assert doc_kind(["requirements.txt", "pkg/app.py"]) is None
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +68,8 @@ def test_each_filter_counted(mined):
     m, shas = mined
     failed = dict(zip(m.tasks["sha"], m.tasks["failed"]))
     assert failed[shas["bot"]] == ["bot"]
-    assert failed[shas["changelog"]] == ["changelog_only"]
+    # the changelog is bookkeeping, not edit set: the edit set is empty as well
+    assert failed[shas["changelog"]] == ["changelog_only", "edit_files"]
     assert failed[shas["docs"]] == ["docs_only"]
     assert failed[shas["vendored"]] == []
     table = filter_table(m.tasks, m.options).set_index("step")

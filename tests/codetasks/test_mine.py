@@ -36,10 +36,11 @@ def test_filters_and_table(mined, tiny_repo):
                       "M5": ["edit_files"], "M6": []}
     assert mined.kept["sha"].tolist() == [shas["M3"], shas["M6"]]
     table = filter_table(mined.tasks, mined.options).set_index("step")
-    assert table["remaining"].tolist() == [6, 6, 5, 4, 4, 4, 3, 2, 2]
+    assert table["remaining"].tolist() == [6, 6, 5, 4, 4, 4, 4, 4, 3, 2, 2]
     assert table.loc[["revert", "reverted", "edit_files", "description"], "dropped"].tolist() == [
         1, 1, 1, 1]
-    assert table.loc[["bot", "changelog_only", "docs_only"], "fails"].tolist() == [0, 0, 0]
+    assert table.loc[["bot", "release", "changelog_only", "docs_only", "config_only"],
+                     "fails"].tolist() == [0, 0, 0, 0, 0]
 
 
 def test_edit_set_excludes_lock_and_vendored_files(mined, tiny_repo):
@@ -77,7 +78,8 @@ def test_signature_change_callers_read_set_and_text(mined, tiny_repo):
 def test_paths_and_symbols_stripped_from_text(mined, tiny_repo):
     _, shas = tiny_repo
     m1 = task(mined, shas, "M1")
-    assert m1["text"] == "Round the invoice in\n\nCustomers saw fractions of a cent."
+    # "total" (Invoice.total) is a plain word in prose: kept; the path goes with its "in"
+    assert m1["text"] == "Round the invoice total\n\nCustomers saw fractions of a cent."
     assert m1["description"].startswith("Round the invoice total in pkg/billing.py")
 
 
@@ -123,3 +125,83 @@ def test_bad_repository_and_branch(tmp_path, tiny_repo):
         mine_tasks(tiny_repo[0], "nope")
     with pytest.raises(InputError, match="max_files 0 is below min_files 1"):
         mine_tasks(tiny_repo[0], max_files=0)
+
+
+@pytest.fixture(scope="module")
+def squash_repo(tmp_path_factory):
+    """A merged pull request reverting its own WIP commit, then a squash merge, then a commit."""
+    from ragnb.codetasks.git import git_available
+    from tests.codetasks.conftest import Git
+
+    if not git_available():
+        pytest.skip("git is not installed")
+    g = Git(tmp_path_factory.mktemp("squash") / "repo")
+    g.write({"net/headers.py": "def parse(raw):\n    return raw\n",
+             "net/body.py": "def read(raw):\n    return raw\n"})
+    shas = {"root": g.commit("Initial import")}
+    g("checkout", "-q", "-b", "wip")
+    g.write({"net/body.py": "def read(raw):\n    print(raw)\n    return raw\n"})
+    shas["wip"] = g.commit("WIP: debug print")
+    g("revert", "--no-edit", shas["wip"])
+    g.write({"net/headers.py": "def parse(raw):\n    return raw.strip()\n"})
+    g.commit("Strip header values")
+    g("checkout", "-q", "main")
+    g("merge", "-q", "--no-ff", "-m", "Merge pull request #11 from dev/wip\n\n"
+      "Strip whitespace around header values", "wip")
+    shas["M1"] = g("rev-parse", "HEAD")
+    g.write({"net/body.py": "def read(raw):\n    return raw or b''\n"})
+    shas["S2"] = g.commit("Read an empty body as empty bytes (#12)\n\n"
+                          "A missing body used to come back as None.")
+    g.write({"net/body.py": "def read(raw):\n    return raw or b''  # empty\n"})
+    shas["C3"] = g.commit("Tidy a comment")
+    return g.path, shas
+
+
+def test_internal_revert_is_neither_revert_nor_reverted(squash_repo):
+    # issue 28 item 4: the PR's own "Revert WIP" flagged it `revert`, and the WIP commit
+    # being reverted (on the same branch) flagged it `reverted`
+    path, shas = squash_repo
+    m1 = mine_tasks(path).tasks.set_index("sha").loc[shas["M1"]]
+    assert m1["failed"] == [] and m1["kept"]
+    assert m1["edit_set"] == ["net/headers.py"]   # the WIP change and its revert cancel out
+
+
+def test_squash_merges_are_mined_by_default(squash_repo):
+    # issue 28 item 3: a first-parent commit titled "... (#12)" is a merged pull request
+    path, shas = squash_repo
+    mined = mine_tasks(path)
+    assert mined.tasks["sha"].tolist() == [shas["M1"], shas["S2"]]
+    s2 = mined.tasks.iloc[1]
+    assert s2["kind"] == "squash" and s2["kept"] and s2["edit_set"] == ["net/body.py"]
+    assert s2["text"] == "Read an empty body as empty bytes (#12)\n\n" \
+                         "A missing body used to come back as None."
+    assert mine_tasks(path, squash=False).tasks["sha"].tolist() == [shas["M1"]]
+    assert mined.warnings == ()
+
+
+def test_shallow_clone_and_nothing_to_mine_warn(squash_repo, tmp_path):
+    import subprocess
+
+    from ragnb.codetasks.git import neutral_env
+
+    path, shas = squash_repo
+    shallow = tmp_path / "shallow"
+    subprocess.run(["git", "clone", "-q", "--depth", "3", f"file://{path}", str(shallow)],
+                   check=True, env=neutral_env(), capture_output=True)
+    mined = mine_tasks(shallow)
+    # M1, S2, C3 are all a depth-3 clone has: M1's parents are grafted away, S2 is mined
+    assert mined.tasks["sha"].tolist() == [shas["S2"]]
+    assert len(mined.warnings) == 1 and mined.warnings[0].startswith("the clone is shallow")
+    plain = tmp_path / "plain"
+    from tests.codetasks.conftest import Git
+
+    g = Git(plain)
+    g.write({"a.py": "A = 1\n"})
+    g.commit("One")
+    g.write({"a.py": "A = 2\n"})
+    g.commit("Two")
+    none = mine_tasks(plain)
+    assert none.tasks.empty
+    assert none.warnings == ("nothing to mine on the first-parent history of main: no merge "
+                             "commit and no squash-merged pull request (title ending '(#N)'); "
+                             "its 1 single-parent commit(s) are changes with --every-commit",)

@@ -54,10 +54,85 @@ def test_read_set_records_why_each_file_is_in():
 
     got = read_set(edit_set=["src/click/core.py"], tree=tree,
                    added_code={"src/click/core.py": ("from .parser import parser\n",
-                                                     ["    p = parser()  # the parser"])},
+                                                     ["    p = parser()  # the parser"],
+                                                     None)},
                    description=DESCRIPTION, definitions=definitions, locate=locate,
                    excluded=lambda p: False)
     # core.py is in the edit set (also the trace file); `invoke` is defined twice: ambiguous
     assert got == {"src/click/exceptions.py": ["text:UsageError"],
                    "src/click/parser.py": ["import:parser"],
                    "src/click/utils.py": ["text:make_context"]}
+
+
+API = '''\
+from pkg.models import Thing
+
+
+def fetch(key):
+    """Fetch one thing.
+
+    Example::
+
+        lookup(key)
+    """
+    return key
+'''
+
+
+def test_docstring_words_and_imports_are_not_code(tmp_path):
+    # issue 28 item 7: identifiers were taken line by line with strings removed per line,
+    # so a docstring's body (":rtype: Thing", "from pkg.util import lookup") counted as
+    # code: models.py and util.py entered the read set of a docstring-only change
+    from ragnb.codetasks import mine_tasks
+    from tests.codetasks.conftest import Git
+
+    g = Git(tmp_path / "repo")
+    g.write({"pkg/models.py": "class Thing:\n    pass\n",
+             "pkg/compat.py": "from json import JSONDecodeError\n",
+             "pkg/util.py": "def lookup(key):\n    return key\n", "pkg/api.py": API})
+    g.commit("Initial import")
+    doc = API.replace('        lookup(key)\n    """', '        >>> from pkg.util import lookup\n'
+                      '        >>> lookup(key)\n\n    :rtype: Thing\n    """')
+    code = doc.replace("    return key\n", "    return Thing() if key else lookup(key)\n")
+    tidy = code.replace("from pkg.models import Thing\n",
+                        "from pkg.models import Thing\nfrom pkg.util import lookup\n")
+    outside = tidy.replace("from pkg.models import Thing\n",
+                           "from pkg.models import Thing\nfrom pkg.compat import JSONDecodeError\n"
+                           ).replace("    return Thing()", "    if key is JSONDecodeError:\n"
+                                     "        return None\n    return Thing()")
+    docs_only = g.merge("doc", {"pkg/api.py": doc}, "Doc",
+                        "Merge pull request #1 from a/doc\n\nSay what fetching returns")
+    uses = g.merge("use", {"pkg/api.py": code}, "Use",
+                   "Merge pull request #2 from a/use\n\nReturn a new thing for a key")
+    imports = g.merge("tidy", {"pkg/api.py": tidy}, "Tidy",
+                      "Merge pull request #3 from a/tidy\n\nImport the lookup helper at the top")
+    provided = g.merge("outside", {"pkg/api.py": outside}, "Outside",
+                       "Merge pull request #4 from a/outside\n\nNo thing for a decode error key")
+    tasks = mine_tasks(g.path).tasks.set_index("sha")
+    assert tasks.loc[docs_only, "read_set"] == []
+    # an added import statement binds a name and uses none: util.py was not read
+    assert tasks.loc[imports, "read_set"] == []
+    # JSONDecodeError comes from json through pkg/compat.py: compat.py is what was read
+    assert tasks.loc[provided, "read_from"] == {"pkg/compat.py": ["import:JSONDecodeError"]}
+    # the code line uses Thing (imported at the top) and lookup (imported only in the
+    # docstring: bound to nothing)
+    assert tasks.loc[uses, "read_from"] == {"pkg/models.py": ["import:Thing"]}
+
+
+def test_names_followed_through_star_imports(tmp_path):
+    # found labelling httpx: `import httpx` then `httpx.URL(...)`, where httpx/__init__.py
+    # re-exports with `from ._urls import *`, brought in nothing (the sketch of a module
+    # recorded no star import)
+    from ragnb.codetasks import mine_tasks
+    from tests.codetasks.conftest import Git
+
+    g = Git(tmp_path / "repo")
+    g.write({"web/__init__.py": "from ._urls import *\n",
+             "web/_urls.py": "__all__ = ['URL']\n\n\nclass URL:\n    pass\n",
+             "tests/test_web.py": "import web\n\n\ndef test_a():\n    assert web\n"})
+    g.commit("Initial import")
+    sha = g.merge("t", {"tests/test_web.py": "import web\n\n\ndef test_a():\n"
+                                             "    assert web.URL()\n"},
+                  "T", "Merge pull request #1 from a/t\n\nTest that a URL can be made")
+    task = mine_tasks(g.path).tasks.set_index("sha").loc[sha]
+    assert task["read_from"] == {"web/_urls.py": ["import:web"]}

@@ -94,3 +94,21 @@ deleted file mode 100644
     assert d["a.py"].added == ["++ an added line starting with two pluses", "x = 2"]
     assert d["a.py"].contexts == ["def f(x):"]
     assert d["new.py"].added == ["y = 1"] and d["gone.py"].removed == ["z = 1"]
+
+
+def test_signature_changes_under_module_level_try_and_if():
+    # issue 28 item 8: after a module-level def, the `def` header patterns nested the
+    # functions under `try:`/`if:` inside it (qualname "first.compat"), so changes to
+    # them were missed; the syntax trees say they are module-level functions
+    before = ("def first(a):\n    return a\n\n\ntry:\n    import json\n\n"
+              "    def compat(x):\n        return x\nexcept ImportError:\n"
+              "    def compat(x):\n        return None\n\n\nif True:\n"
+              "    def guarded(p, q):\n        return p\n\n\n"
+              "class K:\n    if True:\n        def m(self, a):\n            return a\n")
+    after = (before.replace("    def compat(x):\n        return x",
+                            "    def compat(x, strict=False):\n        return x")
+             .replace("def guarded(p, q)", "def guarded(p)")
+             .replace("def m(self, a)", "def m(self, a, b)"))
+    found = [(c.qualname, c.before, c.after) for c in signature_changes("c.py", before, after)]
+    assert found == [("compat", "x", "x, strict=False"), ("guarded", "p, q", "p"),
+                     ("K.m", "self, a", "self, a, b")]

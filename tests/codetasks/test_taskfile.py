@@ -85,3 +85,24 @@ def test_body_dropped_must_be_a_boolean(tmp_path):
     path.write_text('{"task_id": "a", "edit_set": [], "body_dropped": "no"}\n')
     with pytest.raises(InputError, match=r"t.jsonl:1 \[body_dropped\]"):
         read_tasks(path)
+
+
+def test_history_facts_round_trip_and_are_checked(tmp_path):
+    from ragnb.codetasks.mine import Mined
+
+    mined = read_tasks_lines(tmp_path, ['{"mining": {"version": 2, "warnings": ["shallow"], '
+                                        '"vendored_roots": {"a/b": "own version"}}}',
+                                        '{"task_id": "t", "edit_set": ["x.py"], '
+                                        '"bookkeeping": ["HISTORY.rst"]}'])
+    assert isinstance(mined, Mined) and mined.warnings == ("shallow",)
+    assert mined.vendored == {"a/b": "own version"}
+    assert mined.tasks.iloc[0]["bookkeeping"] == ["HISTORY.rst"]
+    with pytest.raises(InputError, match=r"t.jsonl:1 \[mining.vendored_roots\]: must map"):
+        read_tasks_lines(tmp_path, ['{"mining": {"vendored_roots": ["a/b"]}}',
+                                    '{"task_id": "t", "edit_set": []}'])
+
+
+def read_tasks_lines(tmp_path, lines):
+    path = tmp_path / "t.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    return read_tasks(path)

@@ -19,8 +19,8 @@ def test_description(message, expected):
 
 
 @pytest.mark.parametrize("text, expected", [
-    # the seed's example title
-    ("fix proration for partner subs in serializers.py", "fix proration for partner subs in"),
+    # the seed's example title: the path goes with the "in" that led to it
+    ("fix proration for partner subs in serializers.py", "fix proration for partner subs"),
     ("see billing/proration.py:42 and ./billing/", "see and"),
     ("the billing.proration module", "the module"),
     ("call shop.api.build_route() instead", "call instead"),
@@ -35,7 +35,10 @@ def test_paths_stripped(text, expected):
     ("change calculate_proration to take a cycle", "change to take a cycle"),
     ("`calculate_proration()` ignores the cycle", "ignores the cycle"),
     ("Subscription.renew forgets the grace period", "forgets the grace period"),
-    ("renewal is not renew", "renewal is not"),                     # whole words only
+    ("renewal is not `renew`", "renewal is not"),                   # whole words only
+    # a plain word that is also a symbol stays in prose; as code it goes
+    ("renew fails twice", "renew fails twice"),
+    ("calling renew() twice fails", "calling twice fails"),
 ])
 def test_symbols_stripped(text, expected):
     assert strip_leaks(text, ["calculate_proration", "renew"], FILES) == expected
@@ -58,3 +61,42 @@ def test_code_block_from_the_change_drops_the_body():
 def test_word_count():
     assert word_count("Fix it: now (really)") == 4
     assert word_count(" \n") == 0
+
+
+def test_task_texts_of_a_repository(tmp_path):
+    # issue 28 item 9: a title-only merge gave six words (its commits' messages unused);
+    # stripping left "in" dangling and removed the words `json` and `get` (also symbols);
+    # release and config-only merges were kept
+    from ragnb.codetasks import mine_tasks
+    from ragnb.codetasks.git import git_available
+    from tests.codetasks.conftest import Git
+
+    if not git_available():
+        pytest.skip("git is not installed")
+    g = Git(tmp_path / "repo")
+    api = "def get(url):\n    return url\n\n\ndef json(body):\n    return body\n"
+    g.write({"pkg/api.py": api, "pkg/__init__.py": "__version__ = '1.0'\n", "tox.ini": "[tox]\n",
+             "HISTORY.rst": "1.0\n"})
+    g.commit("Initial import")
+    g("checkout", "-q", "-b", "decode")
+    g.write({"pkg/api.py": api.replace("return body", "return body.strip()")})
+    g.commit("Strip whitespace before decoding\n\nServers pad bodies with newlines.")
+    g.write({"pkg/api.py": api.replace("return body", "return body.strip() or None")})
+    g.commit("fixup! Strip whitespace before decoding")
+    g("checkout", "-q", "main")
+    g("merge", "-q", "--no-ff", "-m", "Merge pull request #4 from a/decode\n\n"
+      "Fix json of get responses in pkg/api.py", "decode")
+    decode = g("rev-parse", "HEAD")
+    release = g.merge("rel", {"pkg/__init__.py": "__version__ = '1.1'\n", "HISTORY.rst": "1.1\n"},
+                      "Release", "Merge pull request #5 from a/rel\n\nv1.1.0")
+    config = g.merge("ci", {"tox.ini": "[tox]\nenvlist = py312\n",
+                            ".github/workflows/ci.yml": "on: push\n"}, "CI",
+                     "Merge pull request #6 from a/ci\n\nRun the tests on Python 3.12")
+    tasks = mine_tasks(g.path).tasks.set_index("sha")
+    assert tasks.loc[decode, "symbols"] == ["json"]
+    assert tasks.loc[decode, "text"] == ("Fix json of get responses\n\n"
+                                         "Strip whitespace before decoding\n\n"
+                                         "Servers pad bodies with newlines.")
+    assert tasks.loc[decode, "kept"]
+    assert tasks.loc[release, "failed"] == ["release"]
+    assert tasks.loc[config, "failed"] == ["config_only"]
