@@ -47,6 +47,7 @@ LAYERS: dict[str, list[str]] = {
                  "ragnb.health", "ragnb.codetasks", "ragnb.perquery", "ragnb.gate",
                  "ragnb.watch"],
     "demo data": ["ragnb.demo"],
+    "pages": ["ragnb.pages"],
     "surfaces": ["ragnb.report", "ragnb.widgets", "ragnb.cli"],
 }
 LEVEL = {unit: i for i, units in enumerate(LAYERS.values()) for unit in units}

@@ -1,0 +1,53 @@
+"""One page per analysis: the same :class:`~ragnb.result.Finding` in the notebook, its
+report, ``ragnb run`` and the API.
+
+Each module is one notebook's page, registered by the notebook's slug
+(:mod:`ragnb.pages.registry`)::
+
+    from ragnb.pages import resolve, run
+    inputs = resolve("01-fit", "data/demo", metric="rr@10")   # names only; MissingInput if absent
+    finding = run(inputs)                                      # reads, computes, every section
+    print(finding.to_text())                                   # or show_finding(finding)
+
+- :mod:`ragnb.pages.fit` — ``01-fit``, the four-cell table
+- :mod:`ragnb.pages.strata` — ``03-strata``, the stratified breakdown
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ragnb.pages import fit, strata
+from ragnb.pages.registry import PAGES, MissingInput, Page, find_page, given, page
+from ragnb.result import Finding
+from ragnb.workspace.needs import skip_reason as manifest_skip_reason
+
+__all__ = ["PAGES", "MissingInput", "Page", "fit", "page", "resolve", "run", "skip_reason",
+           "strata"]
+
+
+def resolve(slug: str, workspace: Any, /, **parameters: Any) -> Any:
+    """The inputs of page ``slug`` on ``workspace`` (see :func:`ragnb.pages.registry.page`)."""
+    return page(slug).resolve(workspace, **given(parameters))
+
+
+def run(inputs: Any) -> Finding:
+    """The page's :class:`~ragnb.result.Finding` for resolved ``inputs`` (they name their page)."""
+    return page(inputs.PAGE).run(inputs)
+
+
+def skip_reason(workspace: Any, slug: str, parameters: Mapping[str, Any] | None = None
+                ) -> str | None:
+    """Why page ``slug`` cannot run on ``workspace`` with ``parameters`` (None: it can).
+
+    A registered page answers with its ``resolve`` (the :class:`MissingInput` reason);
+    the others with their manifest check (:mod:`ragnb.workspace.needs`).
+    """
+    p = find_page(slug)
+    if p is None:
+        return manifest_skip_reason(workspace, slug, parameters)
+    try:
+        p.resolve(workspace, **given(parameters or {}))
+    except MissingInput as missing:
+        return missing.reason
+    return None
