@@ -121,8 +121,12 @@ def run(args: argparse.Namespace) -> int:
         ledger=args.ledger, corpus=args.corpus, labels=args.labels, tasks=args.tasks,
         task_run=args.task_run, order=args.order, extra=args.extra, metric=args.metric,
         baseline=args.baseline, challenger=args.challenger, name=args.name, force=args.force)
+    from ragnb.pages import skip_reasons
+
     print(f"wrote {manifest}")
     for line in found:
         print(f"  {line}")
+    for name, reason in skip_reasons(manifest).items():
+        print(f"  report {name}: " + (f"skipped ({reason})" if reason else "runs"))
     print(f"next: ragnb report --all --workspace {args.folder}")
     return 0

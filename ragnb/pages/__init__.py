@@ -18,12 +18,21 @@ from collections.abc import Mapping
 from typing import Any
 
 from ragnb.pages import fit, strata
-from ragnb.pages.registry import PAGES, MissingInput, Page, find_page, given, page
+from ragnb.pages.registry import (
+    NOTEBOOKS,
+    PAGES,
+    MissingInput,
+    Page,
+    find_page,
+    given,
+    page,
+    workspace_of,
+)
 from ragnb.result import Finding
 from ragnb.workspace.needs import skip_reason as manifest_skip_reason
 
-__all__ = ["PAGES", "MissingInput", "Page", "fit", "page", "resolve", "run", "skip_reason",
-           "strata"]
+__all__ = ["NOTEBOOKS", "PAGES", "MissingInput", "Page", "fit", "page", "resolve", "run",
+           "skip_reason", "skip_reasons", "strata"]
 
 
 def resolve(slug: str, workspace: Any, /, **parameters: Any) -> Any:
@@ -45,9 +54,15 @@ def skip_reason(workspace: Any, slug: str, parameters: Mapping[str, Any] | None 
     """
     p = find_page(slug)
     if p is None:
-        return manifest_skip_reason(workspace, slug, parameters)
+        return manifest_skip_reason(workspace_of(workspace), slug.split("-", 1)[-1]
+                                    if slug in NOTEBOOKS else slug, parameters)
     try:
         p.resolve(workspace, **given(parameters or {}))
     except MissingInput as missing:
         return missing.reason
     return None
+
+
+def skip_reasons(workspace: Any) -> dict[str, str | None]:
+    """Every notebook's name (``fit``) -> why it cannot run on ``workspace`` (None: it can)."""
+    return {slug.split("-", 1)[1]: skip_reason(workspace, slug) for slug in NOTEBOOKS}

@@ -41,15 +41,19 @@ class Page:
         return self.slug.split("-", 1)[1]
 
 
+#: Every notebook's slug in order; those with a module in :mod:`ragnb.pages` are in
+#: :data:`PAGES`, the others still resolve in their notebook (:mod:`ragnb.workspace.needs`).
+NOTEBOOKS = ("01-fit", "02-trajectory", "03-strata", "04-label-bias", "05-ledger", "06-health",
+             "07-code-tasks")
 #: Notebook slug (``01-fit``) -> :class:`Page`.
 PAGES: dict[str, Page] = {}
 
 
 def register(slug: str, resolve: Callable[..., Any], run: Callable[[Any], Finding]) -> Page:
     """Register the page of notebook ``slug`` (``NN-name``)."""
-    number, sep, name = slug.partition("-")
-    if not (number.isdigit() and sep and name):
-        raise InputError(f"a page slug looks like `01-fit`, not {slug!r}", key="slug")
+    if slug not in NOTEBOOKS:
+        raise InputError(f"a page is one of the notebooks {', '.join(NOTEBOOKS)}, not {slug!r}",
+                         key="slug")
     PAGES[slug] = Page(slug, resolve, run)
     return PAGES[slug]
 

@@ -131,7 +131,7 @@ def plan(
     workspace : path, optional
         A workspace manifest (or its folder): sets the ``workspace`` parameter.
         Every notebook is checked against the workspace it will read (this one,
-        else its default) with :func:`ragnb.workspace.skip_reason`; with
+        else its default) with :func:`ragnb.pages.skip_reason`; with
         ``names=None`` one that cannot run gets a ``skip`` reason, a named one
         is an error. ``data_dir`` naming a folder with a ``ragnb.toml`` is a
         workspace.
@@ -219,7 +219,8 @@ def _workspace_of(nb: NotebookRef, declared: dict[str, Parameter], given: dict[s
 def _skip_reason(nb: NotebookRef, declared: dict[str, Parameter], given: dict[str, Any]
                  ) -> str | None:
     """Why the notebook's workspace cannot feed it (None when it can, or it has none)."""
-    from ragnb.workspace import open_workspace, skip_reason
+    from ragnb.pages import skip_reason
+    from ragnb.workspace import open_workspace
 
     path = _workspace_of(nb, declared, given)
     if path is None:

@@ -99,11 +99,10 @@ def scaffold(
     """Write ``<folder>/ragnb.toml`` for the given files and check that everything reads.
 
     Returns the manifest path and lines describing what was found (configs,
-    queries, notes, defaults chosen, which notebooks apply and why others do not).
+    queries, notes, defaults chosen; which notebooks apply is :func:`ragnb.pages.skip_reasons`).
     ``extra=None`` sets ``drop`` when some run ranks queries the test set lacks
     (TREC tracks judge a subset of the topics), counted in a note of every report.
     """
-    from ragnb.workspace.needs import NEEDS, skip_reason
     from ragnb.workspace.workspace import open_workspace
 
     root = Path(folder).expanduser().absolute()
@@ -201,9 +200,6 @@ def scaffold(
                      "(counted in a note of every score)")
     found.append(f"baseline {baseline or '(none)'}, challenger {challenger or '(none)'} "
                  "([report]; edit to choose)")
-    for slug in NEEDS:
-        reason = skip_reason(ws, slug)
-        found.append(f"report {slug}: " + (f"skipped ({reason})" if reason else "runs"))
     return manifest, found
 
 
