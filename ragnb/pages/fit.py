@@ -15,7 +15,8 @@ from ragnb.fit import four_cell
 from ragnb.io.overlap import split_overlap
 from ragnb.ledger.status import SPLIT_STATUS_CAPTION, split_status_table
 from ragnb.ledger.views import split_status
-from ragnb.pages.registry import MissingInput, register, workspace_of
+from ragnb.metrics.judged import Policy
+from ragnb.pages.registry import MissingInput, policy_of, register, workspace_of
 from ragnb.result import Finding, markdown_section, markdown_text, table_section
 from ragnb.workspace.splits import score_splits
 
@@ -39,7 +40,7 @@ class FitInputs:
     baseline: str
     champion: str
     metric: str
-    policy: str
+    policy: Policy
     resamples: int = 10_000
     seed: int = 20260729
 
@@ -71,7 +72,7 @@ def resolve(workspace: Any, *, baseline: str = "", champion: str = "", golden: s
             raise MissingInput(f"test set {split!r} has no run of {', '.join(lacking)}")
     return FitInputs(ws, golden, production, baseline, champion,
                      ws.setting("fit", "metric", metric, "ndcg@10"),
-                     ws.setting("fit", "policy", policy, "lower"), resamples, seed)
+                     policy_of(ws.setting("fit", "policy", policy, "lower")), resamples, seed)
 
 
 def run(inputs: FitInputs) -> Finding:

@@ -16,7 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from ragnb.errors import InputError, RagnbError
+from ragnb.metrics.judged import Policy
 from ragnb.result import Finding
+from ragnb.vocab import POLICIES
 
 
 class MissingInput(RagnbError):
@@ -79,6 +81,14 @@ def workspace_of(workspace: Any):
     from ragnb.workspace import open_workspace
 
     return open_workspace(workspace if not isinstance(workspace, str) else Path(workspace))
+
+
+def policy_of(value: str) -> Policy:
+    """A label policy named in a manifest or a parameter, checked against :data:`POLICIES`."""
+    for known in POLICIES:
+        if value == known:
+            return known
+    raise InputError(f"policy must be one of {', '.join(POLICIES)}, not {value!r}", key="policy")
 
 
 def given(parameters: Mapping[str, Any]) -> dict[str, Any]:

@@ -12,8 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from ragnb.metrics.judged import Policy
 from ragnb.metrics.score import score
-from ragnb.pages.registry import MissingInput, register, workspace_of
+from ragnb.pages.registry import MissingInput, policy_of, register, workspace_of
 from ragnb.perquery import query_delta_chart, query_deltas, side_by_side
 from ragnb.result import (
     POINTS,
@@ -49,7 +50,7 @@ class StrataInputs:
     baseline: str
     challenger: str
     metric: str
-    policy: str
+    policy: Policy
     stratum: str
     strata_spec: str
     reported: str
@@ -88,7 +89,7 @@ def resolve(workspace: Any, *, split: str = "", baseline: str = "", challenger: 
     reported = ws.setting("strata", "reported", reported)
     return StrataInputs(ws, split, baseline, challenger,
                         ws.setting("strata", "metric", metric, "ndcg@10"),
-                        ws.setting("strata", "policy", policy, "lower"), column, spec,
+                        policy_of(ws.setting("strata", "policy", policy, "lower")), column, spec,
                         "" if reported == "none" else str(reported), resamples, seed)
 
 
