@@ -33,7 +33,7 @@ examples:
   ragnb report --all
   ragnb report --all --pdf      # and NN-slug.pdf beside each page
   ragnb report --all --workspace my-eval --out my-eval/reports
-  ragnb report fit -p k=20 -p seed=7
+  ragnb report fit -p metric=rr@10 -p seed=7
   ragnb report 01 02 --data /path/to/data --out /tmp/reports
   ragnb report --check          # notebooks stored without outputs, valid parameters
 """
