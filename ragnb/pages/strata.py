@@ -94,7 +94,7 @@ def resolve(workspace: Any, *, split: str = "", baseline: str = "", challenger: 
 
 
 def _stratification(inputs: StrataInputs, spec: StrataSpec, timing: Any) -> str:
-    text = markdown_text("**Stratification.** {describe}. **{verdict}** {line}",
+    text = markdown_text("{describe}. **{verdict}** {line}",
                          describe=spec.describe(), verdict=TIMING[timing.verdict],
                          line=timing.line)
     if inputs.strata_spec and inputs.stratum and spec.column != inputs.stratum:

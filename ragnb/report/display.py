@@ -324,7 +324,9 @@ def show_section(section: Any) -> None:
     if section.kind == "chart":
         display(section.content)
     elif section.kind == "markdown":
-        _display_bundle({"text/markdown": section.content, "text/plain": section.content},
+        text = (f"## {escape_markdown(section.caption)}\n\n" if section.caption else "") \
+            + section.content
+        _display_bundle({"text/markdown": text, "text/plain": text},
                         {PLACE_KEY: "appendix", "caption": section.caption or "notes"}
                         if section.appendix else None)
     elif len(section.content.columns):
