@@ -180,6 +180,8 @@ SectionKind = Literal["table", "chart", "markdown"]
 MISSING = "—"
 #: Width of terminal text (:meth:`Finding.to_text`).
 TEXT_WIDTH = 100
+#: Longest table cell shown in place on a terminal; longer ones become notes under the table.
+LONG_CELL = 48
 
 
 @dataclass(frozen=True)
@@ -236,9 +238,22 @@ def text_cell(value: Any) -> str:
 
 
 def text_table(table: pd.DataFrame) -> str:
-    """A DataFrame as an aligned plain-text table (no index; missing cells a dash)."""
+    """A DataFrame as an aligned plain-text table (no index; missing cells a dash).
+
+    A cell longer than :data:`LONG_CELL` characters shows as ``[n]`` and its text is
+    wrapped under the table as note ``[n]``, so a table stays as wide as its numbers.
+    """
     header = [str(c) for c in table.columns]
-    rows = [[text_cell(v) for v in row] for row in table.itertuples(index=False, name=None)]
+    notes: list[str] = []
+
+    def cell(value: Any) -> str:
+        text = text_cell(value)
+        if len(text) <= LONG_CELL:
+            return text
+        notes.append(text)
+        return f"[{len(notes)}]"
+
+    rows = [[cell(v) for v in row] for row in table.itertuples(index=False, name=None)]
     widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(header)]
     numeric = [pd.api.types.is_numeric_dtype(table.iloc[:, i]) for i in range(len(header))]
 
@@ -247,7 +262,8 @@ def text_table(table: pd.DataFrame) -> str:
                          for c, w, n in zip(cells, widths, numeric)).rstrip()
 
     rule = "  ".join("-" * w for w in widths)
-    return "\n".join([line(header), rule, *(line(r) for r in rows)])
+    return "\n".join([line(header), rule, *(line(r) for r in rows),
+                      *(_wrap(f"[{i}] {n}") for i, n in enumerate(notes, start=1))])
 
 
 def plain_markdown(text: str) -> str:

@@ -54,6 +54,13 @@ def test_text_table_aligns_and_shows_a_dash_for_missing_values():
     assert lines == ["name    v", "----  ---", "a     1.5", "bbb     —"]
 
 
+def test_a_long_cell_becomes_a_numbered_note_under_the_table():
+    why = "zero-width interval: cannot move by construction (nothing to retrieve)"
+    lines = text_table(pd.DataFrame({"s": ["a", "b"], "note": ["", why]})).split("\n")
+    assert lines[:4] == ["s  note", "-  ----", "a", "b  [1]"]
+    assert lines[4:] == [f"[1] {why}"]
+
+
 def test_to_text_leads_with_the_headline_and_lists_sections_in_order():
     chart_first = Section("the chart", "chart", object())
     notes = markdown_section(markdown_text("**Reading:** {x}", x="a_b (c)"), "Reading")

@@ -16,7 +16,7 @@ from ragnb.io.overlap import split_overlap
 from ragnb.ledger.status import SPLIT_STATUS_CAPTION, split_status_table
 from ragnb.ledger.views import split_status
 from ragnb.metrics.judged import Policy
-from ragnb.pages.registry import MissingInput, policy_of, register, workspace_of
+from ragnb.pages.registry import Inputs, MissingInput, policy_of, register, workspace_of
 from ragnb.result import Finding, markdown_section, markdown_text, table_section
 from ragnb.workspace.splits import score_splits
 
@@ -30,19 +30,16 @@ INFLATION_NOTE = (
 
 
 @dataclass(frozen=True)
-class FitInputs:
+class FitInputs(Inputs):
     """What the fit page reads: the workspace and the names resolved from its manifest."""
 
     PAGE: ClassVar[str] = "01-fit"
-    workspace: Any
     golden: str
     production: str
     baseline: str
     champion: str
     metric: str
     policy: Policy
-    resamples: int = 10_000
-    seed: int = 20260729
 
 
 def resolve(workspace: Any, *, baseline: str = "", champion: str = "", golden: str = "",
@@ -72,7 +69,8 @@ def resolve(workspace: Any, *, baseline: str = "", champion: str = "", golden: s
             raise MissingInput(f"test set {split!r} has no run of {', '.join(lacking)}")
     return FitInputs(ws, golden, production, baseline, champion,
                      ws.setting("fit", "metric", metric, "ndcg@10"),
-                     policy_of(ws.setting("fit", "policy", policy, "lower")), resamples, seed)
+                     policy_of(ws.setting("fit", "policy", policy, "lower")),
+                     resamples=resamples, seed=seed)
 
 
 def run(inputs: FitInputs) -> Finding:

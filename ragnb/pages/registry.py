@@ -11,9 +11,9 @@ lacks something; ``run(inputs)`` reads the data and returns the
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from ragnb.errors import InputError, RagnbError
 from ragnb.metrics.judged import Policy
@@ -27,6 +27,18 @@ class MissingInput(RagnbError):
     def __init__(self, reason: str) -> None:
         self.reason = reason
         super().__init__(reason)
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What every page's inputs hold: the workspace (its manifest resolved), the bootstrap's
+    ``resamples`` and ``seed``; a page's own inputs add the names it resolved.
+    """
+
+    PAGE: ClassVar[str] = ""
+    workspace: Any
+    resamples: int = field(default=10_000, kw_only=True)
+    seed: int = field(default=20260729, kw_only=True)
 
 
 @dataclass(frozen=True)

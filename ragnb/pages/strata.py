@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 from ragnb.metrics.judged import Policy
 from ragnb.metrics.score import score
-from ragnb.pages.registry import MissingInput, policy_of, register, workspace_of
+from ragnb.pages.registry import Inputs, MissingInput, policy_of, register, workspace_of
 from ragnb.perquery import query_delta_chart, query_deltas, side_by_side
 from ragnb.result import (
     POINTS,
@@ -37,7 +37,7 @@ EXTREMES = 5
 
 
 @dataclass(frozen=True)
-class StrataInputs:
+class StrataInputs(Inputs):
     """What the strata page reads: the workspace and the names resolved from its manifest.
 
     ``strata_spec`` is a spec file ("" none: the plain column ``stratum``);
@@ -45,7 +45,6 @@ class StrataInputs:
     """
 
     PAGE: ClassVar[str] = "03-strata"
-    workspace: Any
     split: str
     baseline: str
     challenger: str
@@ -54,8 +53,6 @@ class StrataInputs:
     stratum: str
     strata_spec: str
     reported: str
-    resamples: int = 10_000
-    seed: int = 20260729
 
 
 def resolve(workspace: Any, *, split: str = "", baseline: str = "", challenger: str = "",
@@ -90,7 +87,8 @@ def resolve(workspace: Any, *, split: str = "", baseline: str = "", challenger: 
     return StrataInputs(ws, split, baseline, challenger,
                         ws.setting("strata", "metric", metric, "ndcg@10"),
                         policy_of(ws.setting("strata", "policy", policy, "lower")), column, spec,
-                        "" if reported == "none" else str(reported), resamples, seed)
+                        "" if reported == "none" else str(reported),
+                        resamples=resamples, seed=seed)
 
 
 def _stratification(inputs: StrataInputs, spec: StrataSpec, timing: Any) -> str:

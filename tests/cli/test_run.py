@@ -1,26 +1,17 @@
 """``ragnb run``: a page's finding as text; parameters checked as ``ragnb report`` checks them."""
 from __future__ import annotations
 
-import io
 import re
-from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
 
-from ragnb.cli import main
 from ragnb.cli.report import DESCRIPTION as REPORT_HELP
 from ragnb.cli.run import DESCRIPTION as RUN_HELP
 from ragnb.pages import page, resolve, run
 from ragnb.paths import DEMO_DIR, NOTEBOOKS_DIR
 from ragnb.report.notebooks import resolve as find_notebooks
 from ragnb.report.parameters import read_parameters
-
-
-def cli(*argv):
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = main([str(a) for a in argv])
-    return code, out.getvalue(), err.getvalue()
+from tests.cli.test_workspace_option import cli
 
 
 def test_run_prints_the_same_finding_as_the_api():
