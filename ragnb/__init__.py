@@ -39,6 +39,7 @@ _EXPORTS = {
     "metric_help": "ragnb.metrics",
     "paired_bootstrap": "ragnb.stats",
     "stratified_bootstrap": "ragnb.stats",
+    "compare": "ragnb.comparison",
     "compare_configs": "ragnb.stats",
     "holm": "ragnb.stats",
     "sign_flip_test": "ragnb.stats",

@@ -341,6 +341,14 @@ class Finding:
         """"N of M checks hold", with the failing checks named."""
         return checks_line(self.checks)
 
+    def headline_text(self) -> str:
+        """The headline for a terminal: question, answer, next step and verdict, wrapped."""
+        h = self.headline
+        out = [h.question, _wrap(h.answer), _wrap(f"Next: {h.next_step}")]
+        if h.verdict:
+            out.append(f"Verdict: {h.verdict}")
+        return "\n".join(out)
+
     def to_text(self) -> str:
         """The finding for a terminal: headline first, then each section, checks, method.
 
@@ -348,10 +356,7 @@ class Finding:
         where a value is missing, with the section's note under the table); charts
         are listed by caption; appendix sections come last, marked so.
         """
-        h = self.headline
-        out = [h.question, _wrap(h.answer), _wrap(f"Next: {h.next_step}")]
-        if h.verdict:
-            out.append(f"Verdict: {h.verdict}")
+        out = [self.headline_text()]
         ordered = ([s for s in self.sections if not s.appendix]
                    + [s for s in self.sections if s.appendix])
         for s in ordered:

@@ -45,7 +45,7 @@ LAYERS: dict[str, list[str]] = {
     "contract and policy": ["ragnb.workspace", "ragnb.ledger"],
     "analyses": ["ragnb.fit", "ragnb.trajectory", "ragnb.strata", "ragnb.labelbias",
                  "ragnb.health", "ragnb.codetasks", "ragnb.perquery", "ragnb.gate",
-                 "ragnb.watch"],
+                 "ragnb.watch", "ragnb.comparison"],
     "demo data": ["ragnb.demo"],
     "pages": ["ragnb.pages"],
     "surfaces": ["ragnb.report", "ragnb.widgets", "ragnb.cli"],

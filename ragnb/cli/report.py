@@ -39,13 +39,6 @@ examples:
 """
 
 
-def _key_value(text: str) -> tuple[str, str]:
-    key, sep, value = text.partition("=")
-    if not sep or not key.strip():
-        raise argparse.ArgumentTypeError(f"expected key=value, got {text!r}")
-    return key.strip(), value
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("names", nargs="*", metavar="NAME",
                         help="notebooks to run (01, fit, 01-fit)")
@@ -55,10 +48,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data", metavar="DIR",
                         help="a workspace folder (holding ragnb.toml), or the `data_dir` of "
                              "notebooks that declare it")
-    parser.add_argument(
-        "-p", "--parameter", action="append", type=_key_value, default=[], metavar="KEY=VALUE",
-        help="set a parameter (repeatable); the value is read as the declared type",
-    )
+    add(parser, "parameter")
     parser.add_argument("--out", metavar="DIR", default=None,
                         help=f"output folder (default: {REPORTS_DIR})")
     parser.add_argument(

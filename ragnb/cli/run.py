@@ -4,7 +4,6 @@ from __future__ import annotations
 import argparse
 
 from ragnb.cli._options import add
-from ragnb.cli.report import _key_value
 from ragnb.errors import InputError
 
 NAME = "run"
@@ -27,12 +26,10 @@ examples:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("page", metavar="PAGE", help="the page: 01-fit, fit or 01")
-    add(parser, "workspace",
-        workspace={"help": "the workspace (ragnb.toml or its folder; default: the bundled demo)"})
-    parser.add_argument(
-        "-p", "--parameter", action="append", type=_key_value, default=[], metavar="KEY=VALUE",
-        help="set a parameter of the page's notebook (repeatable), read as its declared type",
-    )
+    add(parser, "workspace", "parameter",
+        workspace={"help": "the workspace (ragnb.toml or its folder; default: the bundled demo)"},
+        parameter={"help": "set a parameter of the page's notebook (repeatable), read as its "
+                           "declared type"})
 
 
 def run(args: argparse.Namespace) -> int:

@@ -32,7 +32,7 @@ from ragnb.result import Finding
 from ragnb.workspace.needs import skip_reason as manifest_skip_reason
 
 __all__ = ["NOTEBOOKS", "PAGES", "MissingInput", "Page", "fit", "page", "resolve", "run",
-           "skip_reason", "skip_reasons", "strata"]
+           "manifest_specs", "skip_reason", "skip_reasons", "strata"]
 
 
 def resolve(slug: str, workspace: Any, /, **parameters: Any) -> Any:
@@ -66,3 +66,16 @@ def skip_reason(workspace: Any, slug: str, parameters: Mapping[str, Any] | None 
 def skip_reasons(workspace: Any) -> dict[str, str | None]:
     """Every notebook's name (``fit``) -> why it cannot run on ``workspace`` (None: it can)."""
     return {slug.split("-", 1)[1]: skip_reason(workspace, slug) for slug in NOTEBOOKS}
+
+
+def manifest_specs(workspace: Any, slug: str, values: Mapping[str, Any]) -> dict[str, str]:
+    """Spec files page ``slug`` reads from the manifest: parameter -> path, for each spec
+    parameter (``*_spec``) left empty in ``values`` that its ``resolve`` fills from the
+    manifest (the report runner states them in the spec-timing table).
+    """
+    p = find_page(slug)
+    if p is None:
+        return {}
+    inputs = p.resolve(workspace, **given(values))
+    return {name: str(getattr(inputs, name)) for name in vars(inputs)
+            if name.endswith("_spec") and not values.get(name) and getattr(inputs, name)}

@@ -233,8 +233,8 @@ def _with_manifest_specs(job: Job) -> list[ParameterValue]:
     the workspace's manifest gives it (origin "workspace"), so the header's spec-timing
     table states it as it does a spec given with ``-p``.
     """
+    from ragnb.pages import manifest_specs
     from ragnb.workspace import open_workspace
-    from ragnb.workspace.needs import manifest_specs
 
     values = job.parameter_values()
     path = _workspace_of(job.notebook, job.declared, job.given)

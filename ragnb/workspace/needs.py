@@ -113,28 +113,3 @@ def skip_reason(ws: Workspace, slug: str, given: Mapping[str, Any] | None = None
     if check is None:
         return None
     return check(with_parameters(ws, slug, given or {}))
-
-
-#: notebook slug -> {spec parameter: the manifest's spec file for the run's values ("" none)}.
-#: The report runner states these in the spec-timing table when the parameter is left empty.
-SpecResolver = Callable[[Workspace, Mapping[str, Any]], str]
-SPECS: dict[str, dict[str, SpecResolver]] = {
-    "strata": {
-        "strata_spec": lambda ws, values: ws.spec_path(
-            ws.test_set_for("strata", values.get("split", "")), "strata"),
-    },
-}
-
-
-def manifest_specs(ws: Workspace, slug: str, values: Mapping[str, Any]) -> dict[str, str]:
-    """Spec files notebook ``slug`` reads from the manifest: parameter -> absolute path, for
-    each spec parameter left empty in ``values`` whose manifest entry names a file.
-    """
-    found = {}
-    for name, resolve in SPECS.get(slug, {}).items():
-        if values.get(name):
-            continue
-        path = resolve(with_parameters(ws, slug, values), values)
-        if path:
-            found[name] = path
-    return found

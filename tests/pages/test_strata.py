@@ -68,3 +68,13 @@ def test_the_strata_sizes_add_up_and_the_losses_are_the_per_query_differences(fi
     pooled = finding.source.pooled["delta"]
     assert np.isclose(pooled, diff.mean())
     assert not pd.isna(pooled) and "NaN" not in finding.to_text()
+
+
+def test_the_manifest_spec_is_stated_only_when_the_parameter_is_left_empty():
+    from ragnb.pages import manifest_specs
+
+    spec = MANIFEST["test_sets"]["production"]["strata"]["spec"]
+    found = manifest_specs(DEMO_DIR, "strata", {"workspace": "x", "strata_spec": ""})
+    assert list(found) == ["strata_spec"] and found["strata_spec"].endswith(spec.lstrip("./"))
+    assert manifest_specs(DEMO_DIR, "strata", {"strata_spec": "mine.toml"}) == {}
+    assert manifest_specs(DEMO_DIR, "trajectory", {}) == {}        # no page: none stated
