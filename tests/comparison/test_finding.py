@@ -64,3 +64,23 @@ def test_the_api_returns_the_finding_ragnb_compare_prints_first():
     scores = finding.objects["scores"]
     diff = scores.values("round-40", "ndcg@10") - scores.values("round-00", "ndcg@10")
     assert f"{diff.mean() * 100:+.1f}" in finding.headline.answer
+
+
+def test_a_confident_verdict_is_rare_when_the_configs_do_not_differ():
+    # known truth: per-query differences symmetric around 0; "better"/"worse" is then wrong
+    import numpy as np
+
+    from ragnb.stats.family import compare_metrics
+
+    rng = np.random.default_rng(20260729)
+    draws, wrong = 200, 0
+    for _ in range(draws):
+        base = rng.uniform(0.3, 0.7, 30)
+        chal = base + rng.choice([-1, 1], 30) * rng.uniform(0, 0.2, 30)
+        table = pd.DataFrame({"config": ["b"] * 30 + ["c"] * 30,
+                              "query_id": [f"q{i}" for i in range(30)] * 2,
+                              "metric": "m", "value": np.concatenate([base, chal])})
+        verdict = comparison_headline(compare_metrics(table, baseline="b", metrics=["m"],
+                                                      resamples=200), {}).verdict
+        wrong += verdict in ("better", "worse")
+    assert wrong / draws <= 0.05 + 2 * (0.05 * 0.95 / draws) ** 0.5   # 5% plus binomial slack
