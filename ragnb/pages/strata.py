@@ -173,8 +173,8 @@ def run(inputs: StrataInputs) -> Finding:
     steps = "\n\n".join(markdown_text("spec: {step}", step=s) for s in bd.applied.steps)
     by_query, per_query = _by_query(i, comparison, spec.column, names)
     sections: list[Section] = [
+        *own.sections,  # the chart right under the headline, then the body table
         markdown_section(_stratification(i, spec, timing), "Stratification"),
-        *own.sections,
         markdown_section(_reading(bd) + (f"\n\n{steps}" if steps else ""), "Reading"),
         table_section(bd.display_table(), f"{bd.metric}, {i.challenger} − {i.baseline}, in "
                       f"{POINTS}, every column: p-values, MDE and queries needed per stratum",

@@ -37,7 +37,7 @@ from ragnb.paths import PACKAGE_DIR
 from ragnb.report.kernel import PACKAGE_DIR_ENV, REPORT_ENV
 from ragnb.report.provenance import PROVENANCE_MIMETYPE
 from ragnb.result import escape_markdown as escape_markdown  # re-exported
-from ragnb.result import markdown_text
+from ragnb.result import markdown_text, plain_markdown
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -326,9 +326,12 @@ def show_section(section: Any) -> None:
     elif section.kind == "markdown":
         text = (f"## {escape_markdown(section.caption)}\n\n" if section.caption else "") \
             + section.content
-        _display_bundle({"text/markdown": text, "text/plain": text},
-                        {PLACE_KEY: "appendix", "caption": section.caption or "notes"}
-                        if section.appendix else None)
+        if section.appendix:  # the page's appendix takes HTML
+            _display_bundle({"text/html": text_html(plain_markdown(section.content)),
+                             "text/plain": plain_markdown(section.content)},
+                            {PLACE_KEY: "appendix", "caption": section.caption or "Notes"})
+        else:
+            _display_bundle({"text/markdown": text, "text/plain": text})
     elif len(section.content.columns):
         show_table(section.content, index=False, caption=section.caption or None,
                    appendix=section.appendix or None)

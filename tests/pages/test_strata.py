@@ -42,11 +42,11 @@ def test_a_test_set_without_strata_is_the_skip_reason(tmp_path):
     assert skip_reason(tmp_path, "strata") == reason
 
 
-def test_sections_run_from_stratification_to_the_worst_query(finding):
+def test_sections_run_from_the_chart_to_the_worst_query(finding):
     kinds = [(s.kind, s.appendix) for s in finding.sections]
-    assert kinds[:4] == [("markdown", False), ("chart", False), ("table", False),
+    assert kinds[:4] == [("chart", False), ("table", False), ("markdown", False),
                          ("markdown", False)]
-    assert finding.sections[0].caption == "Stratification"
+    assert [s.caption for s in finding.sections[2:4]] == ["Stratification", "Reading"]
     assert [s.caption.split(" (")[0] for s in finding.sections if s.kind == "table"][2:4] \
         == ["Largest losses", "Largest wins"]
     assert any(s.appendix and "every column" in s.caption for s in finding.sections)
