@@ -14,10 +14,11 @@ Each module is one notebook's page, registered by the notebook's slug
 """
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from collections.abc import Mapping
 from typing import Any
 
-from ragnb.pages import fit, strata
 from ragnb.pages.registry import (
     NOTEBOOKS,
     PAGES,
@@ -31,8 +32,12 @@ from ragnb.pages.registry import (
 from ragnb.result import Finding
 from ragnb.workspace.needs import skip_reason as manifest_skip_reason
 
-__all__ = ["NOTEBOOKS", "PAGES", "MissingInput", "Page", "fit", "page", "resolve", "run",
-           "manifest_specs", "skip_reason", "skip_reasons", "strata"]
+#: Page modules, discovered: adding a page is adding its module (it registers itself).
+MODULES = {info.name: importlib.import_module(f"{__name__}.{info.name}")
+           for info in pkgutil.iter_modules(__path__) if info.name != "registry"}
+
+__all__ = ["MODULES", "NOTEBOOKS", "PAGES", "MissingInput", "Page", "manifest_specs", "page",
+           "resolve", "run", "skip_reason", "skip_reasons"]
 
 
 def resolve(slug: str, workspace: Any, /, **parameters: Any) -> Any:

@@ -10,6 +10,7 @@ lacks something; ``run(inputs)`` reads the data and returns the
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +18,7 @@ from typing import Any, ClassVar
 
 from ragnb.errors import InputError, RagnbError
 from ragnb.metrics.judged import Policy
+from ragnb.paths import NOTEBOOKS_DIR
 from ragnb.result import Finding
 from ragnb.vocab import POLICIES
 
@@ -55,10 +57,11 @@ class Page:
         return self.slug.split("-", 1)[1]
 
 
-#: Every notebook's slug in order; those with a module in :mod:`ragnb.pages` are in
+#: Every notebook's slug in order (``NN-name.ipynb`` in the notebooks folder); those with a
+#: module in :mod:`ragnb.pages` are in
 #: :data:`PAGES`, the others still resolve in their notebook (:mod:`ragnb.workspace.needs`).
-NOTEBOOKS = ("01-fit", "02-trajectory", "03-strata", "04-label-bias", "05-ledger", "06-health",
-             "07-code-tasks")
+NOTEBOOKS = tuple(sorted(p.stem for p in NOTEBOOKS_DIR.glob("*.ipynb")
+                        if re.fullmatch(r"[0-9]{2}-[a-z0-9-]+", p.stem)))
 #: Notebook slug (``01-fit``) -> :class:`Page`.
 PAGES: dict[str, Page] = {}
 
