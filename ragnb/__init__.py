@@ -6,9 +6,20 @@ so ``import ragnb`` stays light)::
     import ragnb
     golden = ragnb.read_test_set("data/demo/golden.jsonl")
     runs = [ragnb.read_run(p) for p in paths]
-    scores = ragnb.score(golden, runs, ["ndcg@10", "rr@10"])
+    scores = ragnb.score(golden, runs, ["ndcg@10", "rr@10"])      # per query, 0-1
+    table = ragnb.compare_configs(scores, baseline="round-00", metric="ndcg@10")
     r = ragnb.paired_bootstrap(scores.values("round-00", "ndcg@10"),
                                scores.values("round-40", "ndcg@10"))
+
+``compare_configs`` gives the rows ``ragnb compare`` prints (delta, interval,
+Holm p; data stay 0-1). A whole analysis on a workspace is a page, the same
+Finding its notebook, report and ``ragnb run`` show (in points)::
+
+    from ragnb.pages import resolve, run
+    finding = run(resolve("01-fit", "data/demo"))   # headline, sections, objects
+    print(finding.to_text())                          # in JupyterLab: just `finding`
+
+and ``ragnb report 01-fit`` makes it a page for a review meeting.
 """
 from __future__ import annotations
 
@@ -28,6 +39,7 @@ _EXPORTS = {
     "metric_help": "ragnb.metrics",
     "paired_bootstrap": "ragnb.stats",
     "stratified_bootstrap": "ragnb.stats",
+    "compare": "ragnb.comparison",
     "compare_configs": "ragnb.stats",
     "holm": "ragnb.stats",
     "sign_flip_test": "ragnb.stats",

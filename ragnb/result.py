@@ -16,6 +16,17 @@ any of them is the same five things, under the same names:
     The self-checks: a DataFrame ``check, holds, detail`` (one row per check).
 ``description``
     How the numbers were made: method, resamples, n, seed.
+``sections``
+    What the page shows under the headline, in order (:class:`Section`: a
+    caption and a table, chart or Markdown text, in the body or the appendix);
+    by default the chart and the display table.
+``objects``
+    The intermediate objects an analyst continues from (``"scores"``,
+    ``"comparison"``, ...), besides ``source``, the analysis' own result.
+
+A Finding renders itself the same way on every surface: ``to_text()`` on a
+terminal (``ragnb run``), rich display in JupyterLab (``_repr_html_``), and
+``ragnb.report.show_finding`` on a report page.
 
 :func:`finding` turns any registered result object into a :class:`Finding`
 (one adapter per analysis, in the ``finding`` module of its package, e.g.
@@ -36,10 +47,14 @@ percentages. Config names go through a plain mapping ``display_names`` (config
 """
 from __future__ import annotations
 
+import html
+import re
+import textwrap
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
+import numpy as np
 import pandas as pd
 
 from ragnb.errors import InputError
@@ -141,6 +156,129 @@ def checks_frame(rows: list[tuple[str, bool, str]] | pd.DataFrame) -> pd.DataFra
     return frame.reset_index(drop=True)
 
 
+_MARKDOWN_PUNCTUATION = "\\`*_{}[]()#+-.!|~"
+
+
+def escape_markdown(value: Any) -> str:
+    """``value`` as Markdown that renders as its literal text.
+
+    HTML-escaped first (``<``, ``>``, ``&``), then Markdown punctuation gets a
+    backslash so that ``*``, ``_`` or ``[..](..)`` in data do not format.
+    """
+    text = html.escape(str(value), quote=False)
+    return "".join("\\" + ch if ch in _MARKDOWN_PUNCTUATION else ch for ch in text)
+
+
+def markdown_text(template: str, /, **values: Any) -> str:
+    """Fill a trusted Markdown ``template`` with escaped ``values`` (``str.format`` fields)."""
+    return template.format(**{k: escape_markdown(v) for k, v in values.items()})
+
+
+#: What a section holds.
+SectionKind = Literal["table", "chart", "markdown"]
+#: Text of a missing table cell (the section's ``note`` says why cells are missing).
+MISSING = "—"
+#: Width of terminal text (:meth:`Finding.to_text`).
+TEXT_WIDTH = 100
+#: Longest table cell shown in place on a terminal; longer ones become notes under the table.
+LONG_CELL = 48
+
+
+@dataclass(frozen=True)
+class Section:
+    """One part of a page under its headline.
+
+    Attributes
+    ----------
+    caption : str
+        What the part shows, with its units.
+    kind : {"table", "chart", "markdown"}
+    content : DataFrame, alt.Chart or str
+        A table of text (values in points), a chart, or trusted Markdown text.
+    appendix : bool
+        Shown in the page's appendix (a pointer stays in the body).
+    note : str
+        Read under the table: what a dash means, long header notes.
+    """
+
+    caption: str
+    kind: SectionKind
+    content: Any
+    appendix: bool = False
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("table", "chart", "markdown"):
+            raise InputError(f"a section is a table, chart or markdown, not {self.kind!r}",
+                             key="kind")
+
+
+def table_section(table: pd.DataFrame, caption: str, *, appendix: bool = False,
+                  note: str = "") -> Section:
+    """A table :class:`Section`."""
+    return Section(caption, "table", table, appendix, note)
+
+
+def markdown_section(text: str, caption: str = "", *, appendix: bool = False) -> Section:
+    """A Markdown :class:`Section` (``text`` is trusted: escape values from the data)."""
+    return Section(caption, "markdown", text, appendix)
+
+
+def text_cell(value: Any) -> str:
+    """A table cell as plain text: a missing or non-finite value is :data:`MISSING`."""
+    if value is None or value is pd.NA or value is pd.NaT:
+        return MISSING
+    if isinstance(value, float) and not np.isfinite(value):
+        return MISSING
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if isinstance(value, (float, np.floating)):
+        return f"{value:.4g}"
+    return str(value).replace("\n", " ")
+
+
+def text_table(table: pd.DataFrame) -> str:
+    """A DataFrame as an aligned plain-text table (no index; missing cells a dash).
+
+    A cell longer than :data:`LONG_CELL` characters shows as ``[n]`` and its text is
+    wrapped under the table as note ``[n]``, so a table stays as wide as its numbers.
+    """
+    header = [str(c) for c in table.columns]
+    notes: list[str] = []
+
+    def cell(value: Any) -> str:
+        text = text_cell(value)
+        if len(text) <= LONG_CELL:
+            return text
+        notes.append(text)
+        return f"[{len(notes)}]"
+
+    rows = [[cell(v) for v in row] for row in table.itertuples(index=False, name=None)]
+    widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(header)]
+    numeric = [pd.api.types.is_numeric_dtype(table.iloc[:, i]) for i in range(len(header))]
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(c.rjust(w) if n else c.ljust(w)
+                         for c, w, n in zip(cells, widths, numeric)).rstrip()
+
+    rule = "  ".join("-" * w for w in widths)
+    return "\n".join([line(header), rule, *(line(r) for r in rows),
+                      *(_wrap(f"[{i}] {n}") for i, n in enumerate(notes, start=1))])
+
+
+def plain_markdown(text: str) -> str:
+    """Markdown made by :func:`markdown_text` as plain text (escapes, emphasis and entities
+    removed), for a terminal.
+    """
+    text = re.sub(r"\\(.)", r"\1", re.sub(r"(?<!\\)\*\*?", "", str(text)))
+    return html.unescape(text)
+
+
+def _wrap(text: str, indent: str = "") -> str:
+    return textwrap.fill(" ".join(str(text).split()), TEXT_WIDTH, initial_indent=indent,
+                         subsequent_indent=indent)
+
+
 @dataclass(frozen=True)
 class Finding:
     """The result of any analysis in the one shape (satisfies :class:`Result`).
@@ -160,6 +298,20 @@ class Finding:
         Caption of ``display_table``, stating its units.
     source : object
         The analysis' own result object, for the detail.
+    sections : tuple of Section
+        What the page shows under the headline, in order; empty: the chart, then
+        ``display_table`` (filled in on creation).
+    objects : mapping
+        Intermediate objects by name (``"scores"``, ``"comparison"``) to continue from.
+
+    Examples
+    --------
+    >>> f = Finding(Headline("Q?", "A.", "Do this."), pd.DataFrame({"x": ["1.0"]}),
+    ...             caption="x in points")
+    >>> [s.caption for s in f.sections]
+    ['x in points']
+    >>> print(f.to_text().splitlines()[0])
+    Q?
     """
 
     headline: Headline
@@ -169,11 +321,88 @@ class Finding:
     description: str = ""
     caption: str = ""
     source: Any = None
+    sections: tuple[Section, ...] = ()
+    objects: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.sections:
+            object.__setattr__(self, "sections", tuple(self._default_sections()))
+
+    def _default_sections(self) -> list[Section]:
+        out = []
+        if self.chart is not None:
+            out.append(Section(self.caption or self.headline.question, "chart", self.chart))
+        if self.display_table is not None and len(self.display_table.columns):
+            out.append(table_section(self.display_table, self.caption))
+        return out
 
     @property
     def checks_line(self) -> str:
         """"N of M checks hold", with the failing checks named."""
         return checks_line(self.checks)
+
+    def headline_text(self) -> str:
+        """The headline for a terminal: question, answer, next step and verdict, wrapped."""
+        h = self.headline
+        out = [h.question, _wrap(h.answer), _wrap(f"Next: {h.next_step}")]
+        if h.verdict:
+            out.append(f"Verdict: {h.verdict}")
+        return "\n".join(out)
+
+    def to_text(self) -> str:
+        """The finding for a terminal: headline first, then each section, checks, method.
+
+        Tables are plain text (values as the section shows them, in points; a dash
+        where a value is missing, with the section's note under the table); charts
+        are listed by caption; appendix sections come last, marked so.
+        """
+        out = [self.headline_text()]
+        ordered = ([s for s in self.sections if not s.appendix]
+                   + [s for s in self.sections if s.appendix])
+        for s in ordered:
+            where = " (appendix)" if s.appendix else ""
+            if s.kind == "chart":
+                out.append("\n" + _wrap(f"Chart{where}: {s.caption}"))
+                continue
+            out.append("")
+            if s.caption:
+                out.append(_wrap(s.caption + where))
+            if s.kind == "table":
+                out.append(text_table(s.content))
+            else:
+                out.append("\n".join(_wrap(plain_markdown(p))
+                                     for p in str(s.content).split("\n\n")))
+            if s.note:
+                out.append(_wrap(s.note))
+        if len(self.checks):
+            out.append("\n" + _wrap(f"Checks: {self.checks_line}"))
+        if self.description:
+            out.append(_wrap(f"Method: {self.description}"))
+        return "\n".join(out) + "\n"
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+    def _repr_html_(self) -> str:
+        """Rich display in JupyterLab: headline, sections (every text escaped), checks."""
+        h = self.headline
+        parts = [f"<h3>{html.escape(h.question)}</h3>", f"<p>{html.escape(h.answer)}</p>",
+                 f"<p><strong>Next:</strong> {html.escape(h.next_step)}</p>"]
+        for s in self.sections:
+            cap = html.escape(s.caption + (" (appendix)" if s.appendix else ""))
+            if s.kind == "table":
+                body = s.content.to_html(index=False, na_rep=MISSING, escape=True)
+                note = f"<p><em>{html.escape(s.note)}</em></p>" if s.note else ""
+                parts.append(f"<figure><figcaption>{cap}</figcaption>{body}{note}</figure>")
+            elif s.kind == "chart":
+                parts.append(f"<p>Chart: {cap}</p>")
+            else:
+                parts.append(f'<div style="white-space: pre-wrap">{html.escape(s.content)}</div>')
+        if len(self.checks):
+            parts.append(f"<p>{html.escape(self.checks_line)}</p>")
+        if self.description:
+            parts.append(f"<p><em>Method: {html.escape(self.description)}</em></p>")
+        return "\n".join(parts)
 
 
 class Analysis:

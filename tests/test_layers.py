@@ -47,8 +47,9 @@ LAYERS: dict[str, list[str]] = {
     "contract and policy": ["ragnb.workspace", "ragnb.ledger"],
     "analyses": ["ragnb.fit", "ragnb.trajectory", "ragnb.strata", "ragnb.labelbias",
                  "ragnb.health", "ragnb.codetasks", "ragnb.perquery", "ragnb.gate",
-                 "ragnb.watch"],
+                 "ragnb.watch", "ragnb.comparison"],
     "demo data": ["ragnb.demo"],
+    "pages": ["ragnb.pages"],
     "surfaces": ["ragnb.report", "ragnb.widgets", "ragnb.cli"],
 }
 LEVEL = {unit: i for i, units in enumerate(LAYERS.values()) for unit in units}
@@ -222,3 +223,85 @@ def test_imports_are_read_at_every_level(tmp_path, source, expected):
 def test_cycles_are_found_through_any_path():
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+# --------------------------------------------------------------------------- pages
+def _pages():
+    from ragnb.pages import PAGES
+
+    return PAGES
+
+
+def test_every_page_is_a_notebook_with_resolve_and_run():
+    import inspect
+
+    from ragnb.pages import NOTEBOOKS
+    from ragnb.paths import NOTEBOOKS_DIR
+    from ragnb.report.notebooks import discover
+
+    assert [nb.name for nb in discover(NOTEBOOKS_DIR)] == list(NOTEBOOKS)
+    pages = _pages()
+    assert {"01-fit", "03-strata"} <= set(pages)
+    for slug, page in pages.items():
+        assert callable(page.resolve) and callable(page.run), slug
+        assert list(inspect.signature(page.run).parameters) == ["inputs"], slug
+        assert MODULES[f"ragnb.pages.{page.name.replace('-', '_')}"].is_file(), slug
+
+
+def test_a_page_resolves_exactly_its_notebooks_parameters():
+    # the report runner checks -p against the notebook; resolve must take each of them
+    import inspect
+
+    from ragnb.paths import NOTEBOOKS_DIR
+    from ragnb.report.parameters import read_parameters
+
+    for slug, page in _pages().items():
+        declared = read_parameters(NOTEBOOKS_DIR / f"{slug}.ipynb")
+        taken = inspect.signature(page.resolve).parameters
+        assert list(taken)[0] == "workspace", slug
+        assert sorted(taken) == sorted(declared), slug
+        for name, param in declared.items():
+            if name != "workspace":
+                assert taken[name].default == param.default, (slug, name)
+
+
+def test_a_notebook_with_a_page_builds_no_table_of_its_own():
+    import json
+
+    from ragnb.paths import NOTEBOOKS_DIR
+
+    for slug in _pages():
+        cells = json.loads((NOTEBOOKS_DIR / f"{slug}.ipynb").read_text(encoding="utf-8"))["cells"]
+        code = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+        for built in ("show_table(", "show_markdown(", "show_text(", "show_splits("):
+            assert built not in code, (slug, built)
+        assert f"{slug.split('-', 1)[1].replace('-', '_')}.run(" in code, slug
+
+
+@pytest.mark.slow
+def test_ragnb_run_the_api_and_the_report_state_the_same_headline(tmp_path):
+    import io
+    from contextlib import redirect_stdout
+
+    from ragnb.cli import main
+    from ragnb.pages import resolve, run
+    from ragnb.paths import DEMO_DIR
+    from ragnb.report.index import index_rows
+    from ragnb.report.runner import build_reports
+
+    small = {"resamples": 200, "seed": 11}
+    api = run(resolve("01-fit", DEMO_DIR, **small)).headline
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert main(["run", "01-fit", "--workspace", str(DEMO_DIR),
+                     *(f"-p{k}={v}" for k, v in small.items())]) == 0
+    printed = out.getvalue().splitlines()
+    (report,) = build_reports(["01-fit"], small, out_dir=tmp_path)
+    assert report.ok, report.message
+    (row,) = index_rows(tmp_path)
+    shown = row["headline"]
+    assert shown == api.to_dict()
+    nxt = next(i for i, line in enumerate(printed) if line.startswith("Next: "))
+    assert printed[0] == shown["question"]
+    assert " ".join(printed[1:nxt]) == " ".join(shown["answer"].split())
+    assert f"Verdict: {shown['verdict']}" in printed

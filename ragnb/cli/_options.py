@@ -50,6 +50,16 @@ def ranged(name: str):
     return bounded_int(int(lo), int(hi))
 
 
+def key_value(text: str) -> tuple[str, str]:
+    """An argparse ``type``: ``KEY=VALUE`` as a pair (the value is typed later, by the
+    notebook parameter it names).
+    """
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"expected key=value, got {text!r}")
+    return key.strip(), value
+
+
 def _ledger_default() -> str | None:
     return os.environ.get("RAGNB_LEDGER") or None
 
@@ -176,6 +186,10 @@ OPTIONS: dict[str, tuple[tuple[str, ...], dict]] = {
     "by": (("--by",), {
         "metavar": "COLUMN", "default": None,
         "help": "stratum column (in --strata, or in the test set's query metadata, e.g. intent)"}),
+    # -- notebook parameters (report, run) -------------------------------------------------------
+    "parameter": (("-p", "--parameter"), {
+        "action": "append", "type": key_value, "default": [], "metavar": "KEY=VALUE",
+        "help": "set a parameter (repeatable); the value is read as the declared type"}),
     # -- output ----------------------------------------------------------------------------------
     "per_query": (("--per-query",), {
         "action": "store_true", "help": "print the per-query table instead of the summary"}),

@@ -134,6 +134,10 @@ def run(args: argparse.Namespace) -> int:
         cols.remove("metric")
     out = result
     if args.format == "table":
+        from ragnb.comparison import comparison_finding
+
+        if not args.out:  # the answer first, then the table it reads
+            print(comparison_finding(result).headline_text() + "\n")
         out = result[cols].copy()
         out["queries_needed"] = [f"{int(v):,}" if v == v and v != float("inf") else "—"
                                  for v in out["queries_needed"]]

@@ -181,8 +181,12 @@ def run(args: argparse.Namespace) -> int:
         relevance_level=args.relevance_level,
         metric=args.metric, baseline=args.baseline, challenger=args.challenger,
         name=args.name, force=args.force)
+    from ragnb.pages import skip_reasons
+
     print(f"wrote {manifest}")
     for line in found:
         print(f"  {line}")
+    for name, reason in skip_reasons(manifest).items():
+        print(f"  report {name}: " + (f"skipped ({reason})" if reason else "runs"))
     print(f"next: ragnb report --all --workspace {args.folder}")
     return 0

@@ -33,17 +33,10 @@ examples:
   ragnb report --all
   ragnb report --all --pdf      # and NN-slug.pdf beside each page
   ragnb report --all --workspace my-eval --out my-eval/reports
-  ragnb report fit -p k=20 -p seed=7
+  ragnb report fit -p metric=rr@10 -p seed=7
   ragnb report 01 02 --data /path/to/data --out /tmp/reports
   ragnb report --check          # notebooks stored without outputs, valid parameters
 """
-
-
-def _key_value(text: str) -> tuple[str, str]:
-    key, sep, value = text.partition("=")
-    if not sep or not key.strip():
-        raise argparse.ArgumentTypeError(f"expected key=value, got {text!r}")
-    return key.strip(), value
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -55,10 +48,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data", metavar="DIR",
                         help="a workspace folder (holding ragnb.toml), or the `data_dir` of "
                              "notebooks that declare it")
-    parser.add_argument(
-        "-p", "--parameter", action="append", type=_key_value, default=[], metavar="KEY=VALUE",
-        help="set a parameter (repeatable); the value is read as the declared type",
-    )
+    add(parser, "parameter")
     parser.add_argument("--out", metavar="DIR", default=None,
                         help=f"output folder (default: {REPORTS_DIR})")
     add(parser, "notebooks", notebooks={"help": f"notebooks folder (default: {NOTEBOOKS_DIR})"})

@@ -36,13 +36,12 @@ from ragnb.filefacts import sha256_file
 from ragnb.paths import PACKAGE_DIR
 from ragnb.report.kernel import PACKAGE_DIR_ENV, REPORT_ENV
 from ragnb.report.provenance import PROVENANCE_MIMETYPE
+from ragnb.result import escape_markdown as escape_markdown  # re-exported
+from ragnb.result import markdown_text, plain_markdown
 from ragnb.spreadsheet import people_csv
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
-
-_MARKDOWN_PUNCTUATION = "\\`*_{}[]()#+-.!|~"
-
 
 def in_report() -> bool:
     """Whether this process is a report kernel started by ``ragnb report``."""
@@ -293,16 +292,16 @@ def headline_html(headline: Any) -> str:
 
 
 def show_finding(result: Any, /, *, table: bool = True, **context: Any) -> None:
-    """Show any analysis result the one way: headline, its chart, its table, checks, method.
+    """Show any analysis result the one way: headline, its sections in order, checks, method.
 
     ``result`` is an analysis result (adapted with :func:`ragnb.result.finding`,
-    ``context`` passed on, e.g. ``display_names``) or a Finding. On a report
-    page the headline and the chart right after it open the page. Returns
-    nothing (so a cell ending with it shows no repr); :func:`ragnb.result.finding`
-    gives the Finding itself.
+    ``context`` passed on, e.g. ``display_names``) or a Finding. Each section shows
+    as it says (:class:`ragnb.result.Section`: a table, a chart or Markdown text;
+    appendix sections go to the page's appendix); ``table=False`` leaves the tables
+    out. On a report page the headline and the chart right after it open the
+    page. Returns nothing (so a cell ending with it shows no repr);
+    :func:`ragnb.result.finding` gives the Finding itself.
     """
-    from IPython.display import display
-
     from ragnb.result import finding
 
     f = finding(result, **context)
@@ -310,14 +309,35 @@ def show_finding(result: Any, /, *, table: bool = True, **context: Any) -> None:
                      "text/html": headline_html(f.headline),
                      "text/plain": f"{f.headline.question}\n{f.headline.answer}\n"
                                    f"Next: {f.headline.next_step}"})
-    if f.chart is not None:
-        display(f.chart)
-    if table and f.display_table is not None and len(f.display_table.columns):
-        show_table(f.display_table, index=False, caption=f.caption or None)
+    for section in f.sections:
+        if section.kind != "table" or table:
+            show_section(section)
     if len(f.checks):
         show_checks(f.checks)
     if f.description:
         show_method(f.description)
+
+
+def show_section(section: Any) -> None:
+    """Show one :class:`ragnb.result.Section`: its table, chart or (trusted) Markdown."""
+    from IPython.display import display
+
+    if section.kind == "chart":
+        display(section.content)
+    elif section.kind == "markdown":
+        text = (f"## {escape_markdown(section.caption)}\n\n" if section.caption else "") \
+            + section.content
+        if section.appendix:  # the page's appendix takes HTML
+            _display_bundle({"text/html": text_html(plain_markdown(section.content)),
+                             "text/plain": plain_markdown(section.content)},
+                            {PLACE_KEY: "appendix", "caption": section.caption or "Notes"})
+        else:
+            _display_bundle({"text/markdown": text, "text/plain": text})
+    elif len(section.content.columns):
+        show_table(section.content, index=False, caption=section.caption or None,
+                   appendix=section.appendix or None)
+    if section.kind == "table" and section.note:
+        show_markdown("*{note}*", note=section.note)
 
 
 def show_method(text: str) -> None:
@@ -334,21 +354,6 @@ def text_html(text: str) -> str:
 def show_text(text: str) -> None:
     """Display text from the data as text, never as markup."""
     _display_bundle({"text/html": text_html(text), "text/plain": str(text)})
-
-
-def escape_markdown(value: Any) -> str:
-    """``value`` as Markdown that renders as its literal text.
-
-    HTML-escaped first (``<``, ``>``, ``&``), then Markdown punctuation gets a
-    backslash so that ``*``, ``_`` or ``[..](..)`` in data do not format.
-    """
-    text = html.escape(str(value), quote=False)
-    return "".join("\\" + ch if ch in _MARKDOWN_PUNCTUATION else ch for ch in text)
-
-
-def markdown_text(template: str, /, **values: Any) -> str:
-    """Fill a trusted Markdown ``template`` with escaped ``values`` (``str.format`` fields)."""
-    return template.format(**{k: escape_markdown(v) for k, v in values.items()})
 
 
 def show_markdown(template: str, /, **values: Any) -> None:
@@ -462,30 +467,25 @@ def show_splits(manifests: pd.DataFrame) -> None:
 
     ``manifests`` is :meth:`ragnb.ledger.Ledger.manifests` (with ``se`` given, so it
     has each split's one ``inflation`` figure and its ``inflation_method``,
-    :func:`ragnb.stats.split_inflation`).
+    :func:`ragnb.stats.split_inflation`); the table is
+    :func:`ragnb.ledger.status.split_status_table`.
+    """
+    from ragnb.ledger.status import SPLIT_STATUS_CAPTION, split_status_table
+
+    show_table(split_status_table(manifests), index=False, caption=SPLIT_STATUS_CAPTION)
+    note_splits(manifests)
+
+
+def note_splits(manifests: pd.DataFrame) -> None:
+    """Put each split's selections against and its selection inflation in the page header.
+
     A row whose ``selections_against`` is missing (a test set the ledger does not
-    know) is shown as unknown, never as zero.
+    know) is stated as unknown, never as zero.
     """
     import pandas as pd
 
     from ragnb.stats.inflation import inflation_text
 
-    cols = [c for c in ("split", "role", "selections_against", "budget", "sealed",
-                        "retired_for_selection_at", "inflation") if c in manifests]
-    table = manifests[cols].copy().astype(object).where(manifests[cols].notna(), "—")
-    if "role" in table:
-        table["role"] = [str(r).replace("_", " ") for r in table["role"]]
-    if "inflation" in manifests:
-        methods = (manifests["inflation_method"] if "inflation_method" in manifests
-                   else [None] * len(manifests))
-        table["inflation"] = [inflation_text(None if pd.isna(v) else float(v),
-                                             None if m is None or m is pd.NA else str(m))
-                              for v, m in zip(manifests["inflation"], methods)]
-        table = table.rename(columns={"inflation": "selection inflation (points)"})
-    table = table.rename(columns={"selections_against": "selections against",
-                                  "retired_for_selection_at": "retired for selection"})
-    show_table(table, index=False,
-               caption="How often each split has been used to choose (split ledger)")
     for row in manifests.to_dict("records"):
         inflation = row.get("inflation")
         if row["selections_against"] is None or row["selections_against"] is pd.NA:

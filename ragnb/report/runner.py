@@ -134,7 +134,7 @@ def plan(
     workspace : path, optional
         A workspace manifest (or its folder): sets the ``workspace`` parameter.
         Every notebook is checked against the workspace it will read (this one,
-        else its default) with :func:`ragnb.workspace.skip_reason`; with
+        else its default) with :func:`ragnb.pages.skip_reason`; with
         ``names=None`` one that cannot run gets a ``skip`` reason, a named one
         is an error. ``data_dir`` naming a folder with a ``ragnb.toml`` is a
         workspace.
@@ -228,7 +228,8 @@ def _workspace_of(nb: NotebookRef, declared: dict[str, Parameter], given: dict[s
 def _skip_reason(nb: NotebookRef, declared: dict[str, Parameter], given: dict[str, Any]
                  ) -> str | None:
     """Why the notebook's workspace cannot feed it (None when it can, or it has none)."""
-    from ragnb.workspace import open_workspace, skip_reason
+    from ragnb.pages import skip_reason
+    from ragnb.workspace import open_workspace
 
     path = _workspace_of(nb, declared, given)
     if path is None:
@@ -241,8 +242,8 @@ def _with_manifest_specs(job: Job) -> list[ParameterValue]:
     the workspace's manifest gives it (origin "workspace"), so the header's spec-timing
     table states it as it does a spec given with ``-p``.
     """
+    from ragnb.pages import manifest_specs
     from ragnb.workspace import open_workspace
-    from ragnb.workspace.needs import manifest_specs
 
     values = job.parameter_values()
     path = _workspace_of(job.notebook, job.declared, job.given)

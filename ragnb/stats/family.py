@@ -10,16 +10,17 @@ understate the family-wise error.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import pandas as pd
 
 from ragnb.errors import InputError
 from ragnb.stats.classic import add_classic_columns
-from ragnb.stats.multiple import compare, holm
+from ragnb.stats.multiple import compare, holm, score_table
 
 
 def compare_metrics(
-    scores: pd.DataFrame,
+    scores: Any,
     *,
     baseline: str,
     metrics: Sequence[str],
@@ -32,8 +33,9 @@ def compare_metrics(
 
     Parameters
     ----------
-    scores : DataFrame
-        Score table (``config, query_id, metric, value``) holding every metric.
+    scores : Scores or DataFrame
+        :func:`ragnb.score`'s result, or its score table (``config, query_id, metric,
+        value``) holding every metric.
     metrics : sequence of str
         Canonical metric names as in the table (``ndcg@10``, ``ap``).
     tests : iterable of str
@@ -48,6 +50,9 @@ def compare_metrics(
         :func:`ragnb.stats.compare`'s rows for every metric, with ``p_holm`` and
         ``holm_family`` recomputed over the whole table, plus the classic columns.
     """
+    scores, fixed = score_table(scores, options.pop("fixed", None))
+    if fixed is not None:
+        options["fixed"] = fixed
     metrics = list(dict.fromkeys(metrics))
     if not metrics:
         raise InputError("no metric given", key="metric")

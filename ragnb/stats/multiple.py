@@ -19,7 +19,7 @@ multiplicity in IR experiments. SIGIR.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -71,8 +71,21 @@ def _all_fixed(base: pd.Series, chal: pd.Series, fixed) -> bool:
         (base.reindex(common) == chal.reindex(common)).all())
 
 
+def score_table(scores: Any, fixed: Any = None) -> tuple[pd.DataFrame, Any]:
+    """The tidy table of ``scores`` (a :class:`ragnb.metrics.score.Scores` or its ``table``)
+    and the queries fixed at a zero difference (given, else the Scores' ``no_relevant``).
+    """
+    if isinstance(scores, pd.DataFrame):
+        return scores, fixed
+    table = getattr(scores, "table", None)
+    if not isinstance(table, pd.DataFrame):
+        raise InputError("scores must be a Scores (ragnb.score(...)) or its score table, "
+                         f"not {type(scores).__name__}", source="scores")
+    return table, getattr(scores, "no_relevant", None) if fixed is None else fixed
+
+
 def compare(
-    scores: pd.DataFrame,
+    scores: Any,
     *,
     baseline: str,
     challengers: Sequence[str] | None = None,
@@ -90,9 +103,9 @@ def compare(
 
     Parameters
     ----------
-    scores : DataFrame
-        Score table with columns ``config``, ``query_id``, ``metric``, ``value``
-        (one row per config and query for ``metric``).
+    scores : Scores or DataFrame
+        :func:`ragnb.score`'s result, or its score table with columns ``config``,
+        ``query_id``, ``metric``, ``value`` (one row per config and query for ``metric``).
     baseline : str
         The reference config.
     challengers : sequence of str, optional
@@ -107,7 +120,8 @@ def compare(
         As for the bootstrap functions.
     fixed : collection of query ids, optional
         Queries whose difference is 0 by construction
-        (see :func:`ragnb.stats.stratified_bootstrap`).
+        (see :func:`ragnb.stats.stratified_bootstrap`); for a Scores, default its
+        ``no_relevant`` queries (as ``ragnb compare`` does).
 
     Returns
     -------
@@ -133,8 +147,7 @@ def compare(
     :func:`ragnb.strata.breakdown` and the what-if widget derive the same seed,
     so the same comparison prints the same p-value everywhere.
     """
-    if not isinstance(scores, pd.DataFrame):
-        raise InputError("scores must be a DataFrame (a score table)", source="scores")
+    scores, fixed = score_table(scores, fixed)
     missing = set(SCORE_COLUMNS) - set(scores.columns)
     if missing:
         raise InputError(

@@ -2,7 +2,8 @@
 
 - :mod:`ragnb.workspace.manifest` — the keys and their one validation place
 - :mod:`ragnb.workspace.workspace` — :class:`Workspace`, reading test sets, runs, strata
-- :mod:`ragnb.workspace.needs` — which inputs each notebook needs (skip reasons)
+- :mod:`ragnb.workspace.needs` — what a notebook without a page needs (skip reasons; ask
+  :func:`ragnb.pages.skip_reason`, which asks a page's ``resolve`` first)
 - :mod:`ragnb.workspace.init` — scaffolding a workspace from existing files
 """
 from __future__ import annotations
@@ -13,23 +14,19 @@ from typing import TYPE_CHECKING
 from ragnb.workspace.manifest import MANIFEST_NAME, Manifest, describe_keys, parse_manifest
 
 if TYPE_CHECKING:
-    from ragnb.workspace.needs import NEEDS, skip_reason
     from ragnb.workspace.workspace import Workspace, open_workspace
 
 #: Names loaded on first use (PEP 562): the manifest alone needs no pandas, so
 #: ``ragnb init --help`` (which lists the manifest's keys) stays light.
-_LAZY = {"NEEDS": "ragnb.workspace.needs", "skip_reason": "ragnb.workspace.needs",
-         "Workspace": "ragnb.workspace.workspace", "open_workspace": "ragnb.workspace.workspace"}
+_LAZY = {"Workspace": "ragnb.workspace.workspace", "open_workspace": "ragnb.workspace.workspace"}
 
 __all__ = [
     "MANIFEST_NAME",
-    "NEEDS",
     "Manifest",
     "Workspace",
     "describe_keys",
     "open_workspace",
     "parse_manifest",
-    "skip_reason",
 ]
 
 

@@ -103,7 +103,7 @@ def scaffold(
     """Write ``<folder>/ragnb.toml`` for the given files and check that everything reads.
 
     Returns the manifest path and lines describing what was found (configs,
-    queries, notes, defaults chosen, which notebooks apply and why others do not).
+    queries, notes, defaults chosen; which notebooks apply is :func:`ragnb.pages.skip_reasons`).
     ``extra=None`` sets ``drop`` when some run ranks queries the test set lacks
     (TREC tracks judge a subset of the topics), counted in a note of every report.
     ``strata`` pairs a test-set name (None: every test set without its own) with a
@@ -111,7 +111,6 @@ def scaffold(
     weakest and the strongest mean of the report metric on the first test set (a
     stated rule, printed with how to change it).
     """
-    from ragnb.workspace.needs import NEEDS, skip_reason
     from ragnb.workspace.workspace import open_workspace
 
     root = Path(folder).expanduser().absolute()
@@ -240,9 +239,6 @@ def scaffold(
     found.append(f"baseline {baseline or '(none)'}, challenger {challenger or '(none)'}: "
                  f"{rule}; change them with --baseline/--challenger or [report] baseline, "
                  "challenger")
-    for slug in NEEDS:
-        reason = skip_reason(ws, slug)
-        found.append(f"report {slug}: " + (f"skipped ({reason})" if reason else "runs"))
     return manifest, found
 
 

@@ -1,8 +1,13 @@
-"""What each notebook needs from a workspace: a registry slug -> check.
+"""What each notebook without a page needs from a workspace: a registry slug -> check.
 
 ``ragnb report --all`` runs a notebook only when its check passes and skips it
 otherwise with the one-line reason the check returns (it never falls back to
 the demo). A check reads only the manifest (no data file is opened).
+
+Pages (:mod:`ragnb.pages`: ``fit``, ``strata``) say what they lack themselves:
+their ``resolve`` raises ``MissingInput`` with the reason, and
+:func:`ragnb.pages.skip_reason` asks them first; the checks here serve the
+notebooks that have no page yet, and go with them.
 """
 from __future__ import annotations
 
@@ -16,28 +21,9 @@ from ragnb.workspace.workspace import Workspace
 Check = Callable[[Workspace], str | None]
 
 
-def _pair_on(ws: Workspace, notebook: str, split: str) -> str | None:
-    b = ws.setting(notebook, "baseline")
-    c = ws.setting(notebook, "challenger")
-    if not b or not c:
-        return "no baseline and challenger configs ([report] baseline, challenger)"
-    have = ws.configs(split)
-    lacking = [x for x in (b, c) if x not in have]
-    if lacking:
-        return f"test set {split!r} has no run of {', '.join(lacking)}"
-    return None
-
-
 def _two_splits(ws: Workspace, notebook: str) -> tuple[str | None, str | None]:
     return (ws.setting(notebook, "golden") or ws.role("golden"),
             ws.setting(notebook, "production") or ws.role("production"))
-
-
-def needs_fit(ws: Workspace) -> str | None:
-    golden, production = _two_splits(ws, "fit")
-    if not golden or not production:
-        return "needs two test sets, one with role golden and one with role production"
-    return _pair_on(ws, "fit", golden) or _pair_on(ws, "fit", production)
 
 
 def needs_trajectory(ws: Workspace) -> str | None:
@@ -52,16 +38,6 @@ def needs_trajectory(ws: Workspace) -> str | None:
             if lacking:
                 return f"test set {split!r} has no run of round config(s) {', '.join(lacking)}"
     return None
-
-
-def needs_strata(ws: Workspace) -> str | None:
-    split = ws.test_set_for("strata")
-    if ws.strata_entry(split) is None and not ws.setting("strata", "stratum"):
-        return f"test set {split!r} has no strata file ([test_sets.{split}.strata] path)"
-    entry = ws.strata_entry(split)
-    if entry is not None and not entry.by and not ws.setting("strata", "stratum"):
-        return f"no stratum column for test set {split!r} ([test_sets.{split}.strata] by)"
-    return _pair_on(ws, "strata", split)
 
 
 def needs_label_bias(ws: Workspace) -> str | None:
@@ -100,9 +76,7 @@ def needs_code_tasks(ws: Workspace) -> str | None:
 
 #: notebook slug -> check returning None (runnable) or the reason it is skipped.
 NEEDS: dict[str, Check] = {
-    "fit": needs_fit,
     "trajectory": needs_trajectory,
-    "strata": needs_strata,
     "label-bias": needs_label_bias,
     "ledger": needs_ledger,
     "health": needs_health,
@@ -110,9 +84,9 @@ NEEDS: dict[str, Check] = {
 }
 
 
-#: Notebook parameters that stand for a ``[report]`` key in the checks.
-PARAMETER_KEYS = {"champion": "challenger", "split": "test_set", "guard_split": "test_set",
-                  "config": "challenger"}
+#: Notebook parameters that stand for a ``[report]`` key in the checks (of the notebooks
+#: without a page; a page's ``resolve`` takes its notebook's parameters itself).
+PARAMETER_KEYS = {"split": "test_set", "guard_split": "test_set", "config": "challenger"}
 
 
 def with_parameters(ws: Workspace, slug: str, given: Mapping[str, Any]) -> Workspace:
@@ -139,28 +113,3 @@ def skip_reason(ws: Workspace, slug: str, given: Mapping[str, Any] | None = None
     if check is None:
         return None
     return check(with_parameters(ws, slug, given or {}))
-
-
-#: notebook slug -> {spec parameter: the manifest's spec file for the run's values ("" none)}.
-#: The report runner states these in the spec-timing table when the parameter is left empty.
-SpecResolver = Callable[[Workspace, Mapping[str, Any]], str]
-SPECS: dict[str, dict[str, SpecResolver]] = {
-    "strata": {
-        "strata_spec": lambda ws, values: ws.spec_path(
-            ws.test_set_for("strata", values.get("split", "")), "strata"),
-    },
-}
-
-
-def manifest_specs(ws: Workspace, slug: str, values: Mapping[str, Any]) -> dict[str, str]:
-    """Spec files notebook ``slug`` reads from the manifest: parameter -> absolute path, for
-    each spec parameter left empty in ``values`` whose manifest entry names a file.
-    """
-    found = {}
-    for name, resolve in SPECS.get(slug, {}).items():
-        if values.get(name):
-            continue
-        path = resolve(with_parameters(ws, slug, values), values)
-        if path:
-            found[name] = path
-    return found

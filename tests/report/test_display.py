@@ -189,3 +189,19 @@ def test_config_columns_show_display_names_and_the_csv_keeps_codes():
                      "m9", "e5 + reranker 1 (m0_r1)", "x"]  # only config columns are named
     csv = base64.b64decode(re.search(r"base64,([^\"]+)", html).group(1)).decode()
     assert "e5" not in csv
+
+
+def test_an_appendix_markdown_section_goes_to_the_appendix_as_escaped_html(monkeypatch):
+    from ragnb.report import display
+    from ragnb.result import markdown_section, markdown_text
+
+    shown = []
+    monkeypatch.setattr(display, "_display_bundle", lambda b, m=None: shown.append((b, m)))
+    text = markdown_text("note: {n}", n="<script>x</script> a_b")
+    display.show_section(markdown_section(text, "Notes", appendix=True))
+    display.show_section(markdown_section("**body**", "Reading"))
+    (appendix, meta), (body, none) = shown
+    assert meta[display.PLACE_KEY] == "appendix" and meta["caption"] == "Notes"
+    assert "&lt;script&gt;x&lt;/script&gt; a_b" in appendix["text/html"]
+    assert "<script>" not in appendix["text/html"]
+    assert body["text/markdown"] == "## Reading\n\n**body**" and none is None

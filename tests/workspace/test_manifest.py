@@ -4,8 +4,9 @@ from __future__ import annotations
 import pytest
 
 from ragnb.errors import InputError
+from ragnb.pages import skip_reason
 from ragnb.paths import DEMO_DIR
-from ragnb.workspace import open_workspace, parse_manifest, skip_reason
+from ragnb.workspace import open_workspace, parse_manifest
 
 
 def write(tmp_path, text, files=("qrels.txt", "runs/a.trec", "runs/b.trec")):

@@ -1,0 +1,56 @@
+"""``ragnb.compare``: score runs on a test set and compare them with a baseline, in one call."""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ragnb.comparison.finding import comparison_finding
+from ragnb.metrics import parse_metric
+from ragnb.metrics.score import score
+from ragnb.result import Finding
+from ragnb.stats.family import compare_metrics
+
+
+def compare(test_set: Any, runs: Sequence[Any], metrics: str | Sequence[str], *,
+            baseline: str | None = None, policy: str = "lower",
+            display_names: Mapping[str, str] | None = None, **options: Any) -> Finding:
+    """Compare every run with the baseline: the Finding ``ragnb compare`` prints.
+
+    Parameters
+    ----------
+    test_set : TestSet
+        :func:`ragnb.read_test_set`'s result.
+    runs : sequence of Run
+        :func:`ragnb.read_run`'s results, one per config.
+    metrics : str or sequence of str
+        ``"ndcg@10"``, ``["ndcg@10", "rr@10"]`` (one Holm family: metrics x challengers).
+    baseline : str, optional
+        The reference config (default: the first run's).
+    policy : {"lower", "condensed", "upper"}
+        Unjudged passages.
+    display_names : mapping, optional
+        Config -> name shown.
+    **options
+        Of :func:`ragnb.stats.compare` (``resamples``, ``seed``, ``ci``, ``method``).
+
+    Returns
+    -------
+    Finding
+        Headline (in points), the table, checks and method; ``finding.source`` is the
+        comparison table (values 0-1) and ``finding.objects["scores"]`` the per-query scores.
+
+    Examples
+    --------
+    >>> import ragnb  # doctest: +SKIP
+    >>> f = ragnb.compare(test_set, runs, "ndcg@10", baseline="bm25")  # doctest: +SKIP
+    >>> print(f.to_text())  # doctest: +SKIP
+    """
+    names = [str(parse_metric(m)) for m in ([metrics] if isinstance(metrics, str) else metrics)]
+    scores = score(test_set, list(runs), names, policy=policy)  # type: ignore[arg-type]
+    base = baseline or runs[0].name
+    table = compare_metrics(scores, baseline=base, metrics=list(dict.fromkeys(names)),
+                            challengers=[r.name for r in runs if r.name != base], **options)
+    found = comparison_finding(table, display_names=display_names)
+    return Finding(found.headline, found.display_table, found.chart, found.checks,
+                   found.description, found.caption, found.source, found.sections,
+                   {"table": table, "scores": scores})

@@ -1,0 +1,86 @@
+"""One page per analysis: the same :class:`~ragnb.result.Finding` in the notebook, its
+report, ``ragnb run`` and the API.
+
+Each module is one notebook's page, registered by the notebook's slug
+(:mod:`ragnb.pages.registry`)::
+
+    from ragnb.pages import resolve, run
+    inputs = resolve("01-fit", "data/demo", metric="rr@10")   # names only; MissingInput if absent
+    finding = run(inputs)                                      # reads, computes, every section
+    print(finding.to_text())                                   # or show_finding(finding)
+
+- :mod:`ragnb.pages.fit` — ``01-fit``, the four-cell table
+- :mod:`ragnb.pages.strata` — ``03-strata``, the stratified breakdown
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Mapping
+from typing import Any
+
+from ragnb.pages.registry import (
+    NOTEBOOKS,
+    PAGES,
+    MissingInput,
+    Page,
+    find_page,
+    given,
+    page,
+    workspace_of,
+)
+from ragnb.result import Finding
+from ragnb.workspace.needs import skip_reason as manifest_skip_reason
+
+#: Page modules, discovered: adding a page is adding its module (it registers itself).
+MODULES = {info.name: importlib.import_module(f"{__name__}.{info.name}")
+           for info in pkgutil.iter_modules(__path__) if info.name != "registry"}
+
+__all__ = ["MODULES", "NOTEBOOKS", "PAGES", "MissingInput", "Page", "manifest_specs", "page",
+           "resolve", "run", "skip_reason", "skip_reasons"]
+
+
+def resolve(slug: str, workspace: Any, /, **parameters: Any) -> Any:
+    """The inputs of page ``slug`` on ``workspace`` (see :func:`ragnb.pages.registry.page`)."""
+    return page(slug).resolve(workspace, **given(parameters))
+
+
+def run(inputs: Any) -> Finding:
+    """The page's :class:`~ragnb.result.Finding` for resolved ``inputs`` (they name their page)."""
+    return page(inputs.PAGE).run(inputs)
+
+
+def skip_reason(workspace: Any, slug: str, parameters: Mapping[str, Any] | None = None
+                ) -> str | None:
+    """Why page ``slug`` cannot run on ``workspace`` with ``parameters`` (None: it can).
+
+    A registered page answers with its ``resolve`` (the :class:`MissingInput` reason);
+    the others with their manifest check (:mod:`ragnb.workspace.needs`).
+    """
+    p = find_page(slug)
+    if p is None:
+        return manifest_skip_reason(workspace_of(workspace), slug.split("-", 1)[-1]
+                                    if slug in NOTEBOOKS else slug, parameters)
+    try:
+        p.resolve(workspace, **given(parameters or {}))
+    except MissingInput as missing:
+        return missing.reason
+    return None
+
+
+def skip_reasons(workspace: Any) -> dict[str, str | None]:
+    """Every notebook's name (``fit``) -> why it cannot run on ``workspace`` (None: it can)."""
+    return {slug.split("-", 1)[1]: skip_reason(workspace, slug) for slug in NOTEBOOKS}
+
+
+def manifest_specs(workspace: Any, slug: str, values: Mapping[str, Any]) -> dict[str, str]:
+    """Spec files page ``slug`` reads from the manifest: parameter -> path, for each spec
+    parameter (``*_spec``) left empty in ``values`` that its ``resolve`` fills from the
+    manifest (the report runner states them in the spec-timing table).
+    """
+    p = find_page(slug)
+    if p is None:
+        return {}
+    inputs = p.resolve(workspace, **given(values))
+    return {name: str(getattr(inputs, name)) for name in vars(inputs)
+            if name.endswith("_spec") and not values.get(name) and getattr(inputs, name)}

@@ -1,0 +1,74 @@
+"""Page 01-fit: inputs resolved from the manifest's names, every section from one run."""
+from __future__ import annotations
+
+import tomllib
+
+import numpy as np
+import pytest
+
+from ragnb.pages import MissingInput, resolve, run, skip_reason
+from ragnb.pages.fit import FitInputs
+from ragnb.paths import DEMO_DIR
+
+MANIFEST = tomllib.loads((DEMO_DIR / "ragnb.toml").read_text(encoding="utf-8"))
+
+
+def _write(tmp_path, text):
+    (tmp_path / "runs").mkdir()
+    for name in ("a", "b"):
+        (tmp_path / "runs" / f"{name}.trec").write_text("q1 Q0 d1 1 2.0 t\nq2 Q0 d3 1 1.0 t\n")
+    (tmp_path / "qrels.txt").write_text("q1 0 d1 1\nq2 0 d3 2\n")
+    (tmp_path / "ragnb.toml").write_text(text)
+    return tmp_path
+
+
+def test_resolve_reads_the_manifest_names_and_given_values_win():
+    report = MANIFEST["report"]
+    inputs = resolve("01-fit", DEMO_DIR)
+    assert isinstance(inputs, FitInputs)
+    assert (inputs.baseline, inputs.champion) == (report["baseline"], report["challenger"])
+    assert (inputs.golden, inputs.production) == ("golden", "production")
+    given = resolve("fit", DEMO_DIR, champion="round-39", metric="rr@10", seed=3)
+    assert (given.champion, given.metric, given.seed) == ("round-39", "rr@10", 3)
+
+
+@pytest.mark.parametrize("text, reason", [
+    ('[test_sets.main]\npath = "qrels.txt"\nruns = "runs/*.trec"\n',
+     "needs two test sets, one with role golden and one with role production"),
+    ('[test_sets.golden]\nrole = "golden"\npath = "qrels.txt"\nruns = "runs/*.trec"\n'
+     '[test_sets.production]\nrole = "production"\npath = "qrels.txt"\nruns = "runs/*.trec"\n',
+     "no baseline and challenger configs ([report] baseline, challenger)"),
+    ('[report]\nbaseline = "a"\nchallenger = "c"\n'
+     '[test_sets.golden]\nrole = "golden"\npath = "qrels.txt"\nruns = "runs/*.trec"\n'
+     '[test_sets.production]\nrole = "production"\npath = "qrels.txt"\nruns = "runs/*.trec"\n',
+     "test set 'golden' has no run of c"),
+])
+def test_a_missing_input_is_named_by_resolve_and_is_the_skip_reason(tmp_path, text, reason):
+    ws = _write(tmp_path, text)
+    with pytest.raises(MissingInput) as raised:
+        resolve("01-fit", ws)
+    assert raised.value.reason == reason
+    assert skip_reason(ws, "fit") == reason and skip_reason(ws, "01-fit") == reason
+
+
+def test_run_shows_the_four_cells_the_reading_and_the_split_ledger():
+    finding = run(resolve("01-fit", DEMO_DIR, resamples=200))
+    captions = [s.caption for s in finding.sections]
+    assert [s.kind for s in finding.sections] == ["chart", "table", "markdown", "table",
+                                                  "markdown"]
+    assert captions[2] == "Reading" and captions[3].startswith("How often each split")
+    # the production delta shown is the mean per-query difference of the scores kept
+    s = finding.objects["scores"]
+    fc = finding.source
+    shared = set(finding.objects["overlap"].shared)               # set aside: selected against
+    assert len(shared) == 92                                      # the demo's overlap
+    prod = s[(s["split"] == "production") & ~s["query_id"].isin(shared)]
+    wide = prod.pivot(index="query_id", columns="config", values="value")
+    assert len(wide) == 108
+    assert np.isclose(fc.delta("production"), (wide["round-40"] - wide["round-00"]).mean())
+    golden = s[s["split"] == "golden"].pivot(index="query_id", columns="config", values="value")
+    assert np.isclose(fc.delta("golden"), (golden["round-40"] - golden["round-00"]).mean())
+    assert f"{fc.delta('golden') * 100:+.1f}" in finding.sections[1].content.iloc[2, 1]
+    ledger = finding.sections[3].content.set_index("split")
+    assert ledger.loc["golden", "selections against"] == 40       # the demo ledger's count
+    assert "NaN" not in finding.to_text()
