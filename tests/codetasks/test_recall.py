@@ -113,7 +113,7 @@ def test_all_files_check_rows():
     assert c == pytest.approx([p ** sizes.mean(), np.mean(p ** sizes), 1 / 3])
     # the row says p in points (mean per-file recall 7/9 = 77.8), not 0.778 (issue 23 #10)
     assert all_files_check(r)["all_files"].iloc[0] == (
-        "independent misses: p ^ n̄, per-file recall p = 77.8 points, n̄ = 2.33 files a task")
+        "independent misses: per-file recall 77.8 points, 2.33 files a task (p ^ n)")
 
 
 def test_recall_finding_leads_with_per_file_and_all_files():
