@@ -92,10 +92,14 @@ def find_page(slug: str) -> Page | None:
 
 
 def workspace_of(workspace: Any):
-    """A :class:`~ragnb.workspace.Workspace` from one, a manifest path or its folder."""
+    """A :class:`~ragnb.workspace.Workspace` from one, a manifest path or its folder;
+    ``""`` is the notebooks' default: ``$RAGNB_WORKSPACE``, else the bundled demo.
+    """
     from ragnb.workspace import open_workspace
 
-    return open_workspace(workspace if not isinstance(workspace, str) else Path(workspace))
+    if isinstance(workspace, str) and workspace.strip():
+        workspace = Path(workspace)
+    return open_workspace(workspace)
 
 
 def policy_of(value: str) -> Policy:
