@@ -199,6 +199,9 @@ class Section:
         Shown in the page's appendix (a pointer stays in the body).
     note : str
         Read under the table: what a dash means, long header notes.
+    units : mapping, optional
+        Column -> display unit (:func:`format_unit`) of a table whose values are data
+        (0-1): shown in points, kept 0-1 in its CSV.
     """
 
     caption: str
@@ -206,6 +209,7 @@ class Section:
     content: Any
     appendix: bool = False
     note: str = ""
+    units: Mapping[str, str] | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in ("table", "chart", "markdown"):
@@ -214,9 +218,31 @@ class Section:
 
 
 def table_section(table: pd.DataFrame, caption: str, *, appendix: bool = False,
-                  note: str = "") -> Section:
-    """A table :class:`Section`."""
-    return Section(caption, "table", table, appendix, note)
+                  note: str = "", units: Mapping[str, str] | None = None) -> Section:
+    """A table :class:`Section` (``units``: columns of data shown in points, see
+    :func:`format_unit`).
+    """
+    return Section(caption, "table", table, appendix, note, units)
+
+
+def format_unit(value: Any, unit: str) -> str:
+    """One value (0-1) in a display unit: ``points[:digits]``, ``signed points``, ``percent``."""
+    if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)):
+        return MISSING
+    name, _, digits = unit.partition(":")
+    if name in ("points", "signed points"):
+        return points(float(value), signed=name == "signed points", digits=int(digits or 1))
+    if name == "percent":
+        return f"{float(value) * 100:.{int(digits or 1)}f}%"
+    raise InputError(f"unknown unit {unit!r}: points, signed points or percent", key="units")
+
+
+def shown_in_units(table: pd.DataFrame, units: Mapping[str, str] | None) -> pd.DataFrame:
+    """``table`` with its ``units`` columns formatted (:func:`format_unit`)."""
+    if not units:
+        return table
+    return table.assign(**{c: [format_unit(v, u) for v in table[c]]
+                           for c, u in units.items() if c in table})
 
 
 def markdown_section(text: str, caption: str = "", *, appendix: bool = False) -> Section:
@@ -368,7 +394,7 @@ class Finding:
             if s.caption:
                 out.append(_wrap(s.caption + where))
             if s.kind == "table":
-                out.append(text_table(s.content))
+                out.append(text_table(shown_in_units(s.content, s.units)))
             else:
                 out.append("\n".join(_wrap(plain_markdown(p))
                                      for p in str(s.content).split("\n\n")))
@@ -391,7 +417,8 @@ class Finding:
         for s in self.sections:
             cap = html.escape(s.caption + (" (appendix)" if s.appendix else ""))
             if s.kind == "table":
-                body = s.content.to_html(index=False, na_rep=MISSING, escape=True)
+                body = shown_in_units(s.content, s.units).to_html(index=False, na_rep=MISSING,
+                                                                  escape=True)
                 note = f"<p><em>{html.escape(s.note)}</em></p>" if s.note else ""
                 parts.append(f"<figure><figcaption>{cap}</figcaption>{body}{note}</figure>")
             elif s.kind == "chart":

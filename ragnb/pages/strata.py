@@ -22,7 +22,6 @@ from ragnb.result import (
     Section,
     markdown_section,
     markdown_text,
-    points,
     table_section,
 )
 from ragnb.strata import StrataSpec, breakdown, read_spec, spec_timing
@@ -117,12 +116,6 @@ def _reading(bd: Any) -> str:
     return "\n\n".join(parts)
 
 
-def _in_points(deltas: Any) -> Any:
-    """Per-query values (0-1) as text in points, the difference signed."""
-    return deltas.assign(**{c: [points(v, signed=c == "delta") for v in deltas[c]]
-                            for c in ("baseline", "challenger", "delta") if c in deltas})
-
-
 def _by_query(inputs: StrataInputs, comparison: Any, column: str, names: dict[str, str]
               ) -> tuple[list[Section], dict[str, Any]]:
     """The query-by-query chart, the largest losses and wins, the worst query side by side."""
@@ -133,12 +126,13 @@ def _by_query(inputs: StrataInputs, comparison: Any, column: str, names: dict[st
     deltas = query_deltas(per_query, baseline=i.baseline, challenger=i.challenger,
                           metric=i.metric, strata=query_strata)
     what = f"{i.metric} in points: {i.challenger} − {i.baseline}, stratum {column}"
-    shown = _in_points(deltas)
+    # data stays 0-1 (the CSV); the page shows points
+    units = {"baseline": "points:2", "challenger": "points:2", "delta": "signed points:2"}
     sections = [Section(f"Every query's difference ({what}), sorted", "chart",
                         query_delta_chart(deltas, display_names=names)),
-                table_section(shown.head(EXTREMES), f"Largest losses ({what})"),
-                table_section(shown.loc[deltas.sort_values("delta", ascending=False).index].head(
-                    EXTREMES), f"Largest wins ({what})")]
+                table_section(deltas.head(EXTREMES), f"Largest losses ({what})", units=units),
+                table_section(deltas.sort_values("delta", ascending=False).head(EXTREMES),
+                              f"Largest wins ({what})", units=units)]
     if len(deltas):
         worst = deltas["query_id"].iloc[0]
         queries = comparison.test_set.queries.set_index("query_id")

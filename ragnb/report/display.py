@@ -37,6 +37,7 @@ from ragnb.paths import PACKAGE_DIR
 from ragnb.report.kernel import PACKAGE_DIR_ENV, REPORT_ENV
 from ragnb.report.provenance import PROVENANCE_MIMETYPE
 from ragnb.result import escape_markdown as escape_markdown  # re-exported
+from ragnb.result import format_unit as format_unit  # re-exported
 from ragnb.result import markdown_text, plain_markdown
 from ragnb.spreadsheet import people_csv
 
@@ -216,20 +217,6 @@ def table_html(
             "</figure>")
 
 
-def format_unit(value: Any, unit: str) -> str:
-    """One value (0-1) in a display unit: ``points[:digits]``, ``signed points``, ``percent``."""
-    from ragnb.result import points
-
-    if value is None or value is pd_na() or (isinstance(value, float) and math.isnan(value)):
-        return MISSING
-    name, _, digits = unit.partition(":")
-    if name in ("points", "signed points"):
-        return points(float(value), signed=name == "signed points", digits=int(digits or 1))
-    if name == "percent":
-        return f"{float(value) * 100:.{int(digits or 1)}f}%"
-    raise InputError(f"unknown unit {unit!r}: points, signed points or percent", key="units")
-
-
 def show_table(
     df: pd.DataFrame,
     *,
@@ -335,7 +322,7 @@ def show_section(section: Any) -> None:
             _display_bundle({"text/markdown": text, "text/plain": text})
     elif len(section.content.columns):
         show_table(section.content, index=False, caption=section.caption or None,
-                   appendix=section.appendix or None)
+                   appendix=section.appendix or None, units=section.units)
     if section.kind == "table" and section.note:
         show_markdown("*{note}*", note=section.note)
 

@@ -46,11 +46,12 @@ STATE = """() => {
 @pytest.fixture(scope="module")
 def expected():
     comp = demo_comparison()
-    s = score(comp.test_set, comp.runs, ["ndcg@10", "judged@10"], extra=comp.extra)
+    # the served workspace's strata report starts on rr@10 (test_whatif_browser.rr_workspace)
+    s = score(comp.test_set, comp.runs, ["rr@10", "judged@10"], extra=comp.extra)
     strata = comp.table.set_index("query_id")["query_type"].astype(str)
 
     def deltas(**kw):
-        return query_deltas(s, baseline="round-00", challenger="round-40", metric="ndcg@10",
+        return query_deltas(s, baseline="round-00", challenger="round-40", metric="rr@10",
                             strata=strata, **kw)
 
     def top(qid):
