@@ -101,7 +101,7 @@ def test_notebook_runs_in_jupyterlab_and_draws_its_chart_offline(lab):
         browser.ARTIFACTS_DIR.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(browser.ARTIFACTS_DIR / "jupyterlab-01-fit.png"))
     assert state["errors"] == [], state
-    assert state["code"] >= 5
+    assert state["code"] >= 3   # 01 is thin: imports, parameters, resolve-run-show
     assert blocked == [], blocked
     assert page_errors == [], page_errors
     assert (NOTEBOOKS_DIR / NOTEBOOK).read_bytes() != b""   # the repository copy untouched

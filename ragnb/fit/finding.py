@@ -70,6 +70,9 @@ def four_cell_headline(fc: FourCell, display_names: Mapping[str, str]) -> Headli
     overlap = fc.overlap
     if overlap is not None and overlap.shared and family != "refused":
         gains += f" (the {overlap.disjoint} {fc.production} queries not shared with {fc.golden})"
+    if overlap is not None and overlap.same_text and family != "refused":
+        gains += (f" ({len(overlap.same_text)} {fc.production} queries repeat the text of a "
+                  f"{fc.golden} query: counted, not set aside)")
     needed = ("" if pd.isna(fc.queries_needed) or np.isinf(fc.queries_needed)
               else f"about {int(math.ceil(fc.queries_needed)):,} queries per set would "
                    "resolve it")

@@ -1,12 +1,16 @@
 """Two test sets that share queries: counted before any fit verdict (SPEC, "Headlines").
 
 A production sample is evidence about fit only where nobody selected against
-it. When it shares queries with the golden set (the same query ids, or, where
-both sets carry query texts, the same text under another id: a re-judged copy
-of golden queries), those queries were selected against too. :func:`split_overlap`
-counts them; the four-cell and trajectory pages read the fit on the disjoint
-part of the production sample, or refuse when too little of it is left
-(:data:`MIN_DISJOINT`).
+it. When it shares queries with the golden set (the same query ids: a re-judged
+copy of golden queries), those queries were selected against too.
+:func:`split_overlap` counts them; the four-cell and trajectory pages read the
+fit on the disjoint part of the production sample, or refuse when too little of
+it is left (:data:`MIN_DISJOINT`). Where both sets carry query texts, production
+queries whose text equals a golden query's under another id are counted and
+named on the page too, but not set aside: independently drawn queries repeat
+short texts ("reset password") without being the same judged query (the demo's
+templated texts do, 92 of 200), so the reader is told how many there are and
+decides.
 """
 from __future__ import annotations
 
@@ -49,8 +53,8 @@ class SplitOverlap:
 
     @property
     def shared(self) -> tuple[str, ...]:
-        """Every ``other`` query id that is shared, by id or by text."""
-        return tuple(dict.fromkeys((*self.same_id, *self.same_text)))
+        """The ``other`` query ids set aside: those ``first`` holds too (same id)."""
+        return self.same_id
 
     @property
     def disjoint(self) -> int:
@@ -62,21 +66,20 @@ class SplitOverlap:
         return bool(self.shared) and self.disjoint < MIN_DISJOINT
 
     def describe(self) -> str:
-        """One sentence: what is shared and what the fit reading uses."""
+        """One sentence: what is shared, what the fit reading uses, what only repeats a text."""
+        texts = (f" {len(self.same_text)} {self.other} queries have the text of a {self.first} "
+                 "query under another id (counted, not set aside: if they are the same "
+                 "questions, they were selected against too)." if self.same_text else "")
         if not self.shared:
-            return (f"{self.other} shares no query with {self.first} (compared by id"
-                    f"{' and by query text' if self.texts_compared else ''}).")
-        parts = []
-        if self.same_id:
-            parts.append(f"{len(self.same_id)} by query id")
-        if self.same_text:
-            parts.append(f"{len(self.same_text)} by identical query text")
+            return (f"{self.other} shares no query id with {self.first}"
+                    f"{' (query texts compared too)' if self.texts_compared else ''}.{texts}")
         text = (f"{self.other} shares {len(self.shared)} of its {self.n_other} queries with "
-                f"{self.first} ({', '.join(parts)}): they were selected against too")
+                f"{self.first} ({len(self.same_id)} by query id): they were selected against too")
         if self.refused:
             return (text + f"; only {self.disjoint} are left (a fit reading needs at least "
-                    f"{MIN_DISJOINT}), so no fit verdict is given.")
-        return text + f"; the fit is read on the {self.disjoint} {self.other} queries not shared."
+                    f"{MIN_DISJOINT}), so no fit verdict is given.{texts}")
+        return (text + f"; the fit is read on the {self.disjoint} {self.other} queries not "
+                f"shared.{texts}")
 
 
 def _ids(frame: pd.DataFrame) -> pd.Series:
@@ -100,7 +103,7 @@ def split_overlap(first, other, *, first_name: str | None = None,
     >>> p = pd.DataFrame({"query_id": ["b", "c", "d"], "query": ["Y", "what is  x?", "Z"]})
     >>> o = split_overlap(g, p)
     >>> o.same_id, o.same_text, o.disjoint
-    (('b',), ('c',), 1)
+    (('b',), ('c',), 2)
     """
     a = getattr(first, "queries", first)
     b = getattr(other, "queries", other)

@@ -105,12 +105,14 @@ def test_partly_shared_production_is_read_on_its_disjoint_part():
         fc, {}).answer
 
 
-def test_identical_texts_under_other_ids_count_as_shared():
+def test_identical_texts_under_other_ids_are_counted_and_named():
     g = pd.DataFrame({"query_id": ["g1", "g2"], "query": ["How do I reset?", "Price of X"]})
     p = pd.DataFrame({"query_id": [f"p{i}" for i in range(12)],
                       "query": ["how do i  RESET?"] + [f"fresh {i}" for i in range(11)]})
     o = split_overlap(g, p)
-    assert o.same_id == () and o.same_text == ("p0",) and o.disjoint == 11 and not o.refused
+    # counted and named, not set aside: independent samples repeat short texts
+    assert o.same_id == () and o.same_text == ("p0",) and o.disjoint == 12 and not o.refused
+    assert "1 production queries have the text of a golden query" in o.describe()
 
 
 def _rounds(shared: int, n: int = 60, rounds: int = 5):
