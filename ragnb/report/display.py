@@ -404,13 +404,27 @@ def provenance(section: str = "Notes", /, **facts: Any) -> None:
     _display_bundle(provenance_bundle(section, facts))
 
 
+#: Most workspace files listed one by one outside a report.
+SHOWN_FILES = 8
+
+
 def show_workspace_files(workspace: Any) -> None:
     """Add the files a workspace has read to the report's provenance (one row per file, sha256).
 
     ``workspace`` is a :class:`ragnb.workspace.Workspace`; folders get a row with
-    their file count.
+    their file count. Outside a report (JupyterLab, Voila) a workspace that read many
+    files (every round's run, for the selection inflation) gets one line instead, so
+    the page's answer is not pushed below a screenful of hashes.
     """
-    for path in workspace.files_read():
+    files = workspace.files_read()
+    if not in_report() and len(files) > SHOWN_FILES:
+        _display_bundle({"text/html": ('<div class="ragnb-provfacts" style="font-size: 11px; '
+                                       'color: #666">Provenance · Workspace files: '
+                                       f"{len(files)} files read (each with its sha256 in a "
+                                       "report's provenance)</div>"),
+                         "text/plain": f"[provenance: Workspace files] {len(files)} files read"})
+        return
+    for path in files:
         if path.is_file():
             provenance("Workspace files", file=str(path), bytes=path.stat().st_size,
                        sha256=sha256_file(path))
