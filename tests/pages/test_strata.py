@@ -61,10 +61,13 @@ def test_the_strata_sizes_add_up_and_the_losses_are_the_per_query_differences(fi
     wide = per[per["metric"] == metric].pivot(index="query_id", columns="config",
                                                values="value")
     diff = (wide["round-40"] - wide["round-00"]).sort_values(kind="stable")
-    losses = next(s.content for s in finding.sections if s.caption.startswith("Largest losses"))
+    section = next(s for s in finding.sections if s.caption.startswith("Largest losses"))
+    losses = section.content   # data 0-1 (its CSV), shown in points by its units
     assert set(losses["query_id"]) <= set(diff.index[diff <= diff.iloc[4]])
-    assert [float(x) for x in losses["delta"]] == pytest.approx(
-        list(np.round(diff.iloc[:5].to_numpy() * 100, 1)))
+    assert list(losses["delta"]) == pytest.approx(list(diff.iloc[:5].to_numpy()))
+    assert section.units == {"baseline": "points:2", "challenger": "points:2",
+                             "delta": "signed points:2"}
+    assert f"{diff.iloc[0] * 100:+.2f}" in finding.to_text()
     pooled = finding.source.pooled["delta"]
     assert np.isclose(pooled, diff.mean())
     assert not pd.isna(pooled) and "NaN" not in finding.to_text()
