@@ -82,7 +82,8 @@ def four_cell_headline(fc: FourCell, display_names: Mapping[str, str]) -> Headli
                      "(a fresh sample nobody selected against), then read the table again.")
         verdict = "refused: test sets overlap"
     elif family == "inconclusive":
-        answer = (f"Inconclusive at this n ({fc.reading}): {gains}"
+        level_note = "" if fc.reading == "inconclusive" else f" ({fc.reading})"
+        answer = (f"Inconclusive at this n{level_note}: {gains}"
                   + (f"; {needed}" if needed else "") + ".")
         next_step = ("Collect more queries (or label more) before deciding: "
                      + (needed if needed else "the sample does not resolve the question") + ".")

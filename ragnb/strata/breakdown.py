@@ -150,7 +150,9 @@ class Breakdown(Analysis):
                 f"else {self.resamples:,} sign vectors), seed {self.seed} (derived from the "
                 f"comparison as in ragnb compare; one derived seed per stratum, column seed); "
                 f"Holm over the {int(self.strata['p_value'].notna().sum())} strata shown"
-                + (" and the test that the strata differ" if self.heterogeneity is not None
+                + (" and the test that the strata differ (among the "
+                   f"{self.heterogeneity.strata} strata with {MIN_QUERIES} queries or more that "
+                   "can move)" if self.heterogeneity is not None
                    and self.heterogeneity.strata >= 2 else "") + "; "
                 + (f"strata differ: {self.heterogeneity.method}; "
                    if self.heterogeneity is not None and self.heterogeneity.strata >= 2 else "")
@@ -313,9 +315,15 @@ def breakdown(
     t["share"] = t["n"] / big_n
     diff = chal.reindex(keep) - base.reindex(keep)
     comp_seed = comparison_seed(seed, base.reindex(keep), chal.reindex(keep))
+    # the strata differ? tested among the strata the page can speak of: those with an
+    # interval (n >= MIN_QUERIES) that can move (not fixed by construction)
+    testable = t.loc[strata_rows & (t["n"] >= MIN_QUERIES) & (t["zero_width"] == ""),
+                     "stratum"].astype(str)
     het = None
-    if int(strata_rows.sum()) >= 2:
-        het = strata_heterogeneity(diff.to_numpy(), labels.astype(str).to_numpy(),
+    if len(testable) >= 2:
+        label_text = labels.astype(str)
+        inside = label_text.isin(set(testable)).to_numpy()
+        het = strata_heterogeneity(diff.to_numpy()[inside], label_text.to_numpy()[inside],
                                    permutations=resamples,
                                    seed=child_seed(comp_seed, "heterogeneity"))
     # one Holm family: every stratum's test and the test that the strata differ

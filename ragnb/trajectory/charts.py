@@ -23,7 +23,9 @@ def trajectory_chart(tr, display_names: Mapping[str, str] | None = None) -> alt.
     """
     pts = tr.points.assign(**{c: tr.points[c] * 100 for c in ("mean", "ci_low", "ci_high")})
     pts["config"] = [display_name(c, display_names) for c in pts["config"]]
-    x = alt.X("round:Q", title="round of selection", scale=alt.Scale(nice=False))
+    # rounds are whole numbers: integer ticks only (no 0.2, 0.4, ... between rounds)
+    x = alt.X("round:Q", title="round of selection", scale=alt.Scale(nice=False),
+              axis=alt.Axis(tickMinStep=1, format="d"))
     color = alt.Color("split:N", scale=alt.Scale(domain=[tr.golden, tr.production],
                                                  range=["#c17d11", "#3465a4"]))
     band = alt.Chart(pts).mark_area(opacity=0.18).encode(x=x, y="ci_low:Q", y2="ci_high:Q",

@@ -72,3 +72,21 @@ def test_the_cast_repro_no_longer_names_an_uncorrected_stratum():
     assert "no stratum resolves an effect on its own after Holm" in head.answer
     assert "per stratum" not in head.next_step
     assert head.verdict == "inconclusive at this n"
+
+
+def test_strata_too_small_for_an_interval_are_never_said_to_differ():
+    """Found on CODEC's fold 2 (11 queries in strata of 4, 4 and 3): the test that the
+    strata differ ran over strata the page cannot give an interval for, and the page said
+    "report the gain per stratum" beside three rows of "too few queries to say". The test
+    runs only among strata with an interval (n >= 6) that can move."""
+    rng = np.random.default_rng(11)
+    scores, strata = strata_draw(rng, (4, 4, 3), (0.3, -0.3, 0.4))
+    bd = breakdown(scores, strata, "stratum", baseline="base", challenger="chal",
+                   resamples=500, seed=1)
+    assert bd.heterogeneity is None and not strata_claims(bd).differ
+    assert "per stratum" not in strata_headline(bd, {}).next_step
+    # two strata of 8 and one of 3: the test runs over the two with intervals only
+    scores, strata = strata_draw(rng, (8, 8, 3), (0.3, -0.3, 0.4))
+    bd = breakdown(scores, strata, "stratum", baseline="base", challenger="chal",
+                   resamples=500, seed=1)
+    assert bd.heterogeneity.strata == 2 and bd.heterogeneity.n == 16
