@@ -171,7 +171,8 @@ def run(inputs: LedgerInputs) -> Finding:
                      chart=inflation_chart(inflation_curve(split_se), current, figures))
     history = ledger.history()
     counts = selection_counts(history)
-    budgets = {m.split_id.split("@")[0]: m.budget for m in map(ledger.manifest, ledger.splits())}
+    budgets = {m.split_id.split("@")[0]: m.budget for m in map(ledger.manifest, ledger.splits())
+               if m.budget is not None}  # a split without one has no budget line
     refused = guard["outcome"].iloc[0] == "refused"
     table = split_status_table(manifests)
     sections: list[Section] = [
