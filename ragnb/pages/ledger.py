@@ -48,6 +48,8 @@ DEMOTED = ("A split past its budget becomes a regression guard: it still runs on
            "and raises an alarm on large drops, because a selection bias of a point or two "
            "cannot flip a 15-point alarm. It refuses to rank candidates a few points apart, "
            "because there the bias is the size of the signal.")
+#: The guard's columns as its table shows them (its caption states points).
+GUARD_COLUMNS = {"selection_bias_points": "selection bias", "margin_points": "margin"}
 #: Columns of the history table.
 HISTORY_COLUMNS = ["seq", "ts", "split", "event", "actor", "summary"]
 
@@ -122,9 +124,11 @@ def _dashes(table: pd.DataFrame) -> str:
 
 
 def _guard_table(guard: pd.DataFrame) -> pd.DataFrame:
-    """The guard's rows, its alarm row labelled an illustration (a hypothetical drop)."""
+    """The guard's rows, its alarm row labelled an illustration (a hypothetical drop);
+    its bias and margin columns named as read (in points, as the caption says).
+    """
     illustration = guard["check"].str.startswith("alert")
-    return guard.assign(
+    return guard.rename(columns=GUARD_COLUMNS).assign(
         check=guard["check"].where(~illustration, "illustration: " + guard["check"]),
         detail=guard["detail"].where(~illustration, "(illustration: a hypothetical drop, not "
                                      "a measured regression) " + guard["detail"]))

@@ -153,7 +153,8 @@ def test_the_guard_ranks_on_the_mean_per_query_scores_and_labels_its_illustratio
     assert guard.loc[1, "check"] == "illustration: alert on a 16-point drop"
     assert guard.loc[1, "detail"].startswith("(illustration: a hypothetical drop, not a "
                                              "measured regression) ALERT")
-    assert guard.loc[0, "selection_bias_points"] == 0.23
+    assert list(guard.columns) == ["check", "outcome", "detail", "selection bias", "margin"]
+    assert guard.loc[0, "selection bias"] == 0.23       # the split table's figure, in points
 
 
 def test_running_the_page_leaves_the_ledger_byte_identical(page):
