@@ -157,6 +157,11 @@ def run(inputs: LedgerInputs) -> Finding:
     wide = scores.pivot(index="query_id", columns="config", values="value")
     close = paired_bootstrap(wide[i.runner_up], wide[i.winner], resamples=i.resamples,
                              seed=i.seed)
+    if not close.se == close.se:  # NaN: too few queries for an interval
+        raise InputError(f"the regression guard on {i.guard_split!r} needs the SE of the "
+                         f"difference between {i.runner_up} and {i.winner}, and its "
+                         f"{len(wide)} queries give none ({close.describe()})",
+                         key="guard_split")
     figures = {}  # each split's one selection-inflation figure, as every page shows it
     for name in ws.test_set_names:
         manifest = ws.split_manifest(name)
@@ -189,7 +194,9 @@ def run(inputs: LedgerInputs) -> Finding:
                 "where it was demoted to regression guard)", "chart",
                 selection_timeline_chart(counts, budgets)),
         markdown_section(HISTORY, "History"),
-        table_section(history[HISTORY_COLUMNS], "The split ledger's events, oldest first"),
+        table_section(history[HISTORY_COLUMNS], "The split ledger's events, oldest first",
+                      note="A dash under actor: the event names no actor."
+                      if history["actor"].isna().any() else ""),
         markdown_section(DEMOTED, "What a demoted split is still good for"),
         table_section(_guard_table(guard),
                       f"The regression guard on {i.guard_split}: the close ranking it "

@@ -160,3 +160,43 @@ def test_the_guard_ranks_on_the_mean_per_query_scores_and_labels_its_illustratio
 def test_running_the_page_leaves_the_ledger_byte_identical(page):
     _, before, after = page
     assert before and after == before
+
+
+def test_a_ledger_with_no_budget_and_a_split_outside_the_workspace_shows_dashes_said(tmp_path):
+    ws = _write(tmp_path, '[workspace]\nledger = "ledger"\n[report.ledger]\nrunner_up = "a"\n'
+                          'winner = "b"\n' + GOLDEN)
+    for name, miss in (("a", 3), ("b", 4)):   # ten queries, each run misses some
+        (tmp_path / "runs" / f"{name}.trec").write_text("".join(
+            f"q{q} Q0 d{99 if q % miss == 0 else q} 1 2.0 t\n" for q in range(1, 11)))
+    (tmp_path / "qrels.txt").write_text("".join(f"q{q} 0 d{q} 1\n" for q in range(1, 11)))
+    test_set = open_workspace(ws).test_set("golden")
+    judgments = test_set.judgments.drop(columns="line")
+    ledger = Ledger(tmp_path / "ledger")
+    ledger.register("golden", judgments, list(test_set.query_ids))        # no budget
+    ledger.record_selection("golden", ["a", "b"], winner="b")
+    ledger.register("other", judgments.assign(query_id=judgments["query_id"] + "x"), budget=3)
+    ledger.record_selection("other", ["a", "b"], winner="b")             # not in the workspace
+    before = _hashes(tmp_path / "ledger")
+    finding = run(resolve("ledger", ws, resamples=100))
+    assert _hashes(tmp_path / "ledger") == before
+    assert finding.headline.answer.startswith("golden has been used to choose 1 time (no budget)")
+    table = finding.sections[1].content.set_index("split")
+    assert table.loc["golden", "budget"] == table.loc["other", "selection inflation (points)"] \
+        == "—"
+    note = finding.sections[1].note
+    assert "under budget, no selection budget set" in note
+    assert "under selection inflation (points), no figure" in note
+    assert finding.sections[5].note == "A dash under actor: the event names no actor."
+    text = finding.to_text()
+    assert "no budget)" in text and not any(bad in text for bad in ("NaN", "<NA>", "None"))
+
+
+def test_a_guard_pair_without_an_se_is_named_when_run(tmp_path):
+    ws = _write(tmp_path, '[workspace]\nledger = "ledger"\n[report.ledger]\nrunner_up = "a"\n'
+                          'winner = "b"\n' + GOLDEN)
+    test_set = open_workspace(ws).test_set("golden")                     # two queries
+    Ledger(tmp_path / "ledger").register("golden", test_set.judgments.drop(columns="line"),
+                                         list(test_set.query_ids))
+    with pytest.raises(InputError, match=r"difference between a and b, and its 2 queries "
+                                         r"give none"):
+        run(resolve("ledger", ws, resamples=50))
