@@ -38,8 +38,9 @@ from ragnb.workspace.splits import score_splits
 DASHES = {
     "budget": "no selection budget set",
     "retired for selection": "not retired: the split may still be used to choose",
-    "selection inflation (points)": "no figure: the split was selected against, but the "
-                                    "workspace does not score two of its candidates on it",
+    "selection inflation (points)": "no figure: the split was selected against, and the "
+                                    "workspace does not hold it or scores fewer than two of "
+                                    "its candidates on it",
 }
 #: The notebook's prose above the history table.
 HISTORY = ("Every event, from the append-only log (the manifests above are derived from it).")
