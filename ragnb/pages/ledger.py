@@ -10,6 +10,7 @@ as sections.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -158,7 +159,7 @@ def run(inputs: LedgerInputs) -> Finding:
     wide = scores.pivot(index="query_id", columns="config", values="value")
     close = paired_bootstrap(wide[i.runner_up], wide[i.winner], resamples=i.resamples,
                              seed=i.seed)
-    if not close.se == close.se:  # NaN: too few queries for an interval
+    if not math.isfinite(close.se):  # too few queries for an interval
         raise InputError(f"the regression guard on {i.guard_split!r} needs the SE of the "
                          f"difference between {i.runner_up} and {i.winner}, and its "
                          f"{len(wide)} queries give none ({close.describe()})",
