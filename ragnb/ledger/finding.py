@@ -76,7 +76,9 @@ def split_use_finding(su: SplitUse, *, display_names: Mapping[str, str],
            else f"at most {points(inflation, digits=2)} points ({method})"
            if method == WORST_CASE else
            f"about {points(inflation, digits=2)} points" + (f" ({method})" if method else ""))
-    answer = (f"{su.split} has been used to choose {int(n)} times (budget {budget}), which "
+    budget = "no budget" if budget is None or pd.isna(budget) else f"budget {int(budget)}"
+    answer = (f"{su.split} has been used to choose {int(n)} time{'' if int(n) == 1 else 's'} "
+              f"({budget}), which "
               f"inflates its best score by {how}; ranking two close candidates on it is "
               f"{ranking['outcome']}.")
     sealed = m[m.get("sealed", pd.Series(False, index=m.index)).fillna(False).astype(bool)]
