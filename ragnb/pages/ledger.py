@@ -175,7 +175,8 @@ def run(inputs: LedgerInputs) -> Finding:
     means = wide.mean().to_dict()
     guard = guard_report(i.guard_split, {i.runner_up: means[i.runner_up],
                                          i.winner: means[i.winner]}, i.winner,
-                         guarded.selections_against, close.se, i.alert_drop, inflation=figure)
+                         guarded.selections_against, close.se, i.alert_drop, inflation=figure,
+                         guard=guarded.role == "regression_guard")
     current = {m["split"]: m["selections_against"] for m in manifests.to_dict("records")}
     su = SplitUse(manifests, guard, guarded.name, close.se)  # its row in the ledger's table
     own = su.finding(display_names=ws.display_names,

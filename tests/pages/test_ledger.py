@@ -200,3 +200,30 @@ def test_a_guard_pair_without_an_se_is_named_when_run(tmp_path):
     with pytest.raises(InputError, match=r"difference between a and b, and its 2 queries "
                                          r"give none"):
         run(resolve("ledger", ws, resamples=50))
+
+
+def test_a_working_split_is_never_called_a_regression_guard(tmp_path):
+    # a split still under its budget ranks candidates; a close pair on it is "not told
+    # apart", never "refused" (only a demoted split refuses), and the page says so
+    ws = _write(tmp_path, '[workspace]\nledger = "ledger"\n[report.ledger]\nrunner_up = "a"\n'
+                          'winner = "b"\n' + GOLDEN)
+    for name, miss in (("a", 3), ("b", 4)):
+        (tmp_path / "runs" / f"{name}.trec").write_text("".join(
+            f"q{q} Q0 d{99 if q % miss == 0 else q} 1 2.0 t\n" for q in range(1, 13)))
+    (tmp_path / "qrels.txt").write_text("".join(f"q{q} 0 d{q} 1\n" for q in range(1, 13)))
+    test_set = open_workspace(ws).test_set("golden")
+    ledger = Ledger(tmp_path / "ledger")
+    ledger.register("golden", test_set.judgments.drop(columns="line"),
+                    list(test_set.query_ids), budget=40)
+    ledger.record_selection("golden", ["a", "b"], winner="b")
+    finding = run(resolve("ledger", ws, resamples=200))
+    guard = finding.objects["guard"].iloc[0]
+    # b misses q4, q8, q12 and a misses q3, q6, q9, q12: per-query differences +1 x 3,
+    # -1 x 2, 0 x 7, so the lead is +1/12 = 8.33 points and SE_d = sqrt(s^2 / 12) = 19.3
+    # points (s^2 = (5 - 12 (1/12)^2) / 11): the margin (bias + 1.96 SE_d) is far wider
+    assert guard["outcome"] == "not told apart"
+    assert guard["margin_points"] > 1.96 * 19.3 * 0.8 > 100 / 12
+    h = finding.headline
+    assert "regression guard" not in h.answer + h.next_step + guard["detail"]
+    assert "not told apart" in h.answer and h.verdict == "not told apart"
+    assert h.next_step.startswith("golden may still rank candidates that lead clearly")
