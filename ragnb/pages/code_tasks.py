@@ -10,7 +10,7 @@ prints the same Finding (:func:`score`, files given on the command line).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -133,8 +133,9 @@ def run(inputs: CodeTasksInputs) -> Finding:
     tasks = mined.kept
     dropped = mined.tasks.loc[~mined.tasks["kept"], "task_id"].tolist()
     run_ = read_run(run_file, order=i.order)
-    recall = task_recall(tasks, run_, i.k, missing=i.missing, extra=i.extra,
-                         dropped_ids=dropped)
+    # the recall carries the bootstrap: its own headline and method say what the table shows
+    recall = replace(task_recall(tasks, run_, i.k, missing=i.missing, extra=i.extra,
+                                 dropped_ids=dropped), resamples=i.resamples, seed=i.seed)
     summary = recall_summary(recall, resamples=i.resamples, seed=i.seed)
     check = all_files_check(recall)
     callers = caller_table(tasks, recall)
