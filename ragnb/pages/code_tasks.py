@@ -1,4 +1,4 @@
-"""Page ``07-code-tasks``: does the code retriever find every file a change needs?
+"""Page ``07-code-tasks``: the code retriever's recall of merged changes' files, kept or not.
 
 ``resolve`` reads the manifest's ``[codetasks]`` table (``tasks``, ``run``,
 ``missing``, ``extra``; given files win) and checks the keep condition stated
@@ -29,6 +29,7 @@ from ragnb.codetasks import (
 )
 from ragnb.codetasks.charts import all_files_by_size_chart, recall_chart
 from ragnb.codetasks.keep import condition_in_points
+from ragnb.io.run import Order
 from ragnb.pages.registry import Inputs, MissingInput, register, workspace_of
 from ragnb.result import (
     POINTS,
@@ -47,7 +48,7 @@ KEEP = "all_files ≥ 0.80, caller ≥ 0.90"
 #: Task texts shown on the page (``finding.objects["tasks"]`` has every one).
 SHOWN_TASKS = 6
 #: Recall columns of the tables that are data (0-1), shown in points.
-RECALL_UNITS = {c: "points" for c in ("mean", "ci_low", "ci_high")}
+RECALL_UNITS = dict.fromkeys(("mean", "ci_low", "ci_high"), "points")
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,7 @@ class CodeTasksInputs(Inputs):
     keep: str
     missing: str = "error"
     extra: str = "error"
-    order: str | None = None
+    order: Order | None = None
 
 
 def resolve(workspace: Any, *, tasks_file: str = "", run_file: str = "", k: int = 10,
@@ -93,7 +94,7 @@ def resolve(workspace: Any, *, tasks_file: str = "", run_file: str = "", k: int 
 
 
 def score(tasks_file: str | Path, run_file: str | Path, *, k: int = 10, keep: str = KEEP,
-          missing: str = "error", extra: str = "error", order: str | None = None,
+          missing: str = "error", extra: str = "error", order: Order | None = None,
           resamples: int = 10_000, seed: int = 20260729) -> Finding:
     """The page's Finding for two files, no workspace (``ragnb tasks score``)."""
     return run(CodeTasksInputs(None, str(tasks_file), str(run_file), k, keep, missing, extra,
