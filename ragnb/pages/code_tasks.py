@@ -165,8 +165,8 @@ def run(inputs: CodeTasksInputs) -> Finding:
         table_section(sizes, "Set sizes over the kept tasks: the edit set is scored; the read "
                              "set (definitions the change used, not changed) and the callers "
                              "are reported apart",
-                      note="A dash: no task has such a set (mean, median and max are over the "
-                           "tasks with one); in_edit_set is counted for the callers only."),
+                      note="A dash: no task has such a set (mean and median are over the tasks "
+                           "with one); in_edit_set is counted for the callers only."),
         table_section(texts.head(SHOWN_TASKS),
                       "What the retriever is given: task texts with paths and changed symbols "
                       "stripped (first line of each; more_lines counts the rest; the first "
