@@ -58,12 +58,20 @@ def test_resolve_reads_the_manifest_names_and_given_values_win(tmp_path):
 
 
 def test_the_manifest_names_what_a_task_the_run_lacks_becomes(tmp_path):
-    for name in ("tasks.jsonl", "run.jsonl"):
-        (tmp_path / name).write_bytes((DEMO_DIR / "codetasks" / name).read_bytes())
+    (tmp_path / "tasks.jsonl").write_bytes(TASKS.read_bytes())
+    lines = RUN.read_text(encoding="utf-8").splitlines()
+    (tmp_path / "run.jsonl").write_text("\n".join(lines[1:]) + "\n")   # one task unranked
     ws = _write(tmp_path, '[codetasks]\ntasks = "tasks.jsonl"\nrun = "run.jsonl"\n'
                           'missing = "drop"\nextra = "drop"\n')
-    inputs = resolve("07-code-tasks", ws)
+    inputs = resolve("07-code-tasks", ws, resamples=200)
     assert (inputs.missing, inputs.extra) == ("drop", "drop")
+    recall = run(inputs).objects["recall"]
+    assert recall.table["task_id"].nunique() == 69
+    assert [n.kind for n in recall.notes] == ["dropped_missing"]
+    bad = _write(tmp_path, '[codetasks]\ntasks = "tasks.jsonl"\nrun = "run.jsonl"\n'
+                           'missing = "skip"\n')
+    with pytest.raises(InputError, match="codetasks.missing"):
+        resolve("07-code-tasks", bad)
 
 
 def test_a_missing_input_is_named_by_resolve_and_is_the_skip_reason(tmp_path):
