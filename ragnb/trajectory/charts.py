@@ -6,6 +6,7 @@ them as static SVG (:mod:`ragnb.report`).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Literal
 
 import altair as alt
 import pandas as pd
@@ -67,7 +68,8 @@ def _champion_labels(pts: pd.DataFrame, tr, x: alt.X) -> list[alt.Chart]:
     """
     golden = pts[pts["split"] == tr.golden].sort_values("round")
     first, last = golden["round"].iloc[0], golden["round"].iloc[-1]
-    named = {first: ("left", 0), last: ("right", 0)}
+    named: dict[int, tuple[Literal["left", "right"], int]] = {first: ("left", 0),
+                                                              last: ("right", 0)}
     if tr.divergence_round is not None and tr.divergence_round not in named:
         named[tr.divergence_round] = ("right", -4)   # left of the divergence rule
     out = []
