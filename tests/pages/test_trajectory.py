@@ -61,15 +61,11 @@ def test_resolve_reads_the_manifest_names_and_given_values_win():
      "test set 'golden' has no run of round config(s) c, d"),
 ])
 def test_a_missing_input_is_named_by_resolve_and_is_the_skip_reason(tmp_path, text, reason):
-    from ragnb.workspace import open_workspace
-    from ragnb.workspace.needs import needs_trajectory
-
     ws = _write(tmp_path, text)
     with pytest.raises(MissingInput) as raised:
         resolve("02-trajectory", ws)
     assert raised.value.reason == reason
     assert skip_reason(ws, "trajectory") == reason and skip_reason(ws, "02-trajectory") == reason
-    assert needs_trajectory(open_workspace(ws)) == reason      # the manifest check it replaces
 
 
 def test_a_batch_of_no_queries_is_refused():
