@@ -106,9 +106,10 @@ def resolve(workspace: Any, *, golden: str = "", production: str = "", metric: s
 def divergence_change(tr: Trajectory, rounds: pd.DataFrame, names: dict[str, str]) -> str:
     """What changed at the divergence round: the champion kept there and the one before it
     (with the rounds file's ``change`` when it has one), and the first champion after it;
-    "" when no round is dated.
+    "" when no round is dated, or the page gives no divergence reading (production shares
+    too many queries with golden).
     """
-    if tr.divergence_round is None:
+    if tr.divergence_round is None or (tr.overlap is not None and tr.overlap.refused):
         return ""
     rounds = rounds.sort_values("round").reset_index(drop=True)
     at = int(rounds.index[rounds["round"] == tr.divergence_round][0])

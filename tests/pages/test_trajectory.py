@@ -147,3 +147,25 @@ def test_the_split_ledger_and_the_inflation_agree(finding):
     figure = finding.objects["inflation"]["golden"].inflation
     assert f"{figure * 100:.2f} points" in finding.headline.answer
     assert ledger.loc["golden", "selection inflation (points)"].startswith(f"{figure * 100:.2f}")
+
+
+def test_what_changed_names_the_configs_around_the_round_or_nothing():
+    from ragnb.pages.trajectory import divergence_change
+    from ragnb.trajectory import trajectory
+    from tests.trajectory.test_rounds import constructed
+
+    def own_ids(scores):   # each split its own queries (constructed() gives both the same ids)
+        return scores.assign(query_id=scores["split"].str[0] + scores["query_id"])
+
+    scores, rounds = constructed()                          # production flat after round 4
+    tr = trajectory(own_ids(scores), rounds, resamples=200)
+    said = plain_markdown(divergence_change(tr, rounds.assign(change="x"), {"r04": "four"}))
+    assert said == ("What changed at round 4: the champion went from r03 (round 3) to four "
+                    "(r04) (change: x). The first champion after the lines part is r05 "
+                    "(round 5).")
+    assert "(change" not in divergence_change(tr, rounds, {})     # no change column
+    shared = trajectory(scores, rounds, resamples=200)     # production is golden's queries
+    assert shared.overlap.refused and divergence_change(shared, rounds, {}) == ""
+    scores, rounds = constructed(hinge=12)                  # both lines move: no round
+    tr = trajectory(own_ids(scores), rounds, resamples=200)
+    assert tr.divergence_round is None and divergence_change(tr, rounds, {}) == ""
