@@ -133,8 +133,8 @@ def _chart_caption(tr: Trajectory) -> str:
     """What the trajectory chart shows, with its units."""
     what = metric_label(tr.metric) if tr.metric else "Score"
     return (f"{what} of each round's champion on {tr.golden} and {tr.production}, in {POINTS}, "
-            "with 95% intervals; grey band: what selection alone explains; dashed rule: the "
-            "divergence round")
+            "with 95% intervals; grey band: what selection alone explains"
+            + ("; dashed rule: the divergence round" if tr.divergence_round is not None else ""))
 
 
 def _watch_sections(watch: Finding) -> list[Section]:
@@ -169,8 +169,9 @@ def run(inputs: TrajectoryInputs) -> Finding:
     i, ws = inputs, inputs.workspace
     names = ws.display_names
     rounds = ws.rounds()  # ordered champions
-    if "round" in rounds:
-        rounds = rounds.sort_values("round", kind="stable").reset_index(drop=True)
+    if "round" not in rounds:  # a rounds file needs only its `config` column: in file order
+        rounds = rounds.assign(round=range(len(rounds)))
+    rounds = rounds.sort_values("round", kind="stable").reset_index(drop=True)
     configs = list(rounds["config"])
     test_sets, runs = ws.splits([i.golden, i.production], configs)
     scores, notes = score_splits(test_sets, runs, i.metric, policy=i.policy, **ws.score_options)

@@ -169,3 +169,15 @@ def test_what_changed_names_the_configs_around_the_round_or_nothing():
     scores, rounds = constructed(hinge=12)                  # both lines move: no round
     tr = trajectory(own_ids(scores), rounds, resamples=200)
     assert tr.divergence_round is None and divergence_change(tr, rounds, {}) == ""
+
+
+def test_a_rounds_file_of_configs_only_is_read_in_its_order(tmp_path):
+    ws = _write(tmp_path, '[rounds]\npath = "rounds.csv"\n' + TWO_SPLITS)
+    (tmp_path / "rounds.csv").write_text("config\nb\na\n")   # the manifest's one column
+    inputs = resolve("02-trajectory", ws, resamples=200)
+    assert inputs.workspace.files_read() == [tmp_path.resolve() / "ragnb.toml"]   # not read yet
+    finding = run(inputs)
+    assert list(finding.objects["rounds"]["config"]) == ["b", "a"]
+    assert finding.source.divergence_round is None                # two rounds date nothing
+    assert "dashed rule" not in finding.sections[0].caption      # no rule is drawn
+    assert [s.caption for s in finding.sections if s.kind == "markdown"][0] == "Divergence"
