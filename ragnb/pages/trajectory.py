@@ -113,6 +113,8 @@ def divergence_change(tr: Trajectory, rounds: pd.DataFrame, names: dict[str, str
         return ""
     rounds = rounds.sort_values("round").reset_index(drop=True)
     at = int(rounds.index[rounds["round"] == tr.divergence_round][0])
+    if at == 0:  # the hinge is never the first round; nothing came before it
+        return ""
     row, before = rounds.iloc[at], rounds.iloc[at - 1]
     change = row.get("change") if "change" in rounds else None
     text = markdown_text(
