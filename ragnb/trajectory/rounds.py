@@ -182,6 +182,16 @@ def _paired_z(d: np.ndarray) -> tuple[float, float]:
     return float(d.mean()), float(2 * sps.norm.sf(abs(d.mean()) / se))
 
 
+def _rise_gap(golden: np.ndarray, production: np.ndarray) -> tuple[float, float]:
+    """Golden's mean paired rise minus production's, and its z (the two splits are
+    independent samples: SE = sqrt(SE_g^2 + SE_p^2)).
+    """
+    gap = float(golden.mean() - production.mean())
+    se = float(np.hypot(golden.std(ddof=1) / np.sqrt(len(golden)),
+                        production.std(ddof=1) / np.sqrt(len(production))))
+    return gap, (np.inf if gap > 0 else 0.0) if se == 0 else gap / se
+
+
 def _divergence(golden: pd.DataFrame, production: pd.DataFrame, rounds: list[int],
                 z: float) -> tuple[int | None, str]:
     g, p = golden.to_numpy(), production.to_numpy()
@@ -195,10 +205,15 @@ def _divergence(golden: pd.DataFrame, production: pd.DataFrame, rounds: list[int
                        <= z * p[:, i + 1:].std(axis=0, ddof=1).clip(1e-15)
                        / np.sqrt(p.shape[0])))
     g_rise, g_p = _paired_z(g[:, -1] - g[:, i])
-    if not (flat and g_rise > 0 and g_p < 2 * sps.norm.sf(z)):
+    # the lines part only if golden rose *more than production* after round r: the gap of
+    # the two (independent) paired rises, by z; "flat" alone is no evidence (low power)
+    gap, gap_z = _rise_gap(g[:, -1] - g[:, i], p[:, -1] - p[:, i])
+    if not (flat and g_rise > 0 and g_p < 2 * sps.norm.sf(z) and gap_z > z):
         return None, (f"No divergence round: after the best hinge (round {r}) the production "
                       f"line {'moves' if not flat else 'is flat'} and the golden line rises "
-                      f"{g_rise * 100:+.1f} points (p = {g_p:.3f}).")
+                      f"{g_rise * 100:+.1f} points (p = {g_p:.3f}), "
+                      f"{gap * 100:+.1f} points against production's rise (z = {gap_z:.1f}; "
+                      f"the lines part only where golden rises more, z > {z:g}).")
     return r, (f"After round {r} only the golden line moves: golden rises {g_rise * 100:+.1f} "
                f"points from round {r} to round {rounds[-1]} (paired p = {g_p:.2g}) while "
                f"production stays within noise of its round-{r} level in every later round "
