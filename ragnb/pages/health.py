@@ -66,9 +66,16 @@ SHARES = ("share", "ci_low", "ci_high", "target", "declared")
 #: What a dash in the review queue means.
 QUEUE_DASHES = ("A dash in judged_version: the judgment records no version; in corpus_version: "
                 "the passage is no longer in the build (removed).")
+#: Bucket-table columns in points (their CSV keeps 0-1).
+BUCKET_POINTS = ("mean", "ci_low", "ci_high", "sd_diff", "mde")
 #: What a dash in the bucket table means.
 BUCKET_DASHES = ("A dash: not defined for the row (sd_diff, mde and needed need a paired "
                  "baseline; an interval needs two queries).")
+
+#: What a dash in a version diff's table means.
+VERSION_DASHES = ("A dash: not defined (the re-judging columns need two common queries, its "
+                  "effect size per-query differences that vary; the added-queries columns need "
+                  "two added queries).")
 
 
 @dataclass(frozen=True)
@@ -164,7 +171,8 @@ def _first(table: pd.DataFrame, rows: int, what: str, where: str) -> tuple[pd.Da
 
 def _dashed(table: pd.DataFrame) -> pd.DataFrame:
     """``table`` with its missing text cells a dash (numbers stay numbers; they show a dash)."""
-    text = [c for c in table.columns if table[c].dtype == object]
+    text = [c for c in table.columns if pd.api.types.is_string_dtype(table[c])
+            or table[c].dtype == object]
     return table.assign(**{c: table[c].where(table[c].notna(), MISSING) for c in text})
 
 
@@ -173,7 +181,23 @@ def _notes(notes: Any) -> str:
 
 
 def _method(text: str, *more: str) -> str:
-    return " ".join((f"Method: {text}", *(m for m in more if m)))
+    """``Method: text``, then ``more`` sentences (what a dash means) when any."""
+    more = tuple(m for m in more if m)
+    if more and not text.endswith("."):
+        text += "."
+    return " ".join((f"Method: {text}", *more))
+
+
+def _dashes(table: pd.DataFrame) -> bool:
+    """Whether ``table`` shows a dash: a missing or infinite value, or a dash as text."""
+    floats = table.select_dtypes("number")
+    return bool(table.isna().any().any() or table.isin([MISSING]).any().any()
+                or (floats.abs() == float("inf")).any().any())
+
+
+def _diff_note(table: pd.DataFrame, description: str) -> str:
+    """The method of a version diff, and what its dashes mean when it has any."""
+    return _method(description, VERSION_DASHES if _dashes(table) else "")
 
 
 def _shown_configs(table: pd.DataFrame, names: Mapping[str, str]) -> pd.DataFrame:
@@ -200,7 +224,7 @@ def _versions(inputs: HealthInputs, test_set: Any, configs: list[str]
         table_section(_changes(diff), f"{diff.old_name} → {diff.new_name}: queries by change"),
         table_section(_shown_configs(diff.display_table(), names),
                       f"{i.metric} of each config on both versions, in points (metric × 100)",
-                      note=_method(diff.description)),
+                      note=_diff_note(diff.display_table(), diff.description)),
         markdown_section(readings),
     ]
     if diff.notes:
@@ -231,7 +255,8 @@ def _rejudged(inputs: HealthInputs) -> tuple[list[Section], dict[str, Any]]:
                       f"{rejudged.old_name} → {rejudged.new_name}: queries by change"),
         table_section(_shown_configs(rejudged.display_table(), names),
                       f"{i.rejudged_metric} of each config before and after re-judging, in "
-                      "points (metric × 100)", note=_method(rejudged.description)),
+                      "points (metric × 100)",
+                      note=_diff_note(rejudged.display_table(), rejudged.description)),
         Section(f"{i.rejudged_metric} before and after re-judging {before.name}", "chart",
                 version_chart(rejudged, display_names=names)),
     ]
@@ -266,7 +291,7 @@ def run(inputs: HealthInputs) -> Finding:
     sections: list[Section] = [
         markdown_section(intro),
         table_section(cov.summary(), "Coverage of the answerable queries (shares in %)",
-                      units={c: "percent" for c in ("coverage", "ci_low", "ci_high")},
+                      units=dict.fromkeys(("coverage", "ci_low", "ci_high"), "percent"),
                       note=_method(cov.description)),
         table_section(cov.uncovered(), "Answerable queries whose answer is not in the build"),
         Section("Coverage of the answerable queries", "chart", coverage_chart(cov)),
@@ -291,7 +316,7 @@ def run(inputs: HealthInputs) -> Finding:
     # composition: unanswerable share and source mix
     unanswerable = unanswerable_share(test_set, target=i.unanswerable_target)
     mix = source_mix(test_set, dict(i.declared_sources))
-    shares = {c: "percent" for c in SHARES}
+    shares = dict.fromkeys(SHARES, "percent")
     sections += [
         table_section(unanswerable, "Unanswerable queries against the target share (%)",
                       units=shares),
@@ -310,13 +335,13 @@ def run(inputs: HealthInputs) -> Finding:
                             resamples=i.resamples, seed=i.seed)
     if scores.notes:
         sections.append(markdown_section(_notes(scores.notes)))
-    method = _method(describe_buckets(i.metric, i.config, i.baseline or None, i.target,
-                                      i.resamples, i.seed))
+    method = describe_buckets(i.metric, i.config, i.baseline or None, i.target, i.resamples,
+                              i.seed)
     sections += [
         table_section(buckets, f"{i.metric} of {i.config} per {i.bucket_column}, in points "
                       "(metric × 100)",
-                      units={c: "points" for c in ("mean", "ci_low", "ci_high", "sd_diff", "mde")},
-                      note=method + (f" {BUCKET_DASHES}" if buckets.isna().any().any() else "")),
+                      units=dict.fromkeys(BUCKET_POINTS, "points"),
+                      note=_method(method, BUCKET_DASHES if _dashes(buckets) else "")),
         Section(f"{i.metric} of {i.config} per {i.bucket_column} against the target difference",
                 "chart", bucket_chart(buckets, metric=i.metric, config=i.config, target=i.target,
                                       display_names=names)),
@@ -350,7 +375,7 @@ def run(inputs: HealthInputs) -> Finding:
                                        reading=check.reading())),
         table_section(check.sides(), f"{check.quantity}, {i.metric} on {i.holdout_split_name}: "
                       "tuning vs held-back queries, in points (metric × 100)",
-                      units={c: "points" for c in ("mean", "ci_low", "ci_high")},
+                      units=dict.fromkeys(("mean", "ci_low", "ci_high"), "points"),
                       note=_method(check.description)),
         table_section(summary.round({c: 4 for c in summary.columns
                                      if summary[c].dtype.kind == "f"}),
