@@ -166,3 +166,13 @@ def test_a_finding_keeps_what_an_analyst_continues_from(finding):
     assert o["holdout"].diverged and o["diff"].counts()["added"] == 41
     assert o["rejudged"].counts()["rejudged"] == o["merge_counts"].queries_touched == 164
     assert set(o["inflation"]) == {"production", "golden"}
+
+
+def test_the_headline_counts_the_buckets_the_table_lists(finding):
+    section = next(s for s in finding.sections if s.caption.startswith("ndcg@10 of round-40 per"))
+    table = section.content
+    buckets = table[table["bucket"] != "all queries"]
+    small = buckets[buckets["too_small"]]
+    assert (len(small), len(buckets)) == (6, 6)
+    assert (f"{len(small)} of {len(buckets)} buckets are too small to see 5 points: "
+            + ", ".join(small["bucket"])) in finding.headline.answer
