@@ -150,7 +150,7 @@ def resolve(workspace: Any, *, split: str = "", answer_grade: int = 2,
     labelled = ws.manifest.labels
     return HealthInputs(
         ws, split, answer_grade, unanswerable_target,
-        MappingProxyType(dict(declared_sources or health.get("declared_sources", {}))),
+        dict(declared_sources or health.get("declared_sources", {})),
         bucket_column or health.get("bucket_column", "intent"), config, baseline, metric,
         policy_of(ws.setting("health", "policy", policy, "lower")), target,
         duplicate_threshold, review_rows, holdout_split_name,

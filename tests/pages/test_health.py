@@ -176,3 +176,19 @@ def test_the_headline_counts_the_buckets_the_table_lists(finding):
     assert (len(small), len(buckets)) == (6, 6)
     assert (f"{len(small)} of {len(buckets)} buckets are too small to see 5 points: "
             + ", ".join(small["bucket"])) in finding.headline.answer
+
+
+def test_ragnb_run_prints_the_api_finding(finding):
+    from tests.cli.test_workspace_option import cli
+
+    code, out, err = cli("run", "06-health", "--workspace", DEMO_DIR, "-p", "resamples=200")
+    assert code == 0, err
+    assert out == finding.to_text()
+
+
+def test_ragnb_run_ends_with_the_missing_input(tmp_path):
+    from tests.cli.test_workspace_option import cli
+
+    ws = _write(tmp_path, SPLIT + HELD, corpus=False)
+    code, _, err = cli("run", "health", "--workspace", ws)
+    assert code == 2 and "no corpus build ([workspace] corpus)" in err
