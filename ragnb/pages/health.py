@@ -126,8 +126,8 @@ def resolve(workspace: Any, *, split: str = "", answer_grade: int = 2,
     ------
     MissingInput
         No corpus build, no held-back check inputs (``[health] holdout_split``,
-        ``holdout_run``), no config to score per bucket, or a split without a run of
-        the configs it scores.
+        ``holdout_run``), no declared source mix, no config to score per bucket, or a
+        split without a run of the configs it scores.
     """
     ws = workspace_of(workspace)
     if ws.manifest.corpus is None:
@@ -136,6 +136,9 @@ def resolve(workspace: Any, *, split: str = "", answer_grade: int = 2,
     holdout_split_name = holdout_split_name or health.get("holdout_split", "")
     if not holdout_split_name or not health.get("holdout_run"):
         raise MissingInput("no held-back check inputs ([health] holdout_split, holdout_run)")
+    declared_sources = dict(declared_sources or health.get("declared_sources", {}))
+    if not declared_sources:
+        raise MissingInput("no declared source mix ([health] declared_sources)")
     split = (ws.setting("health", "test_set", split) or health.get("test_set")
              or ws.test_set_for("health"))
     baseline = ws.setting("health", "baseline", baseline)
@@ -150,7 +153,7 @@ def resolve(workspace: Any, *, split: str = "", answer_grade: int = 2,
     labelled = ws.manifest.labels
     return HealthInputs(
         ws, split, answer_grade, unanswerable_target,
-        dict(declared_sources or health.get("declared_sources", {})),
+        declared_sources,
         bucket_column or health.get("bucket_column", "intent"), config, baseline, metric,
         policy_of(ws.setting("health", "policy", policy, "lower")), target,
         duplicate_threshold, review_rows, holdout_split_name,

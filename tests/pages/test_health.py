@@ -34,7 +34,8 @@ def _write(tmp_path, text, *, corpus=True):
 
 SPLIT = '[test_sets.main]\npath = "qrels.txt"\nruns = "runs/*.trec"\n'
 CORPUS = '[workspace]\ncorpus = "corpus.csv"\n'
-HELD = '[health]\nholdout_split = "main"\nholdout_run = "held.trec"\n'
+NO_MIX = '[health]\nholdout_split = "main"\nholdout_run = "held.trec"\n'
+HELD = NO_MIX + 'declared_sources = { ticket = 1.0 }\n'
 
 
 def test_resolve_reads_the_manifest_names_and_given_values_win():
@@ -63,6 +64,7 @@ def test_resolve_reads_the_manifest_names_and_given_values_win():
     (CORPUS + SPLIT, True, "no held-back check inputs ([health] holdout_split, holdout_run)"),
     (CORPUS + SPLIT + '[health]\nholdout_split = "main"\n', True,
      "no held-back check inputs ([health] holdout_split, holdout_run)"),
+    (CORPUS + SPLIT + NO_MIX, True, "no declared source mix ([health] declared_sources)"),
     (CORPUS + SPLIT + HELD, True, "no config to score per bucket ([report] challenger)"),
     (CORPUS + SPLIT + HELD + '[report]\nbaseline = "a"\nchallenger = "c"\n', True,
      "test set 'main' has no run of c"),
@@ -192,3 +194,11 @@ def test_ragnb_run_ends_with_the_missing_input(tmp_path):
     ws = _write(tmp_path, SPLIT + HELD, corpus=False)
     code, _, err = cli("run", "health", "--workspace", ws)
     assert code == 2 and "no corpus build ([workspace] corpus)" in err
+
+
+def test_a_given_source_mix_stands_for_the_manifests(tmp_path):
+    ws = _write(tmp_path, CORPUS + SPLIT + NO_MIX + '[report]\nchallenger = "b"\n')
+    assert skip_reason(ws, "health") == "no declared source mix ([health] declared_sources)"
+    given = {"declared_sources": {"ticket": 0.5, "search": 0.5}}
+    assert skip_reason(ws, "health", given) is None
+    assert dict(resolve("health", ws, **given).declared_sources) == given["declared_sources"]
