@@ -71,7 +71,6 @@ BUCKET_POINTS = ("mean", "ci_low", "ci_high", "sd_diff", "mde")
 #: What a dash in the bucket table means.
 BUCKET_DASHES = ("A dash: not defined for the row (sd_diff, mde and needed need a paired "
                  "baseline; an interval needs two queries).")
-
 #: What a dash in a version diff's table means.
 VERSION_DASHES = ("A dash: not defined (the re-judging columns need two common queries, its "
                   "effect size per-query differences that vary; the added-queries columns need "
@@ -152,8 +151,7 @@ def resolve(workspace: Any, *, split: str = "", answer_grade: int = 2,
     metric = ws.setting("health", "metric", metric, "ndcg@10")
     labelled = ws.manifest.labels
     return HealthInputs(
-        ws, split, answer_grade, unanswerable_target,
-        declared_sources,
+        ws, split, answer_grade, unanswerable_target, declared_sources,
         bucket_column or health.get("bucket_column", "intent"), config, baseline, metric,
         policy_of(ws.setting("health", "policy", policy, "lower")), target,
         duplicate_threshold, review_rows, holdout_split_name,
