@@ -222,11 +222,11 @@ def _versions(inputs: HealthInputs, test_set: Any, configs: list[str]
                         resamples=i.resamples, seed=i.seed)
     readings = "\n\n".join(markdown_text("{reading}", reading=diff.reading(c)) for c in configs)
     sections = [
+        markdown_section(readings, f"Version diff: {diff.old_name} → {diff.new_name}"),
         table_section(_changes(diff), f"{diff.old_name} → {diff.new_name}: queries by change"),
         table_section(_shown_configs(diff.display_table(), names),
                       f"{i.metric} of each config on both versions, in points (metric × 100)",
                       note=_diff_note(diff.display_table(), diff.description)),
-        markdown_section(readings),
     ]
     if diff.notes:
         sections.append(markdown_section(_notes(diff.notes)))
@@ -251,7 +251,7 @@ def _rejudged(inputs: HealthInputs) -> tuple[list[Section], dict[str, Any]]:
         "touched, {rel} new relevant).", added=counts.added, base=counts.base_judgments,
         merged=counts.merged_judgments, touched=counts.queries_touched, rel=counts.new_relevant)
     sections = [
-        markdown_section(merged),
+        markdown_section(merged, f"Re-judging: {before.name} before and after its new labels"),
         table_section(_changes(rejudged),
                       f"{rejudged.old_name} → {rejudged.new_name}: queries by change"),
         table_section(_shown_configs(rejudged.display_table(), names),
@@ -265,9 +265,17 @@ def _rejudged(inputs: HealthInputs) -> tuple[list[Section], dict[str, Any]]:
                       "rejudged_after": after, "merge_counts": counts}
 
 
+def _verdicts(review: Any, *checks: str) -> str:
+    """What the review says of ``checks``: each one's verdict and detail, one line each."""
+    return "\n\n".join(markdown_text("**{check} {verdict}:** {detail}.", check=e.check.capitalize(),
+                                       verdict="holds" if e.holds else "fails", detail=e.detail)
+                         for e in review.entries if e.check in checks)
+
+
 def run(inputs: HealthInputs) -> Finding:
     """The health review's Finding: headline, the most urgent failure's chart, then each
-    check's tables, charts and readings, the version diffs and the splits' use.
+    check under its heading (what the review says of it, its tables and chart), the version
+    diffs and the splits' use.
 
     ``objects``: ``test_set``, ``corpus``, ``coverage``, ``staleness`` (and
     ``staleness_per_query``), ``unanswerable``, ``mix``, ``scores`` (per bucket's
@@ -275,93 +283,26 @@ def run(inputs: HealthInputs) -> Finding:
     split), ``tuned`` (the test set tuning selects on), ``holdout_scores``,
     ``holdout``, ``diff`` (old version, or None), ``rejudged`` (or None; with
     ``rejudged_test_set``, ``rejudged_after``, ``merge_counts``), ``review``,
-    ``inflation`` (each split's one figure), ``splits`` (the ledger rows).
+    ``charts`` (check -> chart), ``inflation`` (each split's one figure), ``splits``
+    (the ledger rows).
     """
     i, ws = inputs, inputs.workspace
     names = ws.display_names
     test_set = ws.test_set(i.split)
     corpus = read_corpus(ws.use(ws.manifest.corpus))
-    intro = markdown_text(
-        "**Test set** {split}: {q} queries, {j} judgments. **Corpus build** {build}: {p} "
-        "passages, document versions ordered as {scheme}s.", split=i.split,
-        q=len(test_set.queries), j=len(test_set.judgments), build=corpus.name, p=len(corpus),
-        scheme=corpus.scheme)
-
-    # coverage: is the answer still in the index?
+    # the checks: coverage, staleness, composition, bucket power, near-duplicates, held back
     cov = coverage(test_set, corpus, answer_grade=i.answer_grade)
-    sections: list[Section] = [
-        markdown_section(intro),
-        table_section(cov.summary(), "Coverage of the answerable queries (shares in %)",
-                      units=dict.fromkeys(("coverage", "ci_low", "ci_high"), "percent"),
-                      note=_method(cov.description)),
-        table_section(cov.uncovered(), "Answerable queries whose answer is not in the build"),
-        Section("Coverage of the answerable queries", "chart", coverage_chart(cov)),
-    ]
-
-    # staleness: judged before the document changed
     stale = staleness(test_set, corpus)
     per_query = stale.per_query()
-    queue, shown = _first(_dashed(stale.review_queue()), i.review_rows, "judgments to review",
-                          "finding.objects['staleness'].review_queue()")
-    sections += [
-        table_section(stale.counts(), "Judgments by freshness (relevant = grade >= 1; shares "
-                      "in %)", units={"share": "percent"}),
-        markdown_section(markdown_text("**{n} of {q} queries** have judgments to review.",
-                                       n=int(per_query["needs_review"].sum()),
-                                       q=len(per_query))),
-        table_section(queue, "Review queue: answering grades first",
-                      note=" ".join(n for n in (shown, QUEUE_DASHES) if n)),
-        Section("Judgments by freshness", "chart", staleness_chart(stale)),
-    ]
-
-    # composition: unanswerable share and source mix
     unanswerable = unanswerable_share(test_set, target=i.unanswerable_target)
     mix = source_mix(test_set, dict(i.declared_sources))
-    shares = dict.fromkeys(SHARES, "percent")
-    sections += [
-        table_section(unanswerable, "Unanswerable queries against the target share (%)",
-                      units=shares),
-        table_section(mix, "Source mix against the declared shares (%)", units=shares,
-                      note=_method(f"intervals: 95% {SHARE_METHOD}")),
-        Section("Unanswerable share and source mix against their targets", "chart",
-                shares_chart(mix, unanswerable)),
-    ]
-
-    # intent buckets: sizes, scores and power
     configs = [c for c in (i.baseline, i.config) if c]
     scores = score(test_set, ws.runs(i.split, configs), i.metric, policy=i.policy,
                    no_relevant="drop")  # unanswerable queries are counted apart (above)
     buckets = bucket_scores(scores, buckets_of(test_set, i.bucket_column), config=i.config,
                             metric=i.metric, baseline=i.baseline or None, target=i.target,
                             resamples=i.resamples, seed=i.seed)
-    if scores.notes:
-        sections.append(markdown_section(_notes(scores.notes)))
-    method = describe_buckets(i.metric, i.config, i.baseline or None, i.target, i.resamples,
-                              i.seed)
-    sections += [
-        table_section(buckets, f"{i.metric} of {i.config} per {i.bucket_column}, in points "
-                      "(metric × 100)",
-                      units=dict.fromkeys(BUCKET_POINTS, "points"),
-                      note=_method(method, BUCKET_DASHES if _dashes(buckets) else "")),
-        Section(f"{i.metric} of {i.config} per {i.bucket_column} against the target difference",
-                "chart", bucket_chart(buckets, metric=i.metric, config=i.config, target=i.target,
-                                      display_names=names)),
-    ]
-
-    # near-duplicate queries
     dups = near_duplicate_groups(test_set, threshold=i.duplicate_threshold)
-    groups, groups_shown = _first(dups.groups().round({"min_similarity": 2}), i.review_rows,
-                                  "groups", "finding.objects['duplicates'].groups()")
-    members, members_shown = _first(dups.members.round({"min_similarity": 2}), i.review_rows,
-                                    "members", "finding.objects['duplicates'].members")
-    sections += [
-        table_section(dups.summary(), "Near-duplicate groups", note=_method(dups.description)),
-        table_section(groups, "Groups and the query to keep", note=groups_shown),
-        table_section(members, "Every member of a near-duplicate group", appendix=True,
-                      note=members_shown),
-    ]
-
-    # the held-back 20%
     tuned = ws.test_set(i.holdout_split_name)
     held = holdout_split(tuned.query_ids, share=i.holdout_share, salt=i.holdout_salt)
     tuned_run = read_run(ws.use(i.holdout_run))
@@ -369,32 +310,11 @@ def run(inputs: HealthInputs) -> Finding:
     holdout_scores = score(tuned, holdout_runs + [tuned_run], i.metric, policy=i.policy)
     check = holdout_check(holdout_scores, held, config=tuned_run.name, metric=i.metric,
                           baseline=i.baseline or None, resamples=i.resamples, seed=i.seed)
-    summary = check.summary()
-    sections += [
-        markdown_section(markdown_text("{held}\n\n**Held-back check on {split}.** {reading}",
-                                       held=held.describe(), split=i.holdout_split_name,
-                                       reading=check.reading())),
-        table_section(check.sides(), f"{check.quantity}, {i.metric} on {i.holdout_split_name}: "
-                      "tuning vs held-back queries, in points (metric × 100)",
-                      units=dict.fromkeys(("mean", "ci_low", "ci_high"), "points"),
-                      note=_method(check.description)),
-        table_section(summary.round({c: 4 for c in summary.columns
-                                     if summary[c].dtype.kind == "f"}),
-                      "Tuning vs held-back queries, every column, metric units (0-1)",
-                      appendix=True),
-        Section(f"{check.quantity} on {i.holdout_split_name}: tuning vs held-back queries",
-                "chart", holdout_chart(check, i.holdout_split_name)),
-    ]
-
-    # version diffs: the old version re-scored beside the new; the re-judged test set
-    versions, diff = _versions(i, test_set, configs)
-    rejudging, rejudged = _rejudged(i)
-    sections += versions + rejudging
 
     # the review: each check's rule (ragnb.health.review), the headline
+    shares = shares_chart(mix, unanswerable)
     charts = {"coverage": coverage_chart(cov), "judgment freshness": staleness_chart(stale),
-              "unanswerable share": shares_chart(mix, unanswerable),
-              "source mix": shares_chart(mix, unanswerable),
+              "unanswerable share": shares, "source mix": shares,
               "bucket power": bucket_chart(buckets, metric=i.metric, config=i.config,
                                            target=i.target, display_names=names),
               "held-back 20%": holdout_chart(check, i.holdout_split_name)}
@@ -406,6 +326,106 @@ def run(inputs: HealthInputs) -> Finding:
                     f"bootstrap ({i.resamples:,} resamples, seed {i.seed})")
     own = review.finding(display_names=names)
 
+    # the most urgent failure's chart opens the page ("its chart is below")
+    first = (review.failing() or review.entries)[0]
+    sections: list[Section] = [Section(
+        f"The check to fix first: {first.check} (on {first.split})" if not first.holds
+        else f"The first check: {first.check}", "chart", own.chart)] \
+        if own.chart is not None else []
+    sections.append(markdown_section(markdown_text(
+        "**Test set** {split}: {q} queries, {j} judgments. **Corpus build** {build}: {p} "
+        "passages, document versions ordered as {scheme}s.", split=i.split,
+        q=len(test_set.queries), j=len(test_set.judgments), build=corpus.name, p=len(corpus),
+        scheme=corpus.scheme)))
+
+    # coverage: is the answer still in the index?
+    sections += [
+        markdown_section(_verdicts(review, "coverage"),
+                         "Coverage: is the answer still in the index?"),
+        table_section(cov.summary(), "Coverage of the answerable queries (shares in %)",
+                      units=dict.fromkeys(("coverage", "ci_low", "ci_high"), "percent"),
+                      note=_method(cov.description)),
+        table_section(cov.uncovered(), "Answerable queries whose answer is not in the build"),
+        Section("Coverage of the answerable queries", "chart", charts["coverage"]),
+    ]
+
+    # staleness: judged before the document changed
+    queue, shown = _first(_dashed(stale.review_queue()), i.review_rows, "judgments to review",
+                          "finding.objects['staleness'].review_queue()")
+    sections += [
+        markdown_section(_verdicts(review, "judgment freshness"),
+                         "Staleness: judged before the document changed"),
+        table_section(stale.counts(), "Judgments by freshness (relevant = grade >= 1; shares "
+                      "in %)", units={"share": "percent"}),
+        table_section(queue, "Review queue: answering grades first",
+                      note=" ".join(n for n in (shown, QUEUE_DASHES) if n)),
+        Section("Judgments by freshness", "chart", charts["judgment freshness"]),
+    ]
+
+    # composition: unanswerable share and source mix
+    percent = dict.fromkeys(SHARES, "percent")
+    sections += [
+        markdown_section(_verdicts(review, "unanswerable share", "source mix"),
+                         "Composition: unanswerable share and source mix"),
+        table_section(unanswerable, "Unanswerable queries against the target share (%)",
+                      units=percent),
+        table_section(mix, "Source mix against the declared shares (%)", units=percent,
+                      note=_method(f"intervals: 95% {SHARE_METHOD}")),
+        Section("Unanswerable share and source mix against their targets", "chart", shares),
+    ]
+
+    # intent buckets: sizes, scores and power
+    method = describe_buckets(i.metric, i.config, i.baseline or None, i.target, i.resamples,
+                              i.seed)
+    sections.append(markdown_section(_verdicts(review, "bucket power"),
+                                     "Intent buckets: sizes, scores and power"))
+    if scores.notes:
+        sections.append(markdown_section(_notes(scores.notes)))
+    sections += [
+        table_section(buckets, f"{i.metric} of {i.config} per {i.bucket_column}, in points "
+                      "(metric × 100)",
+                      units=dict.fromkeys(BUCKET_POINTS, "points"),
+                      note=_method(method, BUCKET_DASHES if _dashes(buckets) else "")),
+        Section(f"{i.metric} of {i.config} per {i.bucket_column} against the target difference",
+                "chart", charts["bucket power"]),
+    ]
+
+    # near-duplicate queries
+    groups, groups_shown = _first(dups.groups().round({"min_similarity": 2}), i.review_rows,
+                                  "groups", "finding.objects['duplicates'].groups()")
+    members, members_shown = _first(dups.members.round({"min_similarity": 2}), i.review_rows,
+                                    "members", "finding.objects['duplicates'].members")
+    sections += [
+        markdown_section(_verdicts(review, "near-duplicates"), "Near-duplicate queries"),
+        table_section(dups.summary(), "Near-duplicate groups", note=_method(dups.description)),
+        table_section(groups, "Groups and the query to keep", note=groups_shown),
+        table_section(members, "Every member of a near-duplicate group", appendix=True,
+                      note=members_shown),
+    ]
+
+    # the held-back 20%
+    summary = check.summary()
+    sections += [
+        markdown_section(markdown_text("{held}\n\n**Held-back check on {split}.** {reading}",
+                                       held=held.describe(), split=i.holdout_split_name,
+                                       reading=check.reading()), "The held-back 20%"),
+        table_section(check.sides(), f"{check.quantity}, {i.metric} on {i.holdout_split_name}: "
+                      "tuning vs held-back queries, in points (metric × 100)",
+                      units=dict.fromkeys(("mean", "ci_low", "ci_high"), "points"),
+                      note=_method(check.description)),
+        table_section(summary.round({c: 4 for c in summary.columns
+                                     if summary[c].dtype.kind == "f"}),
+                      "Tuning vs held-back queries, every column, metric units (0-1)",
+                      appendix=True),
+        Section(f"{check.quantity} on {i.holdout_split_name}: tuning vs held-back queries",
+                "chart", charts["held-back 20%"]),
+    ]
+
+    # version diffs: the old version re-scored beside the new; the re-judged test set
+    versions, diff = _versions(i, test_set, configs)
+    rejudging, rejudged = _rejudged(i)
+    sections += versions + rejudging
+
     # how often each split has been used to choose
     splits_read = {i.split: test_set, i.holdout_split_name: tuned}
     if rejudged["rejudged"] is not None:
@@ -416,20 +436,15 @@ def run(inputs: HealthInputs) -> Finding:
     splits = split_status(ws.ledger_dir, splits_read, se=inflation)
     sections.append(table_section(split_status_table(splits), SPLIT_STATUS_CAPTION,
                                   note=INFLATION_NOTE))
-
-    # the most urgent failure's chart opens the page ("its chart is below")
-    first = (review.failing() or review.entries)[0]
-    opening = [Section(f"The check to fix first: {first.check} (on {first.split})"
-                       if not first.holds else f"The first check: {first.check}", "chart",
-                       own.chart)] if own.chart is not None else []
     return Finding(own.headline, own.display_table, own.chart, own.checks, own.description,
-                   own.caption, review, (*opening, *sections),
+                   own.caption, review, tuple(sections),
                    {"test_set": test_set, "corpus": corpus, "coverage": cov,
                     "staleness": stale, "staleness_per_query": per_query,
                     "unanswerable": unanswerable, "mix": mix, "scores": scores,
                     "buckets": buckets, "duplicates": dups, "held": held, "tuned": tuned,
                     "holdout_scores": holdout_scores, "holdout": check, "diff": diff,
-                    **rejudged, "review": review, "inflation": inflation, "splits": splits})
+                    **rejudged, "review": review, "charts": charts, "inflation": inflation,
+                    "splits": splits})
 
 
 register(HealthInputs.PAGE, resolve, run)

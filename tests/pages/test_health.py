@@ -106,6 +106,14 @@ def test_sections_run_from_the_review_chart_to_the_splits(finding):
         "Every member of a near-duplicate group",
         "Tuning vs held-back queries, every column, metric units (0-1)"]
     assert sum(s.kind == "chart" for s in finding.sections) == 8
+    # each check under its heading, saying what the review says of it
+    assert [c for s, c in zip(finding.sections, captions) if s.kind == "markdown" and c] == [
+        "Coverage: is the answer still in the index?",
+        "Staleness: judged before the document changed",
+        "Composition: unanswerable share and source mix",
+        "Intent buckets: sizes, scores and power", "Near-duplicate queries",
+        "The held-back 20%", "Version diff: production-v1 → production",
+        "Re-judging: labelbias before and after its new labels"]
     # no empty section: every Markdown section says something, every table has rows
     assert all(s.content.strip() for s in finding.sections if s.kind == "markdown")
     assert all(len(s.content) for s in finding.sections if s.kind == "table")
@@ -138,8 +146,9 @@ def test_coverage_and_the_unanswerable_count_are_the_files_own(finding):
     assert "6 of 173 answerable queries have no answer in the build (96.5% covered" \
         in finding.headline.answer
     assert "53 of 200 queries have stale or removed judgments" in finding.headline.answer
-    assert "**53 of 200 queries** have judgments to review." in [
-        s.content for s in finding.sections if s.kind == "markdown"]
+    said = {s.caption: s.content for s in finding.sections if s.kind == "markdown"}
+    assert said["Staleness: judged before the document changed"] == (
+        "**Judgment freshness fails:** 53 of 200 queries have stale or removed judgments.")
 
 
 def test_the_source_mix_and_the_listings_follow_the_files(finding):
