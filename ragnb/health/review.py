@@ -21,7 +21,8 @@ unanswerable share      the target lies in the share's     "unanswerable share s
 source mix              every declared share lies in its   "declared share outside its
                         observed interval                  interval: a, b"
 bucket power            no bucket is too small for the     "k of n buckets are too small to
-                        target difference                  see t points: a, b"
+                        target difference (the row of all  see t points: a, b"
+                        queries is not a bucket)
 near-duplicates         no near-duplicate group            "g near-duplicate groups hold m
                                                            of n queries"
 held-back 20%           the interval of held back minus    "held-back 20% disagrees with the
@@ -37,6 +38,7 @@ from typing import Any
 
 import pandas as pd
 
+from ragnb.health.buckets import ALL
 from ragnb.result import Analysis
 
 
@@ -132,8 +134,10 @@ def health_review(split: str, *, coverage: Any, staleness_per_query: pd.DataFram
                ("declared share outside its interval: " + ", ".join(outside)) if outside
                else "every declared share inside its interval", charts.get("source mix"),
                failure="declared source share outside its interval: " + ", ".join(outside))
-    small = [str(b) for b in buckets.loc[buckets["too_small"], "bucket"]]
-    weak = (f"{len(small)} of {len(buckets)} buckets are too small to see {target * 100:g} "
+    # the row of all queries together is not a bucket: "6 of 7 buckets" counted it
+    own = buckets[buckets["bucket"] != ALL]
+    small = [str(b) for b in own.loc[own["too_small"], "bucket"]]
+    weak = (f"{len(small)} of {len(own)} buckets are too small to see {target * 100:g} "
             "points: " + ", ".join(small))
     review.add("bucket power", not small,
                weak if small else f"every bucket can see {target * 100:g} points",

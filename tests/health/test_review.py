@@ -80,3 +80,14 @@ def test_a_check_added_by_hand_without_a_failure_sentence_says_it_fails():
     review.add("coverage", False, "3 lost")
     assert finding(review).headline.answer == ("0 of 1 health checks hold for production; "
                                                "failing: coverage fails (3 lost).")
+
+
+def test_the_row_of_all_queries_is_not_counted_as_a_bucket():
+    # bucket_scores ends with a row for all queries together: "6 of 7 buckets" on the demo
+    # counted it beside its six intents
+    inputs = _inputs()
+    inputs["buckets"] = pd.DataFrame({"bucket": ["billing", "login", "all queries"],
+                                      "too_small": [True, True, False]})
+    f = finding(health_review("production", **inputs))
+    assert f.headline.answer == ("6 of 7 health checks hold for production; failing: 2 of 2 "
+                                 "buckets are too small to see 5 points: billing, login.")
