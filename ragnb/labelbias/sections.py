@@ -52,9 +52,9 @@ JUDGE_NEXT_COLUMNS = ["order", "query_id", "query", "passage_id", "retrieved_by"
                       "direction", "swing"]
 #: What a shard's row moves: the config's own mean, or its difference to the baseline.
 EFFECT_ON = "effect on"
-#: Columns of the shard projection's body table.
-SHARD_BODY = ["config", EFFECT_ON, "n_shard", "new_judgments", "new_relevant", "effect_full",
-              "projected", "ci_low", "ci_high"]
+#: Columns of the shard projection's body table (the judgments the shard added are the same on
+#: every row: the lesson states them, the appendix keeps every column).
+SHARD_BODY = ["config", EFFECT_ON, "n_shard", "effect_full", "projected", "ci_low", "ci_high"]
 #: Display units of the shard projection (changes of a mean, signed points).
 SHARD_UNITS = {c: "signed points:2" for c in ("effect_full", "projected", "ci_low", "ci_high")}
 #: What a dash in the bounds table means.
