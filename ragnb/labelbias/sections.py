@@ -173,11 +173,21 @@ def shard_sections(projection: pd.DataFrame, metric: str, shard: str,
     return sections
 
 
+#: Columns of the unordered labelling list shown (``rank_<config>`` stay in its exports).
+LISTING_COLUMNS = ["query_id", "query", "passage_id", "n_configs", "best_rank", "retrieved_by"]
+
+
 def pool_finding(pool: Pool, next_up: pd.DataFrame | None, *, first: Iterable[str] = (),
-                 max_rows: int | None = None, metric: str = "",
-                 display_names: Mapping[str, str] | None = None,
-                 notes: Iterable[str] = ()) -> Finding:
-    """``ragnb pool list``: what to label, as a Finding (the page's judge-next sections)."""
+                 listing: pd.DataFrame | None = None, max_rows: int | None = None,
+                 metric: str = "", display_names: Mapping[str, str] | None = None,
+                 notes: Iterable[str] = (), context: Iterable[str] = ()) -> Finding:
+    """``ragnb pool list``: what to label, as a Finding with the page's judge-next sections.
+
+    ``next_up``: :func:`ragnb.labelbias.judge_next`'s table (None: ``listing``,
+    :func:`ragnb.labelbias.labelling_list`'s, is shown instead, in the pool's order);
+    ``max_rows`` cuts the list shown; ``context`` lines (the test set, the split
+    ledger, files written) and ``notes`` are read under the tables.
+    """
     n = len(pool.item_q) if next_up is None else len(next_up)
     with_any = int((pool.items_per_query() > 0).sum())
     answer = (f"{n} pooled unjudged passages in {with_any} of {pool.n_queries} queries (the "
@@ -185,33 +195,46 @@ def pool_finding(pool: Pool, next_up: pd.DataFrame | None, *, first: Iterable[st
               "judged).")
     if next_up is not None and len(next_up):
         top = next_up.iloc[0]
-        answer += (f" The first could move {display_name(str(top['challenger']), display_names)}"
-                   f"'s difference to the baseline on {metric_label(metric)} by "
-                   f"{top['swing'] * 100:.2f} points.")
-        next_step = "Judge them in the judge-next order below; merge with `ragnb pool merge`."
+        answer += (f" Judging the first alone could move "
+                   f"{display_name(str(top['challenger']), display_names)}'s difference to "
+                   f"the baseline on {metric} by {top['swing'] * 100:.2f} points.")
+        next_step = ("Judge them in the judge-next order below, then merge the labels with "
+                     "`ragnb pool merge`.")
     elif n:
-        next_step = ("Judge them (export with --csv or --jsonl); --baseline and --metric order "
-                     "them by how far one label could move the decision.")
+        next_step = ("Judge them, then merge the labels with `ragnb pool merge`; --baseline "
+                     "and --metric order them by how far one label could move a difference.")
     else:
         next_step = "Nothing to judge: every passage in the configs' top k is judged."
     sections = judge_next_sections(pool, next_up, first=first, display_names=display_names,
                                    max_rows=max_rows)
+    if next_up is None and listing is not None:
+        sections.append(table_section(listing[[c for c in LISTING_COLUMNS if c in listing]],
+                                      "The pooled labelling list, by query and best rank",
+                                      max_rows=max_rows))
+    context = list(context)
+    if context:
+        sections.append(markdown_section("\n\n".join(markdown_text("{line}", line=line)
+                                                       for line in context),
+                                         "Test set and split ledger"))
     if notes:
         sections.append(markdown_section("\n\n".join(markdown_text("note: {n}", n=t)
-                                                     for t in notes), "Notes"))
+                                                       for t in notes), "Notes"))
     return Finding(Headline("What should be labelled next?", answer, next_step,
                             f"{n} passages to judge"),
-                   sections[-1].content, sections=tuple(sections),
-                   objects={"pool": pool, "judge_next": next_up})
+                   sections[1].content, sections=tuple(sections),
+                   objects={"pool": pool, "judge_next": next_up, "listing": listing})
 
 
 def shard_finding(projection: pd.DataFrame, metric: str, shard: str, baseline: str | None, *,
                   display_names: Mapping[str, str] | None = None,
-                  notes: Iterable[str] = ()) -> Finding:
-    """``ragnb pool shard``: what one labelled shard predicted, as a Finding (the page's
-    shard sections; the answer is the shard's lesson).
+                  notes: Iterable[str] = (), context: Iterable[str] = ()) -> Finding:
+    """``ragnb pool shard``: what one labelled shard predicted, as a Finding with the page's
+    shard sections (the answer is the shard's lesson); ``context`` lines and ``notes`` are
+    read under the tables.
     """
-    sections = shard_sections(projection, metric, shard, baseline, display_names=display_names)
+    # the lesson is the answer: the sections start at the table
+    sections = shard_sections(projection, metric, shard, baseline,
+                              display_names=display_names)[1:]
     lesson = shard_lesson(projection, metric, display_names=display_names)
     first = projection.iloc[0] if len(projection) else None
     method = "" if first is None else (
@@ -219,12 +242,18 @@ def shard_finding(projection: pd.DataFrame, metric: str, shard: str, baseline: s
         "projected: the shard's mean change (= effect_full x N/n) with a "
         f"{int(first['resamples']):,}-resample percentile bootstrap interval over the shard's "
         f"queries, finite-population corrected; seed {int(first['seed'])}")
+    context = list(context)
+    if context:
+        sections.append(markdown_section("\n\n".join(markdown_text("{line}", line=line)
+                                                       for line in context),
+                                         "Test set and split ledger"))
     if notes:
         sections.append(markdown_section("\n\n".join(markdown_text("note: {n}", n=t)
-                                                     for t in notes), "Notes"))
-    return Finding(Headline(f"What did labelling {shard} predict?", lesson or "No shard row.",
-                            "Judge a labelling by its effect on the metric; label the rest of "
-                            "the pool before deciding on a difference it could move.",
-                            f"shard {shard}"),
-                   sections[1].content, description=method, sections=tuple(sections),
+                                                       for t in notes), "Notes"))
+    moved = ("Label the rest of the pool before deciding on a difference these labels moved: "
+             "the projection holds only if the shard's queries are like the others.")
+    return Finding(Headline(f"What did labelling {shard} predict?",
+                            lesson[0].upper() + lesson[1:] if lesson else "No config row.",
+                            moved, f"shard {shard}"),
+                   sections[0].content, description=method, sections=tuple(sections),
                    objects={"projection": projection})
