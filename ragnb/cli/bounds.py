@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from ragnb.cli._options import INPUTS, OUTPUT, RESAMPLING, STRATA, add
@@ -121,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def bounds_text(bounds, result, *, strata=None, per_query: bool = False,
-                header: list[str] = (), notes: list[str] = ()) -> str:
+                header: Sequence[str] = (), notes: Sequence[str] = ()) -> str:
     """The text output: the three-way verdict's Finding with ``result`` (else the bounds'),
     its sections those of the label-bias page (:mod:`ragnb.labelbias.sections`), then the
     test set, the split ledger and the notes under the tables.
@@ -146,7 +147,7 @@ def bounds_text(bounds, result, *, strata=None, per_query: bool = False,
             f"of `ragnb pool list --baseline {base} --metric {bounds.metric}` (same inputs)"))
         parts = [*own.sections, rule_section(), *parts]
     parts.append(markdown_section("\n\n".join(markdown_text("{line}", line=line[2:])
-                                               for line in header[:1] + header[2:]),
+                                               for line in [*header[:1], *header[2:]]),
                                   "Test set and split ledger"))
     if notes:
         parts.append(markdown_section("\n\n".join(markdown_text("note: {n}", n=n)

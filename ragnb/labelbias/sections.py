@@ -29,7 +29,6 @@ from ragnb.labelbias.finding import shard_lesson
 from ragnb.labelbias.labelling import ORDER_EXPLANATION, pool_summary
 from ragnb.labelbias.pool import Pool
 from ragnb.labelbias.verdict import RULE
-from ragnb.metrics.registry import metric_label
 from ragnb.result import (
     POINTS,
     Finding,
@@ -46,7 +45,7 @@ BOUNDS_BODY = ["config", "unjudged_share", "lower", "condensed", "upper", "bound
                "bound_max"]
 #: Display units of the bounds' body table: a share of passages in percent, metric values in
 #: points with two decimals.
-BOUNDS_UNITS = {"unjudged_share": "percent", **{c: "points:2" for c in BOUNDS_BODY[2:]}}
+BOUNDS_UNITS = {"unjudged_share": "percent", **dict.fromkeys(BOUNDS_BODY[2:], "points:2")}
 #: Columns of the judge-next list shown (the CSV and ``judge_next`` have every column).
 JUDGE_NEXT_COLUMNS = ["order", "query_id", "query", "passage_id", "retrieved_by", "challenger",
                       "direction", "swing"]
@@ -56,7 +55,7 @@ EFFECT_ON = "effect on"
 #: every row: the lesson states them, the appendix keeps every column).
 SHARD_BODY = ["config", EFFECT_ON, "n_shard", "effect_full", "projected", "ci_low", "ci_high"]
 #: Display units of the shard projection (changes of a mean, signed points).
-SHARD_UNITS = {c: "signed points:2" for c in ("effect_full", "projected", "ci_low", "ci_high")}
+SHARD_UNITS = dict.fromkeys(("effect_full", "projected", "ci_low", "ci_high"), "signed points:2")
 #: What a dash in the bounds table means.
 BOUNDS_DASH = ("A dash: not defined (a config with no passage in its top k for these queries "
                "has no unjudged share).")
