@@ -91,7 +91,7 @@ def bounds_sections(bounds: Bounds, *, first: Iterable[str] = (),
                       f"{bounds.metric} in {POINTS}: unjudged share of the top k, the three "
                       "policies and the exact bounds", units=BOUNDS_UNITS, note=dash),
         table_section(table, f"{bounds.metric}, every column, metric units (0-1)",
-                      appendix=True, note=dash),
+                      appendix=True, note=dash, max_rows=len(table)),   # every row
         markdown_section("**Which columns are policies and which are bounds.**\n\n"
                          + meanings),
     ]
@@ -164,7 +164,7 @@ def shard_sections(projection: pd.DataFrame, metric: str, shard: str,
                       f"Effect of labelling {shard} alone on each config's mean{against}, "
                       f"projected to the whole set, in {POINTS}", units=SHARD_UNITS),
         table_section(projection, f"Projection from {shard}, every column, metric units (0-1)",
-                      appendix=True),
+                      appendix=True, max_rows=len(projection)),   # every row
     ]
     if chart is not None:
         sections.append(Section(f"Labelling {shard}: the effect on each config's full-set mean "
