@@ -27,8 +27,9 @@ bounds instead (looser: the seed's table).
 The text output opens with the answer (the question, the answer, the next step
 and the verdict), then the tables of the label-bias page in points (metric x 100;
 a dash where a value is not defined, the reason under the table), the test set,
-the split ledger and the notes; csv, tsv and json (or an --out file with that
-suffix) keep the data, metric values 0-1, with the verdicts in <out>.verdict.
+the split ledger and the notes; --format csv or json (or an --out file ending
+.csv, .tsv or .json) keeps the data, metric values 0-1, the verdicts in
+<out>.verdict.
 
 examples:
   ragnb bounds --test-set testset.jsonl --run runs/m0_r1.trec --run runs/m2_r1.trec \\

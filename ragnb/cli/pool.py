@@ -22,6 +22,11 @@ Three actions around labelling the unjudged passages:
   shard  from the labels of a shard of queries, the effect on each config's mean and
          the projection to the whole set with an interval.
 
+The text output of list and shard opens with the answer (what to label next; what
+the shard predicted), then the label-bias page's tables in points (metric x 100),
+the test set, the split ledger and the notes; --format csv or json (or an --out
+file ending .csv, .tsv or .json) keeps the data, metric values 0-1.
+
 examples:
   ragnb pool list --test-set testset.jsonl --run runs/m0_r1.trec --run runs/m2_r1.trec \\
       --k 10 --csv pool.csv --jsonl pool.jsonl --baseline m0_r1 --metric rr@10

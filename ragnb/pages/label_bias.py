@@ -90,7 +90,8 @@ def resolve(workspace: Any, *, split: str = "", configs: list = [],  # noqa: B00
     Raises
     ------
     MissingInput
-        Fewer than two configs with a run on the test set, or no baseline.
+        Fewer than two configs with a run on the test set, no baseline, or no run of it
+        among the configs.
     """
     ws = workspace_of(workspace)
     labelled = ws.manifest.labels
@@ -102,6 +103,8 @@ def resolve(workspace: Any, *, split: str = "", configs: list = [],  # noqa: B00
     baseline = ws.setting("label-bias", "baseline", baseline)
     if not baseline:
         raise MissingInput("no baseline config ([report] baseline)")
+    if baseline not in configs:
+        raise MissingInput(f"test set {split!r} has no run of {baseline}")
     mine = labelled.get("test_set") == split  # the pooled labels of this test set, if any
     return LabelBiasInputs(
         ws, split, tuple(configs), baseline, ws.setting("label-bias", "challenger"),
