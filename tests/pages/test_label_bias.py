@@ -45,7 +45,7 @@ def test_resolve_reads_the_manifest_names_and_given_values_win():
         ("m0_r1", "m2_r1"), "m2_r1", False, "shard2", 3)
     assert given.metric.startswith("ndcg@10") and given.judge_next_rows == 5
     # another test set: the pooled labels belong to labelbias, so none are read
-    other = resolve("label-bias", DEMO_DIR, split="golden")
+    other = resolve("label-bias", DEMO_DIR, split="golden", baseline="round-00")
     assert other.split == "golden" and other.labels == other.shards == ""
 
 
@@ -158,3 +158,15 @@ def test_after_merging_the_bounds_collapse_and_nothing_reads_nan(finding):
     text = finding.to_text()
     assert "NaN" not in text and "nan" not in text.split()
     assert isinstance(finding.objects["table"], pd.DataFrame)
+
+
+def test_without_pooled_labels_the_page_has_no_heading_for_them():
+    finding = run(resolve("04-label-bias", DEMO_DIR, split="golden",
+                          configs=["round-00", "round-40"], baseline="round-00", resamples=50))
+    headings = [s.caption for s in finding.sections if s.kind == "markdown" and s.caption]
+    assert headings == ["How much could the missing labels change each score?",
+                        "What to label next"]
+    assert "projection" not in finding.objects and "merged" not in finding.objects
+    ledger = finding.sections[-1].content.set_index("split")
+    assert ledger.loc["golden", "selections against"] == 40       # the demo ledger's count
+    assert "NaN" not in finding.to_text()
