@@ -1,25 +1,29 @@
 """ragnb: a statistically honest analysis workbook for retrieval evaluation.
 
-The most used functions are available at the top level (imported on first use,
-so ``import ragnb`` stays light)::
+From files to an answer in three steps; the most used functions are at the top
+level (imported on first use, so ``import ragnb`` stays light)::
 
     import ragnb
-    golden = ragnb.read_test_set("data/demo/golden.jsonl")
-    runs = [ragnb.read_run(p) for p in paths]
-    scores = ragnb.score(golden, runs, ["ndcg@10", "rr@10"])      # per query, 0-1
-    table = ragnb.compare_configs(scores, baseline="round-00", metric="ndcg@10")
-    r = ragnb.paired_bootstrap(scores.values("round-00", "ndcg@10"),
-                               scores.values("round-40", "ndcg@10"))
+    golden = ragnb.read_test_set("data/demo/golden.jsonl")    # qrels, JSONL or CSV
+    runs = [ragnb.read_run(p) for p in paths]                  # TREC run files
+    scores = ragnb.score(golden, runs, ["ndcg@10", "rr@10"])   # 1. per query, 0-1
+    finding = ragnb.compare(golden, runs, "ndcg@10", baseline="round-00")  # 2. the answer
+    print(finding.to_text())          # what `ragnb compare` prints; in JupyterLab: `finding`
+    finding.source                    # the rows as data (delta, interval, Holm p; 0-1)
 
-``compare_configs`` gives the rows ``ragnb compare`` prints (delta, interval,
-Holm p; data stay 0-1). A whole analysis on a workspace is a page, the same
-Finding its notebook, report and ``ragnb run`` show (in points)::
+Units: data stay in metric units (0-1: ``scores``, ``finding.source``,
+``compare_configs``); everything shown (headlines, display tables, charts) is in
+points, metric x 100. ``compare_configs(scores, baseline=..., metric=...)`` takes
+``score``'s result as it comes and gives the same rows as data.
 
-    from ragnb.pages import resolve, run
-    finding = run(resolve("01-fit", "data/demo"))   # headline, sections, objects
-    print(finding.to_text())                          # in JupyterLab: just `finding`
+3. A whole analysis on a workspace (``ragnb init`` makes one from your files) is a
+*page*: the same Finding its notebook, its report and ``ragnb run`` show::
 
-and ``ragnb report 01-fit`` makes it a page for a review meeting.
+    finding = ragnb.run_page("01-fit", "data/demo")   # headline, sections, objects
+    finding.objects["scores"]                         # carry on from its intermediates
+
+``ragnb report 01-fit --workspace DIR`` makes it a self-contained HTML page for a
+review meeting, ``ragnb report --all`` every page the workspace can answer.
 """
 from __future__ import annotations
 
@@ -54,6 +58,7 @@ _EXPORTS = {
     "label_bounds": "ragnb.labelbias",
     "three_way": "ragnb.labelbias",
     "Ledger": "ragnb.ledger",
+    "run_page": "ragnb.pages",
 }
 _RENAMED = {"compare_configs": "compare"}  # ranx also exports a `compare`
 

@@ -52,3 +52,12 @@ def test_compare_configs_takes_the_scores_as_score_returns_them():
         assert np.isclose(row[column], cli[column]), column
     with pytest.raises(ragnb.InputError, match="scores must be a Scores"):
         ragnb.compare_configs([1, 2], baseline="a", metric="m")
+
+
+def test_run_page_is_resolve_then_run():
+    from ragnb.pages import resolve, run
+
+    one = ragnb.run_page("01-fit", DEMO_DIR, resamples=200)
+    two = run(resolve("01-fit", DEMO_DIR, resamples=200))
+    assert one.to_text() == two.to_text()
+    assert one.headline.question == "Is the gain real or fit?"

@@ -40,9 +40,10 @@ def test_the_version_is_the_installed_distributions():
 
     import ragnb
 
-    out = subprocess.run([sys.executable, "-m", "ragnb.cli", "--version"], capture_output=True,
-                         text=True, check=True).stdout
-    assert ragnb.__version__ == version("ragnb") and out == f"ragnb {version('ragnb')}\n"
+    for module in ("ragnb", "ragnb.cli"):  # python -m ragnb is the console script too
+        out = subprocess.run([sys.executable, "-m", module, "--version"], capture_output=True,
+                             text=True, check=True).stdout
+        assert ragnb.__version__ == version("ragnb") and out == f"ragnb {version('ragnb')}\n"
 
 
 def _after_cli(argv: list[str]) -> str:

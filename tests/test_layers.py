@@ -50,7 +50,7 @@ LAYERS: dict[str, list[str]] = {
                  "ragnb.watch", "ragnb.comparison"],
     "demo data": ["ragnb.demo"],
     "pages": ["ragnb.pages"],
-    "surfaces": ["ragnb.report", "ragnb.widgets", "ragnb.cli"],
+    "surfaces": ["ragnb.report", "ragnb.widgets", "ragnb.cli", "ragnb.__main__"],
 }
 LEVEL = {unit: i for i, units in enumerate(LAYERS.values()) for unit in units}
 LAYER_NAME = {unit: name for name, units in LAYERS.items() for unit in units}

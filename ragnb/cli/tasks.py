@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from ragnb.cli._options import OUTPUT, RESAMPLING, action, actions, add
 
@@ -32,6 +33,11 @@ Two actions:
          tasks, with bootstrap intervals over tasks, the all-files figure independent
          misses would give, and the --keep condition read against the intervals
          (keep / fix / inconclusive; a clause on fewer than 10 tasks is inconclusive).
+         Prints the finding of page 07-code-tasks (`ragnb run 07-code-tasks` on a
+         workspace): the headline (the keep verdict; without --keep, the recall) first,
+         then its tables in points, a dash where a value is not defined (the reason
+         under the table); --format csv/json (or an --out suffix): the recall summary,
+         values 0-1, its header lines on standard error.
 
 examples:
   ragnb tasks mine --repo ~/src/shop --branch main --out tasks.jsonl
@@ -78,9 +84,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     a.add_argument("--run", metavar="FILE", help="the retriever's run")
     add(a, "k", "order", "missing", "extra", *RESAMPLING, *OUTPUT,
         missing={"help": "kept tasks the run has no ranking for: error (default), empty "
-                         "(retrieving nothing) or drop (left out, counted)"},
+                         "(retrieving nothing) or drop (left out, counted); in a workspace: "
+                         "[codetasks] missing"},
         extra={"help": "run queries that are no mined task: error (default) or drop (left "
-                       "out, counted)"})
+                       "out, counted); in a workspace: [codetasks] extra"})
     a.add_argument("--keep", default=None, metavar="CONDITION",
                    help="the keep condition stated before the run, e.g. "
                         "'all_files>=0.80,caller>=0.90'")
@@ -138,42 +145,43 @@ def _mine(args) -> int:
 
 
 def _score(args) -> int:
-    from ragnb.cli._common import emit
-    from ragnb.codetasks import (
-        all_files_check,
-        evaluate_keep,
-        parse_keep,
-        read_tasks,
-        recall_summary,
-        task_recall,
-    )
-    from ragnb.codetasks.keep import condition_in_points
-    from ragnb.io import read_run
+    import sys
+
+    from ragnb.cli._common import OUT_SUFFIXES, emit, terminal_safe
+    from ragnb.codetasks import parse_keep
+    from ragnb.pages.code_tasks import score
 
     _need(args, "--tasks", "--run")
-    clauses = parse_keep(args.keep, source="--keep") if args.keep is not None else None
-    mined = read_tasks(args.tasks)
-    dropped = mined.tasks.loc[~mined.tasks["kept"], "task_id"].tolist()
-    run_ = read_run(args.run, order=args.order)
-    recall = task_recall(mined.kept, run_, args.k, missing=args.missing, extra=args.extra,
-                         dropped_ids=dropped)
-    summary = recall_summary(recall, resamples=args.resamples, seed=args.seed)
-    verdict = evaluate_keep(summary, clauses) if clauses is not None else None
-    first = (f"{len(mined.kept)} tasks scored at k={args.k} ({run_.name}); "
-             f"{summary['method'].iloc[0]}")
-    header = [first, *(f"note: {n}" for n in recall.notes)]
-    if verdict is not None and args.format != "table":
-        header.append(f"keep condition ({verdict.condition}): {verdict.verdict}")
-    emit(summary.drop(columns=["method"]), args.format, args.out, header,
-         points=RECALL_POINTS)
-    if args.format != "table":
+    if args.keep is not None:  # stated before the run: a typo stops before anything is read
+        parse_keep(args.keep, source="--keep")
+    # the page's pipeline (07-code-tasks): the same Finding as its notebook and report
+    finding = score(args.tasks, args.run, k=args.k, keep=args.keep or "", missing=args.missing,
+                    extra=args.extra, order=args.order, resamples=args.resamples,
+                    seed=args.seed)
+    fmt = OUT_SUFFIXES.get(Path(args.out).suffix.lower(), args.format) if args.out \
+        else args.format
+    if fmt == "table":  # headline first, then the page's tables in points
+        text = terminal_safe(finding.to_text())
+        if args.out:
+            _write(args.out, text)
+        else:
+            sys.stdout.write(text)
         return 0
-    emit(all_files_check(recall), "table", None,
-         ["", "All-files recall: observed and under independent misses"], points=("value",))
+    o = finding.objects
+    summary, recall, verdict = o["summary"], o["recall"], o["verdict"]
+    header = [f"{len(o['tasks'])} tasks scored at k={args.k} ({recall.run}); "
+              f"{summary['method'].iloc[0]}", *(f"note: {n}" for n in recall.notes)]
     if verdict is not None:
-        said = (f"Keep condition ({condition_in_points(verdict.condition)}): "
-                f"{verdict.verdict.upper()} — {verdict.reason}")
-        clauses = verdict.clauses.drop(columns=["reason"])
-        clauses["condition"] = [condition_in_points(c) for c in clauses["condition"]]
-        emit(clauses, "table", None, ["", said], points=RECALL_POINTS)
+        header.append(f"keep condition ({verdict.condition}): {verdict.verdict}")
+    emit(summary.drop(columns=["method"]), fmt, args.out, header, points=RECALL_POINTS)
     return 0
+
+
+def _write(out: str, text: str) -> None:
+    from ragnb._atomic import write_atomic_bytes
+    from ragnb.errors import InputError
+
+    try:
+        write_atomic_bytes(out, text.encode("utf-8"))
+    except OSError as exc:
+        raise InputError(f"cannot write the output ({exc.strerror})", source=out) from None

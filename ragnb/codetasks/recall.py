@@ -49,6 +49,14 @@ METRICS = {
     "caller": ("caller recall", "callers", "tasks changing a signature, with callers"),
 }
 PER_TASK_COLUMNS = ["task_id", "metric", "value", "files", "found"]
+#: What an error about unranked tasks tells the user to set (never a Python keyword: the
+#: command line's flag and the manifest's key).
+MISSING_HOW = ("score them as retrieving nothing with --missing empty (in a workspace: "
+               "[codetasks] missing = \"empty\"), or leave them out with --missing drop "
+               "([codetasks] missing = \"drop\")")
+#: What an error about run queries that are no task tells the user to set.
+EXTRA_HOW = ("leave them out with --extra drop (in a workspace: [codetasks] extra = "
+             "\"drop\")")
 SUMMARY_COLUMNS = ["metric", "label", "k", "mean", "ci_low", "ci_high", "n", "files", "found",
                    "defined_on", "method"]
 
@@ -216,15 +224,14 @@ def task_recall(tasks: pd.DataFrame, run: Run | Mapping[str, Sequence[str]] | st
     absent = [t for t in ids if t not in got]
     if absent and missing == "error":
         raise InputError(f"{len(absent)} task(s) have no ranking in the run, e.g. "
-                         f"{absent[0]!r} (use missing='empty' to score them as retrieving "
-                         "nothing, or missing='drop' to leave them out)", key=absent[0])
+                         f"{absent[0]!r}: {MISSING_HOW}", key=absent[0])
     if absent and missing == "drop":
         notes.append(Note("dropped_missing", len(absent), "tasks with no ranking in the run, "
                                                           "left out"))
         tasks = tasks[~tasks["task_id"].astype(str).isin(set(absent))]
         if tasks.empty:
-            raise InputError("the run ranks none of the tasks (all dropped by missing='drop')",
-                             key="missing")
+            raise InputError("the run ranks none of the tasks (every one left out by "
+                             "--missing drop, [codetasks] missing = \"drop\")", key="missing")
     elif absent:
         notes.append(Note("missing", len(absent), "tasks with no ranking, scored as retrieving "
                                                   "nothing"))
@@ -232,8 +239,8 @@ def task_recall(tasks: pd.DataFrame, run: Run | Mapping[str, Sequence[str]] | st
     others = [q for q in got if q not in known]
     unknown = [q for q in others if q not in dropped]
     if unknown and extra == "error":
-        raise InputError(f"{len(unknown)} run quer(ies) are not tasks, e.g. {unknown[0]!r} "
-                         "(use extra='drop' to leave them out)", key=unknown[0])
+        raise InputError(f"{len(unknown)} run quer(ies) are not tasks, e.g. {unknown[0]!r}: "
+                         f"{EXTRA_HOW}", key=unknown[0])
     if len(others) - len(unknown):
         notes.append(Note("dropped_tasks", len(others) - len(unknown),
                           "run queries for mined changes a filter dropped, left out"))

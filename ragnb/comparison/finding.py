@@ -71,6 +71,7 @@ def comparison_headline(table: pd.DataFrame, display_names: Mapping[str, str]) -
                      f"{row['metric']} (Holm p = {row['p_holm']:.2g}, n = {int(row['n'])})")
         if side == 0 and math.isfinite(row["queries_needed"]):
             needed.append(int(row["queries_needed"]))
+    strata = _strata_clause(table, display_names)
     better, worse = sides.count(1), sides.count(-1)
     if better == len(sides):
         verdict, next_step = "better", (
@@ -86,8 +87,41 @@ def comparison_headline(table: pd.DataFrame, display_names: Mapping[str, str]) -
         next_step = ("Collect more queries before deciding" + (
             f": about {max(needed):,} would resolve a difference of the observed size."
             if needed else "."))
+    if strata:
+        parts.append(strata)
+        next_step += (" Whether the strata differ (not only which resolve on their own): "
+                      "ragnb report 03-strata.")
     return Headline(f"Is the challenger better than {base}?", "; ".join(parts) + ".",
                     next_step, verdict)
+
+
+#: Strata named in the comparison's answer, at most (the largest moves first).
+STRATA_NAMED = 3
+
+
+def _strata_clause(table: pd.DataFrame, display_names: Mapping[str, str]) -> str:
+    """The stratum rows that resolve an effect on their own (interval and Holm p over every
+    row agree, :func:`row_side`), largest first; "" when none does or there are no strata.
+    That a stratum resolves is licensed by Holm over the whole family; that strata *differ*
+    is not (no test of it here), so the clause never says so.
+    """
+    if "stratum" not in table:
+        return ""
+    rows = table[~table["stratum"].isin(["pooled", "macro"])]
+    moved = [r for r in rows.to_dict("records") if row_side(r)]
+    if not moved:
+        return ""
+    moved.sort(key=lambda r: -abs(r["delta"]))
+    many = table["challenger"].nunique() > 1 or table["metric"].nunique() > 1
+    said = [(f"{display_name(str(r['challenger']), display_names)} on {r['metric']}, "
+             if many else "")
+            + f"{r['stratum']} {'gains' if row_side(r) > 0 else 'loses'} "
+            f"{points(r['delta'], signed=True)} "
+            f"{interval(r['ci_low'], r['ci_high'], signed=True)} (n = {int(r['n'])})"
+            for r in moved[:STRATA_NAMED]]
+    more = len(moved) - STRATA_NAMED
+    return ("by stratum, on its own (Holm over every row): " + ", ".join(said)
+            + (f" and {more} more stratum rows" if more > 0 else ""))
 
 
 def comparison_finding(table: pd.DataFrame, *, display_names: Mapping[str, str] | None = None

@@ -175,7 +175,8 @@ def validate_run(raw: pd.DataFrame, source: str | Path, order: Order | None = No
             notes = (Note("rank_disagrees", disagree,
                           f"run {name}: queries whose rank column disagrees with the scores "
                           f"(trec_eval's order: score descending, docno descending); ranked "
-                          f"by {order}; --order {other} / order={other!r} for the other"),)
+                          f"by {order}; for the other: --order {other}, or "
+                          f"[workspace] order = \"{other}\" in ragnb.toml"),)
     return Run(name=name, table=df, order=order, source=source, notes=notes)
 
 

@@ -150,7 +150,8 @@ def ranked_by_every_run(test_set: TestSet | JudgmentIndex, runs: list[Run], miss
     if keep.all():
         return test_set, list(runs), "error", ()
     if not keep.any():
-        raise InputError("no test-set query is ranked by every run: missing='drop' leaves "
+        raise InputError("no test-set query is ranked by every run: dropping the queries a "
+                         "run lacks (--missing drop, [workspace] missing = \"drop\") leaves "
                          "nothing to compare", key="missing")
     notes = [Note("dropped_missing", int((~r).sum()),
                   f"test-set queries with no ranking in run {run.name!r}")

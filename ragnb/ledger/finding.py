@@ -76,14 +76,21 @@ def split_use_finding(su: SplitUse, *, display_names: Mapping[str, str],
            else f"at most {points(inflation, digits=2)} points ({method})"
            if method == WORST_CASE else
            f"about {points(inflation, digits=2)} points" + (f" ({method})" if method else ""))
-    answer = (f"{su.split} has been used to choose {int(n)} times (budget {budget}), which "
-              f"inflates its best score by {how}; ranking two close candidates on it is "
-              f"{ranking['outcome']}.")
+    budget = "no budget" if budget is None or pd.isna(budget) else f"budget {int(budget)}"
+    outcome = ranking["outcome"]
+    ranked = ("its two close candidates are not told apart on it (the lead is within the "
+              "selection bias and noise)" if outcome == "not told apart" else
+              f"ranking two close candidates on it is {outcome}")
+    answer = (f"{su.split} has been used to choose {int(n)} time{'' if int(n) == 1 else 's'} "
+              f"({budget}), which inflates its best score by {how}; {ranked}.")
     sealed = m[m.get("sealed", pd.Series(False, index=m.index)).fillna(False).astype(bool)]
-    if demoted or ranking["outcome"] == "refused":
-        keep = f"; keep {', '.join(sealed['split'])} sealed for confirmation" if len(sealed) else ""
+    keep = f"; keep {', '.join(sealed['split'])} sealed for confirmation" if len(sealed) else ""
+    if demoted or outcome == "refused":
         next_step = (f"Rank candidates on a fresh split{keep}; use {su.split} only as a "
                      "regression guard.")
+    elif outcome == "not told apart":  # a working split: it still ranks clear leads
+        next_step = (f"{su.split} may still rank candidates that lead clearly, but not these "
+                     f"two: confirm them on a sealed split or more queries{keep}.")
     else:
         next_step = f"{su.split} may still rank candidates."
     table = m[[c for c in ("split", "role", "selections_against", "budget", "sealed")
@@ -96,7 +103,7 @@ def split_use_finding(su: SplitUse, *, display_names: Mapping[str, str],
     checks = [(f"{r['check']}: {r['outcome']}", True, "") for r in su.guard.to_dict("records")]
     return Finding(
         Headline("How often has each split been used to choose?", answer, next_step,
-                 ranking["outcome"]),
+                 outcome),
         table, chart, checks_frame(checks), su.description,
         caption=f"Each split's use for selection; inflation in {POINTS}",
         source=su,

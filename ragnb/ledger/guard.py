@@ -135,7 +135,7 @@ def _figure(n_selections: int, se: float, inflation=None):
 
 
 def check_ranking(split: str, scores: Mapping[str, float], winner: str, n_selections: int,
-                  se: float, z: float = 1.96, inflation=None) -> float:
+                  se: float, z: float = 1.96, inflation=None, *, guard: bool = True) -> float:
     """Refuse a ranking on a regression guard unless the winner leads clearly.
 
     Parameters
@@ -154,6 +154,11 @@ def check_ranking(split: str, scores: Mapping[str, float], winner: str, n_select
         See :func:`ranking_margin`.
     inflation : SelectionInflation, optional
         The split's selection inflation (:func:`ranking_margin`).
+    guard : bool
+        The split is a regression guard (the ledger's policy refuses the ranking). False:
+        a working split, which may still rank; the error then only says that this lead
+        is not told apart from the bias and noise (what ``ragnb report 05-ledger`` shows
+        for a split that is not demoted yet).
 
     Returns
     -------
@@ -183,6 +188,12 @@ def check_ranking(split: str, scores: Mapping[str, float], winner: str, n_select
                "size of the signal" if n_selections else
                f"no selection was made on it, but a lead under {margin * 100:.2f} points "
                f"({z:g} SE_d, SE_d = {se * 100:.2f} points) is not told apart from noise")
+        if not guard:
+            raise PolicyError(
+                f"{split} does not tell {winner!r} from {runner_up!r}: the lead is "
+                f"{lead * 100:+.2f} points, and {why}. {split} is still a working split and "
+                "may rank candidates that lead by more; confirm this pair on a sealed split "
+                "or on more queries")
         raise PolicyError(
             f"{split} is a regression guard and will not rank {winner!r} over {runner_up!r}: "
             f"the lead is {lead * 100:+.2f} points, and {why}. "

@@ -612,7 +612,8 @@ def summarise(e: Event) -> str:
     p = e.payload
     if e.event == "registered":
         text = (f"registered {p['split_id'][:40]}... as {p['role']} ({p['n_queries']} queries, "
-                f"{p['n_judgments']} judgments, budget {p['budget']})")
+                f"{p['n_judgments']} judgments, "
+                + ("no budget)" if p["budget"] is None else f"budget {p['budget']})"))
         inherits = p.get("inherits")
         if inherits:
             text += (f"; same queries as {inherits['split_id'][:40]}...: carries over its "

@@ -62,7 +62,7 @@ def ask_holdout(ledger, split: str, working: pd.DataFrame, confirmation: pd.Data
 
 def guard_report(split: str, scores: dict[str, float], winner: str, n_selections: int,
                  se: float, alert_drop: float, threshold: float = 0.15,
-                 inflation=None) -> pd.DataFrame:
+                 inflation=None, *, guard: bool = True) -> pd.DataFrame:
     """What a regression guard says about a close ranking and about a large drop.
 
     Two rows: the ranking of ``scores`` (allowed or refused by
@@ -70,16 +70,19 @@ def guard_report(split: str, scores: dict[str, float], winner: str, n_selections
     hypothetical drop of ``alert_drop`` from the winner's score
     (:func:`ragnb.ledger.guard.alert`). ``inflation`` is the split's one figure
     (:func:`ragnb.stats.split_inflation`; without it the worst case from ``se``).
+    ``guard=False``: the split is still a working split, whose ranking is "allowed" on a
+    clear lead and otherwise "not told apart" (never "refused": only a guard refuses).
     """
     from ragnb.errors import PolicyError
     from ragnb.ledger.guard import alert, check_ranking, ranking_margin
 
     margin, bias = ranking_margin(n_selections, se, inflation=inflation)
     try:
-        check_ranking(split, scores, winner, n_selections, se, inflation=inflation)
+        check_ranking(split, scores, winner, n_selections, se, inflation=inflation,
+                      guard=guard)
         ranking = ("allowed", f"{winner} leads by more than the {margin * 100:.2f}-point margin")
     except PolicyError as exc:
-        ranking = ("refused", str(exc))
+        ranking = ("refused" if guard else "not told apart", str(exc))
     a = alert(scores[winner], scores[winner] - alert_drop, threshold)
     return pd.DataFrame([
         {"check": f"rank {', '.join(scores)} on {split}", "outcome": ranking[0],

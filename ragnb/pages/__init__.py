@@ -37,7 +37,7 @@ MODULES = {info.name: importlib.import_module(f"{__name__}.{info.name}")
            for info in pkgutil.iter_modules(__path__) if info.name != "registry"}
 
 __all__ = ["MODULES", "NOTEBOOKS", "PAGES", "MissingInput", "Page", "manifest_specs", "page",
-           "resolve", "run", "skip_reason", "skip_reasons"]
+           "resolve", "run", "run_page", "skip_reason", "skip_reasons"]
 
 
 def resolve(slug: str, workspace: Any, /, **parameters: Any) -> Any:
@@ -48,6 +48,17 @@ def resolve(slug: str, workspace: Any, /, **parameters: Any) -> Any:
 def run(inputs: Any) -> Finding:
     """The page's :class:`~ragnb.result.Finding` for resolved ``inputs`` (they name their page)."""
     return page(inputs.PAGE).run(inputs)
+
+
+def run_page(slug: str, workspace: Any = "", /, **parameters: Any) -> Finding:
+    """Page ``slug``'s Finding on ``workspace`` (``""``: ``$RAGNB_WORKSPACE``, else the demo):
+    :func:`resolve` then :func:`run`; ``parameters`` are the notebook's (``metric``,
+    ``resamples``, ...). The same Finding as ``ragnb run slug`` and the page's report.
+
+    >>> import ragnb  # doctest: +SKIP
+    >>> print(ragnb.run_page("03-strata", "data/demo", resamples=2000).to_text())  # doctest: +SKIP
+    """
+    return run(resolve(slug, workspace, **parameters))
 
 
 def skip_reason(workspace: Any, slug: str, parameters: Mapping[str, Any] | None = None

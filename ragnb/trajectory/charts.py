@@ -6,6 +6,7 @@ them as static SVG (:mod:`ragnb.report`).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Literal
 
 import altair as alt
 import pandas as pd
@@ -19,7 +20,8 @@ def trajectory_chart(tr, display_names: Mapping[str, str] | None = None) -> alt.
 
     The inflation label sits in the lower right corner and the divergence label
     at the top, beside its rule, so no line crosses either. ``display_names``
-    names each round's champion in the tooltips.
+    names each round's champion in the tooltips, and the champions kept at the
+    first round, the divergence round and the last round above their golden points.
     """
     pts = tr.points.assign(**{c: tr.points[c] * 100 for c in ("mean", "ci_low", "ci_high")})
     pts["config"] = [display_name(c, display_names) for c in pts["config"]]
@@ -54,8 +56,29 @@ def trajectory_chart(tr, display_names: Mapping[str, str] | None = None) -> alt.
         layers.append(alt.Chart(rule_df).mark_text(align="left", dx=4, dy=8, fontSize=10,
                                                    baseline="top").encode(
             x="round:Q", y=alt.value(0), text="label:N"))
+    layers.extend(_champion_labels(pts, tr, x))
     return alt.LayerChart(layer=layers).properties(width=560, height=300,
                                           title="Champions rescored on both splits")
+
+
+def _champion_labels(pts: pd.DataFrame, tr, x: alt.X) -> list[alt.Chart]:
+    """The champion kept at the first round, the divergence round and the last round, named
+    (display name and config) above the golden line's point: one text layer each, the first
+    aligned left and the last right so that neither leaves the plot.
+    """
+    golden = pts[pts["split"] == tr.golden].sort_values("round")
+    first, last = golden["round"].iloc[0], golden["round"].iloc[-1]
+    named: dict[int, tuple[Literal["left", "right"], int]] = {first: ("left", 0),
+                                                              last: ("right", 0)}
+    if tr.divergence_round is not None and tr.divergence_round not in named:
+        named[tr.divergence_round] = ("right", -4)   # left of the divergence rule
+    out = []
+    for r, (align, dx) in named.items():
+        row = golden[golden["round"] == r][["round", "mean", "config"]]
+        out.append(alt.Chart(row).mark_text(align=align, dx=dx, dy=-20, baseline="bottom",
+                                            fontSize=10, color="#444444")
+                   .encode(x=x, y="mean:Q", text="config:N"))
+    return out
 
 
 def _band_label(inf: dict) -> str:

@@ -50,6 +50,7 @@ example (every key is optional except ``test_sets``)::
     [codetasks]
     tasks = "tasks.jsonl"
     run = "run.jsonl"
+    missing = "error"             # kept tasks the run lacks: error | empty | drop
 
     [health]                      # test-set health extras (see notebooks/06-health)
     test_set = "production"
@@ -222,7 +223,10 @@ SECTIONS: dict[str, dict[str, str]] = {
     "rounds": {"configs": "ordered champions", "path": "a CSV with a `config` column"},
     "labels": {"test_set": "the test set judged", "path": "new judgments (CSV)",
                "shards": "query_id, shard (CSV)", "shard": "the shard to extrapolate from"},
-    "codetasks": {"tasks": "tasks file (ragnb tasks mine)", "run": "the retriever's run"},
+    "codetasks": {"tasks": "tasks file (ragnb tasks mine)", "run": "the retriever's run",
+                  "missing": "kept tasks the run has no ranking for: error (default), empty "
+                             "(retrieving nothing) or drop (left out, counted)",
+                  "extra": "run queries that are no mined task: error (default) or drop"},
     "health": {"test_set": "the test set checked", "old_version": "an older version of it",
                "holdout_split": "the split tuning selects on",
                "holdout_run": "the tuned config's run on that split",
@@ -310,6 +314,9 @@ class Manifest:
     rounds_path: Path | None = None
     labels: dict[str, Any] = field(default_factory=dict)
     codetasks: dict[str, Path] = field(default_factory=dict)
+    #: ``[codetasks] missing`` and ``extra``: tasks a run lacks, run queries that are no task.
+    codetasks_missing: str = "error"
+    codetasks_extra: str = "error"
     health: dict[str, Any] = field(default_factory=dict)
     display_names: dict[str, str] = field(default_factory=dict)
     gain: str = "exp"
@@ -661,6 +668,8 @@ def parse_manifest(path: str | Path) -> Manifest:
     check.known(tasks, tuple(SECTIONS["codetasks"]), "codetasks.")
     codetasks = {k: check.file(tasks, k, "codetasks.", required=True) for k in ("tasks", "run")
                  } if tasks else {}
+    codetasks_missing = check.text(tasks, "missing", "codetasks.", "error", MISSING)
+    codetasks_extra = check.text(tasks, "extra", "codetasks.", "error", EXTRA)
     health = dict(check.table(data, "health", ""))
     check.known(health, tuple(SECTIONS["health"]), "health.")
     for k in ("old_version", "holdout_run"):
@@ -722,6 +731,7 @@ def parse_manifest(path: str | Path) -> Manifest:
         ledger=check.file(ws, "ledger", "workspace.", kind="dir"),
         corpus=check.file(ws, "corpus", "workspace."),
         rounds=tuple(configs), rounds_path=rounds_path, labels=labels, codetasks=codetasks,
+        codetasks_missing=codetasks_missing, codetasks_extra=codetasks_extra,
         health=health, display_names={str(k): v for k, v in names.items()}, gain=gain,
         report=report, report_by_notebook=per_notebook, gate=gate, watch=watch,
         relevance_level=level,

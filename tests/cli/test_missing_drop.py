@@ -123,7 +123,7 @@ def test_tasks_score_drop_leaves_the_unranked_tasks_out(tmp_path):
                                                 for q, r in kept.items()))
     code, _, err = cli("tasks", "score", "--tasks", TASKS / "tasks.jsonl", "--run",
                        tmp_path / "run.jsonl", "--resamples", 200)
-    assert code == 2 and "missing='drop'" in err
+    assert code == 2 and "--missing drop" in err and '[codetasks] missing = "drop"' in err
     got, err = csv_of("tasks", "score", "--tasks", TASKS / "tasks.jsonl", "--run",
                       tmp_path / "run.jsonl", "--resamples", 200, "--missing", "drop")
     from ragnb.codetasks import read_tasks, task_recall

@@ -26,7 +26,12 @@ def test_score_demo_with_keep_condition(capsys):
                  "--keep", "all_files>=0.80,caller>=0.90"]) == 0
     said = capsys.readouterr().out
     assert "all-files recall@10" in said and "independent misses" in said
-    assert "Keep condition (all_files >= 80.0, caller >= 90.0): FIX" in said
+    # the page's headline first (07-code-tasks): the keep verdict, thresholds in points
+    words = " ".join(said.split())
+    assert words.startswith("Does the code retriever find every file a change needs? Fix the "
+                            "retriever (recall in points): all_files 54.3 ")
+    assert "against all_files >= 80.0 (failed); caller 44.7 " in words
+    assert "Verdict: fix" in said.splitlines()
 
 
 def test_score_json(capsys):
@@ -44,10 +49,10 @@ def test_score_text_in_points_json_in_fractions(capsys):
     assert 0 <= rows["all_files"]["mean"] <= 1
     assert main(args) == 0
     out = capsys.readouterr().out
-    assert "# metric values and differences in points (metric x 100)" in out
-    line = next(ln.split() for ln in out.splitlines() if ln.split()[:1] == ["all_files"])
-    for col in ("mean", "ci_low", "ci_high"):
-        assert f"{rows['all_files'][col] * 100:.2f}" in line
+    assert "Recall at 10 in points (share of files × 100)" in out and "NaN" not in out
+    line = next(ln.split() for ln in out.splitlines() if ln.startswith("all-files recall@10"))
+    assert line[2:5] == [f"{rows['all_files'][c] * 100:.1f}" for c in ("mean", "ci_low",
+                                                                        "ci_high")]
 
 
 @pytest.mark.parametrize("args, message", [

@@ -84,3 +84,48 @@ def test_a_confident_verdict_is_rare_when_the_configs_do_not_differ():
                                                       resamples=200), {}).verdict
         wrong += verdict in ("better", "worse")
     assert wrong / draws <= 0.05 + 2 * (0.05 * 0.95 / draws) ** 0.5   # 5% plus binomial slack
+
+
+def _stratum(name, low, high, p_holm, n=20):
+    return {**_row("a", low, high, p_holm), "stratum": name, "n": n}
+
+
+@pytest.mark.parametrize("rows, said, unsaid", [
+    # a stratum whose interval and Holm p agree is named, with its n; the pooled row decides
+    ([_row("a", -0.08, 0.016, 0.9), _stratum("1", 0.094, 0.377, 0.03, n=19)],
+     ["by stratum, on its own (Holm over every row): 1 gains +23.5 [+9.4, +37.7] (n = 19)"],
+     []),
+    # an interval off 0 without Holm's agreement names nothing
+    ([_row("a", -0.08, 0.016, 0.9), _stratum("1", 0.01, 0.3, 0.2)], [], ["by stratum"]),
+    # never a word about strata differing: that test is 03-strata's
+    ([_row("a", 0.01, 0.05, 0.01), _stratum("x", -0.3, -0.1, 0.01)],
+     ["x loses -20.0 [-30.0, -10.0]"], ["differ in", "concentrated"]),
+])
+def test_a_stratum_is_named_only_when_it_resolves_on_its_own(rows, said, unsaid):
+    h = comparison_headline(pd.DataFrame(rows), {})
+    for w in said:
+        assert w in h.answer, (w, h.answer)
+    for w in unsaid:
+        assert w not in h.answer, w
+    assert ("ragnb report 03-strata" in h.next_step) == bool(said)
+
+
+def test_under_no_effect_a_stratum_is_rarely_named():
+    # known truth: no stratum differs from 0 (8 strata of 15); Holm keeps naming any to ~5%
+    import numpy as np
+
+    from ragnb.stats.family import compare_metrics
+
+    rng = np.random.default_rng(20261202)
+    draws, named = 150, 0
+    ids = [f"q{i}" for i in range(120)]
+    strata = pd.Series([f"s{i % 8}" for i in range(120)], index=ids)
+    for _ in range(draws):
+        base = rng.uniform(0.3, 0.7, 120)
+        chal = base + rng.normal(0, 0.1, 120)
+        table = pd.DataFrame({"config": ["b"] * 120 + ["c"] * 120, "query_id": ids * 2,
+                              "metric": "m", "value": np.concatenate([base, chal])})
+        rows = compare_metrics(table, baseline="b", metrics=["m"], strata=strata,
+                               resamples=200)
+        named += "by stratum" in comparison_headline(rows, {}).answer
+    assert named / draws <= 0.05 + 2 * (0.05 * 0.95 / draws) ** 0.5

@@ -80,4 +80,4 @@ def test_the_manifest_spec_is_stated_only_when_the_parameter_is_left_empty():
     found = manifest_specs(DEMO_DIR, "strata", {"workspace": "x", "strata_spec": ""})
     assert list(found) == ["strata_spec"] and found["strata_spec"].endswith(spec.lstrip("./"))
     assert manifest_specs(DEMO_DIR, "strata", {"strata_spec": "mine.toml"}) == {}
-    assert manifest_specs(DEMO_DIR, "trajectory", {}) == {}        # no page: none stated
+    assert manifest_specs(DEMO_DIR, "trajectory", {}) == {}        # no spec parameter

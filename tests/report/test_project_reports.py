@@ -183,3 +183,82 @@ def test_03_largest_losses_and_wins_and_06_version_diff_are_in_points(project_re
     readings = re.findall(r"round-\d\d: ([\d.]+) points on \S+ \(\d+ queries\) → ([\d.]+) on",
                           page)
     assert readings and all(float(a) > 1 and float(b) > 1 for a, b in readings)
+
+
+def _page_slugs():
+    from ragnb.pages import PAGES
+
+    return sorted(PAGES)
+
+
+def _shown_text(executed) -> str:
+    """Every text the executed notebook shows (HTML unescaped, Markdown, plain), joined."""
+    import re
+
+    from ragnb.result import plain_markdown
+
+    parts = []
+    for cell in executed.cells:
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            for kind in ("text/html", "text/markdown", "text/plain"):
+                if kind in data:
+                    text = data[kind]
+                    if kind == "text/html":
+                        text = html.unescape(re.sub(r"<[^>]+>", " ", text))
+                    elif kind == "text/markdown":
+                        text = plain_markdown(text)
+                    parts.append(text)
+            caption = output.get("metadata", {}).get("caption")
+            if caption:  # an appendix block's caption travels in its metadata
+                parts.append(str(caption))
+            if output.get("output_type") == "stream":
+                parts.append(output.get("text", ""))
+    return " ".join(" ".join(parts).split())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("slug", _page_slugs())
+def test_a_page_says_the_same_in_its_report_ragnb_run_and_the_api(slug, project_reports):
+    """Issue 24: one Finding on every surface. The API's Finding, ``ragnb run``'s text and
+    the report built from the notebook agree: the headline field by field, every table's
+    and text's caption, every cell of every table as shown (in its units) and every line of
+    every text."""
+    import contextlib
+    import io
+
+    import nbformat
+
+    from ragnb.cli import main
+    from ragnb.pages import resolve, run
+    from ragnb.paths import DEMO_DIR
+    from ragnb.report.display import HEADLINE_MIMETYPE
+    from ragnb.result import plain_markdown, shown_in_units, text_cell
+
+    declared = read_parameters(NOTEBOOKS_DIR / f"{slug}.ipynb")
+    small = {k: v for k, v in SMALL.items() if k in declared}
+    api = run(resolve(slug, DEMO_DIR, **small))
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["run", slug, *(f"-p{k}={v}" for k, v in small.items())]) == 0
+    assert out.getvalue() == api.to_text()
+
+    result = project_reports[slug]
+    assert result.ok, result.message
+    executed = nbformat.read(result.notebook_path, as_version=4)
+    headlines = [o["data"][HEADLINE_MIMETYPE] for c in executed.cells
+                 for o in c.get("outputs", []) if HEADLINE_MIMETYPE in o.get("data", {})]
+    assert headlines[0] == api.headline.to_dict()
+    shown = _shown_text(executed)
+    for section in api.sections:
+        if section.caption and section.kind != "chart":  # a chart is drawn, not captioned
+            assert " ".join(plain_markdown(section.caption).split()) in shown, section.caption
+        if section.kind == "table":
+            cells = shown_in_units(section.content, section.units)
+            for value in cells.to_numpy().ravel():
+                text = " ".join(text_cell(value).split())
+                assert text in shown, (section.caption, text)
+        elif section.kind == "markdown":
+            for line in plain_markdown(section.content).splitlines():
+                if line.strip():
+                    assert " ".join(line.split()) in shown, (section.caption, line)

@@ -93,4 +93,7 @@ def test_chart_has_bands_lines_inflation_and_rule():
     spec = trajectory_chart(trajectory(scores, rounds, resamples=200)).to_dict()
     marks = [layer["mark"]["type"] if isinstance(layer["mark"], dict) else layer["mark"]
              for layer in spec["layer"]]
-    assert marks == ["rect", "text", "area", "line", "rule", "text"]
+    # then the champions kept at the first round, the divergence round and the last, named
+    assert marks == ["rect", "text", "area", "line", "rule", "text", "text", "text", "text"]
+    named = [layer["data"] for layer in spec["layer"][-3:]]
+    assert all(len(spec["datasets"][d["name"]]) == 1 for d in named)
