@@ -202,6 +202,9 @@ class Section:
     units : mapping, optional
         Column -> display unit (:func:`format_unit`) of a table whose values are data
         (0-1): shown in points, kept 0-1 in its CSV.
+    max_rows : int, optional
+        Rows of a table shown, the others counted under it (its CSV keeps every row);
+        None: the surface's default (a page's body limit, every row on a terminal).
     """
 
     caption: str
@@ -210,6 +213,7 @@ class Section:
     appendix: bool = False
     note: str = ""
     units: Mapping[str, str] | None = None
+    max_rows: int | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in ("table", "chart", "markdown"):
@@ -218,11 +222,19 @@ class Section:
 
 
 def table_section(table: pd.DataFrame, caption: str, *, appendix: bool = False,
-                  note: str = "", units: Mapping[str, str] | None = None) -> Section:
+                  note: str = "", units: Mapping[str, str] | None = None,
+                  max_rows: int | None = None) -> Section:
     """A table :class:`Section` (``units``: columns of data shown in points, see
-    :func:`format_unit`).
+    :func:`format_unit`; ``max_rows``: rows shown, the CSV keeps every row).
     """
-    return Section(caption, "table", table, appendix, note, units)
+    return Section(caption, "table", table, appendix, note, units, max_rows)
+
+
+def rows_not_shown(table: pd.DataFrame, max_rows: int | None) -> str:
+    """The line under a table cut at ``max_rows``: how many rows are not shown ("" none)."""
+    hidden = 0 if max_rows is None else max(len(table) - max_rows, 0)
+    return (f"{hidden} more row{'s' if hidden != 1 else ''} not shown (all rows in the CSV)."
+            if hidden else "")
 
 
 def format_unit(value: Any, unit: str) -> str:
@@ -394,7 +406,10 @@ class Finding:
             if s.caption:
                 out.append(_wrap(s.caption + where))
             if s.kind == "table":
-                out.append(text_table(shown_in_units(s.content, s.units)))
+                shown = s.content if s.max_rows is None else s.content.head(s.max_rows)
+                out.append(text_table(shown_in_units(shown, s.units)))
+                if rows_not_shown(s.content, s.max_rows):
+                    out.append(rows_not_shown(s.content, s.max_rows))
             else:
                 out.append("\n".join(_wrap(plain_markdown(p))
                                      for p in str(s.content).split("\n\n")))
@@ -417,8 +432,9 @@ class Finding:
         for s in self.sections:
             cap = html.escape(s.caption + (" (appendix)" if s.appendix else ""))
             if s.kind == "table":
-                body = shown_in_units(s.content, s.units).to_html(index=False, na_rep=MISSING,
-                                                                  escape=True)
+                shown = s.content if s.max_rows is None else s.content.head(s.max_rows)
+                body = shown_in_units(shown, s.units).to_html(index=False, na_rep=MISSING,
+                                                              escape=True)
                 note = f"<p><em>{html.escape(s.note)}</em></p>" if s.note else ""
                 parts.append(f"<figure><figcaption>{cap}</figcaption>{body}{note}</figure>")
             elif s.kind == "chart":

@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
 
 from ragnb.cli._options import INPUTS, OUTPUT, RESAMPLING, STRATA, add
 
@@ -21,6 +24,13 @@ The per-query bounds of the difference are joint by default (a passage both
 configs retrieved gets one label for both); --separate pairs each config's own
 bounds instead (looser: the seed's table).
 
+The text output opens with the answer (the question, the answer, the next step
+and the verdict), then the tables of the label-bias page in points (metric x 100;
+a dash where a value is not defined, the reason under the table), the test set,
+the split ledger and the notes; --format csv or json (or an --out file ending
+.csv, .tsv or .json) keeps the data, metric values 0-1, the verdicts in
+<out>.verdict.
+
 examples:
   ragnb bounds --test-set testset.jsonl --run runs/m0_r1.trec --run runs/m2_r1.trec \\
       --metric rr@10 --baseline m0_r1
@@ -30,8 +40,8 @@ examples:
 """
 
 
-#: Columns of metric values (bounds and policy means): points in the text table, 0-1 in CSV/JSON.
-BOUNDS_POINTS = ("lower", "condensed", "upper", "width", "bound_min", "bound_max", "bound_width")
+#: Columns of metric values in the per-query table: points in the text, 0-1 in CSV/JSON.
+PER_QUERY_POINTS = ("lower", "condensed", "upper", "bound_min", "bound_max")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -54,6 +64,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ragnb.cli._common import (
+        OUT_SUFFIXES,
         emit,
         guard_sealed,
         ledger_line,
@@ -86,28 +97,73 @@ def run(args: argparse.Namespace) -> int:
               *ledger_line(manifest, inputs.ledger,
                            split_figure(inputs, manifest, str(bounds.metric)),
                            test_set=test_set)]
-    header += [f"# {col}: {kind}" for col, kind in COLUMN_KINDS.items()]
-    header += [f"# note: {n}" for n in (*test_set.notes, *bounds.notes, *strata_notes)]
-    table = bounds.per_query if args.per_query else bounds.summary(strata)
-    if args.format == "table" and "unjudged_share" in table:   # a share of passages: percent
-        table = table.assign(unjudged_share=[f"{v:.1%}" for v in table["unjudged_share"]])
-    if args.baseline is None:
-        emit(table, args.format, args.out, header, points=BOUNDS_POINTS)
+    notes = [str(n) for n in (*test_set.notes, *bounds.notes, *strata_notes)]
+    result = None if args.baseline is None else three_way(
+        bounds, args.baseline, args.challenger, joint=args.joint, resamples=args.resamples,
+        seed=args.seed)
+    fmt = OUT_SUFFIXES.get(Path(args.out).suffix.lower(), args.format) if args.out else \
+        args.format
+    if fmt == "table":   # the answer first, then the page's tables in points
+        text = bounds_text(bounds, result, strata=strata, per_query=args.per_query,
+                           header=header, notes=notes)
+        if args.out:
+            write_text(args.out, text)
+        else:
+            sys.stdout.write(text)
         return 0
-    result = three_way(bounds, args.baseline, args.challenger, joint=args.joint,
-                       resamples=args.resamples, seed=args.seed)
-    if args.format == "table":
-        from ragnb.result import POINTS, finding
-
-        emit(table, "table", args.out, header, points=BOUNDS_POINTS)
-        lines = [f"# three-way verdict against {args.baseline}: {result.description}",
-                 f"# rule: {RULE}; * = the interval excludes zero",
-                 f"# challenger − {args.baseline}, {POINTS}: difference [95% interval]"]
-        emit(finding(result, chart=False).display_table, "table",
-             args.out and args.out + ".verdict", lines)
-    else:
+    header += [f"# {col}: {kind}" for col, kind in COLUMN_KINDS.items()]
+    header += [f"# note: {n}" for n in notes]
+    table = bounds.per_query if args.per_query else bounds.summary(strata)
+    emit(table, fmt, args.out, header)
+    if result is not None:
         merged = result.tests.merge(result.verdicts, on=["baseline", "challenger"])
-        emit(table, args.format, args.out, header)
-        emit(merged, args.format, args.out and args.out + ".verdict",
+        emit(merged, fmt, args.out and args.out + ".verdict",
              [f"# three-way verdict: {result.description}; rule: {RULE}"])
     return 0
+
+
+def bounds_text(bounds, result, *, strata=None, per_query: bool = False,
+                header: Sequence[str] = (), notes: Sequence[str] = ()) -> str:
+    """The text output: the three-way verdict's Finding with ``result`` (else the bounds'),
+    its sections those of the label-bias page (:mod:`ragnb.labelbias.sections`), then the
+    test set, the split ledger and the notes under the tables.
+    """
+    from ragnb.cli._common import terminal_safe
+    from ragnb.labelbias.sections import bounds_sections, rule_section
+    from ragnb.result import Finding, finding, markdown_section, markdown_text, table_section
+
+    first = [] if result is None else [str(result.verdicts["baseline"].iloc[0])]
+    parts = bounds_sections(bounds, first=first, strata=strata,
+                            caption="" if result is None else
+                            "How much could the missing labels change each score?")
+    if per_query:   # every query's row instead of the means (and their every-column copy)
+        parts[1:3] = [table_section(bounds.per_query, f"{bounds.metric} per query in points "
+                                    "(metric × 100): the three policies and the exact bounds",
+                                    units=dict.fromkeys(PER_QUERY_POINTS, "points:2"))]
+    own = finding(bounds, chart=False)
+    checks = own.checks
+    if result is not None:
+        base = first[0]
+        own = finding(result, chart=False, judge_next=(
+            f"of `ragnb pool list --baseline {base} --metric {bounds.metric}` (same inputs)"))
+        parts = [*own.sections, rule_section(), *parts]
+    parts.append(markdown_section("\n\n".join(markdown_text("{line}", line=line[2:])
+                                               for line in [*header[:1], *header[2:]]),
+                                  "Test set and split ledger"))
+    if notes:
+        parts.append(markdown_section("\n\n".join(markdown_text("note: {n}", n=n)
+                                                   for n in notes), "Notes"))
+    shown = Finding(own.headline, own.display_table, None, checks, own.description,
+                    own.caption, own.source, tuple(parts))
+    return terminal_safe(shown.to_text())
+
+
+def write_text(out: str, text: str) -> None:
+    """``text`` written to ``out`` at once (an error names the file)."""
+    from ragnb._atomic import write_atomic_bytes
+    from ragnb.errors import InputError
+
+    try:
+        write_atomic_bytes(out, text.encode("utf-8"))
+    except OSError as exc:
+        raise InputError(f"cannot write the output ({exc.strerror})", source=out) from None

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from ragnb.cli._options import INPUTS, OUTPUT, RESAMPLING, action, actions, add
 
@@ -20,6 +21,11 @@ Three actions around labelling the unjudged passages:
          conflicting grades for the same query and passage are an error listing them.
   shard  from the labels of a shard of queries, the effect on each config's mean and
          the projection to the whole set with an interval.
+
+The text output of list and shard opens with the answer (what to label next; what
+the shard predicted), then the label-bias page's tables in points (metric x 100),
+the test set, the split ledger and the notes; --format csv or json (or an --out
+file ending .csv, .tsv or .json) keeps the data, metric values 0-1.
 
 examples:
   ragnb pool list --test-set testset.jsonl --run runs/m0_r1.trec --run runs/m2_r1.trec \\
@@ -90,11 +96,13 @@ def run(args: argparse.Namespace) -> int:
 
 def _list(args) -> int:
     from ragnb.cli._common import (
+        OUT_SUFFIXES,
         emit,
         guard_sealed,
         ledger_line,
         resolve_inputs,
         split_manifest,
+        terminal_safe,
     )
     from ragnb.errors import InputError
     from ragnb.labelbias import (
@@ -106,6 +114,7 @@ def _list(args) -> int:
         labelling_list,
         pool_counts,
     )
+    from ragnb.labelbias.sections import pool_finding
     from ragnb.metrics import parse_metric
 
     if not args.workspace:
@@ -133,22 +142,49 @@ def _list(args) -> int:
     else:
         pool = build_pool(test_set, runs, args.k, top_grade=args.top_grade, **inputs.options)
         table, notes = labelling_list(pool, test_set), pool.notes
-    counts = pool_counts(pool)
-    per_config = counts.groupby("config", sort=False)["unjudged"].sum()
-    header = [(f"# test set {test_set.name}: {len(table)} pooled unjudged passages in "
-               f"{int((pool.items_per_query() > 0).sum())} of {pool.n_queries} queries "
-               f"(union of the top {args.k} of {len(runs)} configs, minus what is judged)"),
-              "# unjudged in each config's top k: " + ", ".join(
-                  f"{c} {int(v)}" for c, v in per_config.items() if c != "union")]
-    if args.baseline:
-        header.append(f"# {ORDER_EXPLANATION}")
-    header += ledger_line(manifest, inputs.ledger, test_set=test_set)
-    header += [f"# note: {n}" for n in (*test_set.notes, *notes)]
+    header = [f"# test set {test_set.name} ({pool.n_queries} queries), {len(runs)} configs, "
+              f"pool depth {args.k}", *ledger_line(manifest, inputs.ledger, test_set=test_set)]
     written = export_labelling_list(table, args.csv, args.jsonl)
     header += [f"# wrote {p}" for p in written]
-    shown = table if args.limit == 0 else table.head(args.limit)
-    emit(shown, args.format, args.out, header, points=("swing", "cumulative_swing"))
+    fmt = OUT_SUFFIXES.get(Path(args.out).suffix.lower(), args.format) if args.out else \
+        args.format
+    limit = None if args.limit == 0 else args.limit
+    if fmt == "table":   # the answer first, then the page's tables
+        ordered = bool(args.baseline)
+        shown = pool_finding(pool, table if ordered else None, first=[args.baseline or ""],
+                             listing=None if ordered else table, max_rows=limit,
+                             metric=str(metric or ""), notes=[str(n) for n in
+                                                             (*test_set.notes, *notes)],
+                             context=[line[2:] for line in header])
+        _write(args.out, terminal_safe(shown.to_text()))
+        return 0
+    counts = pool_counts(pool)
+    per_config = counts.groupby("config", sort=False)["unjudged"].sum()
+    header[:1] = [(f"# test set {test_set.name}: {len(table)} pooled unjudged passages in "
+                   f"{int((pool.items_per_query() > 0).sum())} of {pool.n_queries} queries "
+                   f"(union of the top {args.k} of {len(runs)} configs, minus what is judged)"),
+                  "# unjudged in each config's top k: " + ", ".join(
+                      f"{c} {int(v)}" for c, v in per_config.items() if c != "union")]
+    if args.baseline:
+        header.append(f"# {ORDER_EXPLANATION}")
+    header += [f"# note: {n}" for n in (*test_set.notes, *notes)]
+    emit(table if limit is None else table.head(limit), fmt, args.out, header,
+         points=("swing", "cumulative_swing"))
     return 0
+
+
+def _write(out: str | None, text: str) -> None:
+    """Text to ``out`` (at once) or to standard output."""
+    if not out:
+        sys.stdout.write(text)
+        return
+    from ragnb._atomic import write_atomic_bytes
+    from ragnb.errors import InputError
+
+    try:
+        write_atomic_bytes(out, text.encode("utf-8"))
+    except OSError as exc:
+        raise InputError(f"cannot write the output ({exc.strerror})", source=out) from None
 
 
 def _merge(args) -> int:
@@ -176,16 +212,19 @@ def _merge(args) -> int:
 
 def _shard(args) -> int:
     from ragnb.cli._common import (
+        OUT_SUFFIXES,
         emit,
         guard_sealed,
         ledger_line,
         resolve_inputs,
         split_figure,
         split_manifest,
+        terminal_safe,
     )
     from ragnb.errors import InputError
     from ragnb.io import read_strata, read_test_set
     from ragnb.labelbias import shard_lesson, shard_projection
+    from ragnb.labelbias.sections import shard_finding
 
     ws = bool(args.workspace)
     _need(args, "--labels", *(() if ws else ("--run",)), "--metric",
@@ -215,17 +254,26 @@ def _shard(args) -> int:
     # the projection scores every config on the split: the ledger's policy first
     guard_sealed(inputs.ledger, manifest, dict.fromkeys(r.name for r in runs),
                  inputs.metric(args.metric), note="ragnb pool shard")
-    lesson = shard_lesson(out, inputs.metric(args.metric))
-    header = [*ledger_line(manifest, inputs.ledger,
-                           split_figure(inputs, manifest, inputs.metric(args.metric)),
-                           test_set=test_set),
+    metric = inputs.metric(args.metric)
+    ledger = [line[2:] for line in ledger_line(manifest, inputs.ledger,
+                                                split_figure(inputs, manifest, metric),
+                                                test_set=test_set)]
+    notes = [str(n) for n in out.attrs.get("notes", ())]
+    fmt = OUT_SUFFIXES.get(Path(args.out).suffix.lower(), args.format) if args.out else \
+        args.format
+    if fmt == "table":   # the lesson first, then the page's shard tables in points
+        shown = shard_finding(out, metric, args.shard, args.baseline, notes=notes, context=[
+            f"test set {test_set.name}: shard {args.shard} is {len(shard)} of "
+            f"{len(test_set.queries)} queries", *ledger])
+        _write(args.out, terminal_safe(shown.to_text()))
+        return 0
+    lesson = shard_lesson(out, metric)
+    header = [*(f"# {line}" for line in ledger),
               (f"# shard {args.shard}: {len(shard)} of {len(test_set.queries)} queries; "
               f"effect_full = change of the mean over all queries; projected = shard mean "
               f"change (= effect_full x N/n) with a {args.resamples:,}-resample percentile "
               f"bootstrap interval over the shard's queries, finite-population corrected"),
-              f"# {lesson}", *(f"# note: {n}" for n in out.attrs.get("notes", ()))]
-    emit(out, args.format, args.out, header, points=(
-        "mean_before", "mean_after", "effect_full", "projected", "ci_low", "ci_high"))
-    if args.format != "table":
-        print(f"# {lesson}", file=sys.stderr)
+              f"# {lesson}", *(f"# note: {n}" for n in notes)]
+    emit(out, fmt, args.out, header)
+    print(f"# {lesson}", file=sys.stderr)
     return 0

@@ -76,8 +76,11 @@ NAMED_WITH_INTERVAL = 3
 
 @register(ThreeWay)
 def three_way_finding(tw: ThreeWay, *, display_names: Mapping[str, str],
-                      chart: Any = None) -> Finding:
+                      chart: Any = None, judge_next: str = "below") -> Finding:
     """Headline: which challengers' decisions the missing labels could flip, run by run.
+
+    ``judge_next``: where the reader finds the judge-next order the next step points
+    to ("below" on the page; a command where the judge-next list is not printed).
 
     Each clause is exactly what :data:`ragnb.labelbias.verdict.RULE` established
     for the runs it names (clauses with no run are left out); with at most
@@ -172,7 +175,7 @@ def three_way_finding(tw: ThreeWay, *, display_names: Mapping[str, str],
               + "; ".join(parts) + ".")
     undecided = [display_name(c, display_names) for c in runs_of(UNDECIDED)]
     if undecided:
-        next_step = ("Judge the pooled unjudged passages, in the judge-next order below, "
+        next_step = (f"Judge the pooled unjudged passages, in the judge-next order {judge_next}, "
                      f"before deciding on {', '.join(undecided)}.")
     elif short:
         next_step = ("No verdict depends on the missing labels; "

@@ -322,7 +322,8 @@ def show_section(section: Any) -> None:
             _display_bundle({"text/markdown": text, "text/plain": text})
     elif len(section.content.columns):
         show_table(section.content, index=False, caption=section.caption or None,
-                   appendix=section.appendix or None, units=section.units)
+                   appendix=section.appendix or None, units=section.units,
+                   **({} if section.max_rows is None else {"max_rows": section.max_rows}))
     if section.kind == "table" and section.note:
         show_markdown("*{note}*", note=section.note)
 

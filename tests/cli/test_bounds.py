@@ -17,20 +17,30 @@ def test_demo_table_and_verdicts(capsys):
     assert main([*demo_args(), "--baseline", "m0_r1", "--by", "intent", "--resamples",
                  "2000"]) == 0
     out = capsys.readouterr().out
+    lines = out.splitlines()
+    # the answer first, as Finding.to_text() prints it: question, answer, Next, Verdict
+    assert lines[0] == "Is the answer key biased?"
+    assert lines[1].startswith("Against m0_r1 on rr@10 (164 queries, joint bounds")
+    assert any(ln.startswith("Next: Judge the pooled unjudged passages") for ln in lines[:12])
+    assert "Verdict: 2 undecided" in lines[:14]
     assert "Pooling assumption" in out
     assert "bound_min: bound: exact minimum" in out and "condensed: policy" in out
-    verdicts = out[out.index("# three-way verdict against m0_r1"):]
-    lines = {ln.split()[0]: ln for ln in verdicts.splitlines() if not ln.startswith("#")}
-    assert "labelling decides" in lines["m1_r1"] and "labelling decides" in lines["m2_r1"]
+    start = next(i for i, ln in enumerate(lines) if ln.startswith("challenger  current"))
+    rows = {ln.split()[0]: ln for ln in lines[start + 2:start + 7]}
+    assert "labelling decides" in rows["m1_r1"] and "labelling decides" in rows["m2_r1"]
     # rejected: m0_r2's optimistic interval lies below zero, m1_r2's and m2_r2's include it
-    assert "reject: cannot win" in lines["m0_r2"]
+    assert "reject: cannot win" in rows["m0_r2"]
     for c in ("m1_r2", "m2_r2"):
-        assert "reject: not shown to win" in lines[c]
-    assert "per-query bounds joint" in verdicts                      # the default since #23
-    # metric values in points, the unit stated; the verdict table's intervals too
-    assert "# metric values and differences in points (metric x 100)" in out
-    assert "# challenger − m0_r1, points (metric × 100)" in verdicts
-    assert lines["m1_r1"].split()[1:3] == ["-0.35", "[-4.06,"]     # points, not -0.0035
+        assert "reject: not shown to win" in rows[c]
+    assert "per-query bounds joint" in " ".join(out.split())        # the default since #23
+    # metric values and differences in points, the unit stated in each table's caption
+    assert "rr@10 in points (metric × 100): challenger − m0_r1" in out
+    assert "rr@10 in points (metric × 100): unjudged share" in out
+    assert rows["m1_r1"].split()[1:3] == ["-0.35", "[-4.06,"]     # points, not -0.0035
+    # no NaN, no header line longer than the terminal's text width
+    assert "NaN" not in out and "nan" not in out.split()
+    assert max(len(ln) for ln in lines if not ln.startswith(("-", "config", "challenger",
+                                                             "m", "["))) <= 100
 
 
 def test_text_in_points_csv_in_fractions(capsys, tmp_path):
@@ -99,9 +109,9 @@ def test_real_data_codec_and_cast(capsys, real_data):
 
 @pytest.mark.parametrize(("flag", "kind"), [((), "joint"), (("--separate",), "separate")])
 def test_joint_bounds_by_default_separate_on_request(capsys, flag, kind):
-    """The verdict's header names the bounds its intervals used, joint unless --separate."""
+    """The verdict's method names the bounds its intervals used, joint unless --separate."""
     assert main([*demo_args(), "--baseline", "m0_r1", "--challenger", "m1_r1",
                  "--resamples", "200", *flag]) == 0
-    out = capsys.readouterr().out
+    out = " ".join(capsys.readouterr().out.split())
     assert f"per-query bounds {kind}" in out
     assert f"per-query bounds {'separate' if kind == 'joint' else 'joint'}" not in out

@@ -87,7 +87,9 @@ def test_bounds_drop_equals_the_hand_restricted_files(restricted, tmp_path):
                "--out", tmp_path / "want.csv")[0] == 0
     got_v = (tmp_path / "got.csv.verdict").read_text()
     assert got_v == (tmp_path / "want.csv.verdict").read_text()
-    assert f"n={len(_query_ids(LB / 'testset.jsonl')) - n_dropped} queries" in got_v
+    # --out x.csv: the verdicts are data too (x.csv.verdict, CSV), on the queries kept
+    verdicts = pd.read_csv(tmp_path / "got.csv.verdict")
+    assert set(verdicts["n"]) == {len(_query_ids(LB / 'testset.jsonl')) - n_dropped}
 
 
 def test_pool_list_and_shard_drop_equal_the_hand_restricted_files(restricted):

@@ -31,6 +31,12 @@ def test_list_exports_and_judge_next(capsys, tmp_path):
                  "--limit", "5"]) == 0
     out = capsys.readouterr().out
     assert "Judge next" in out and "swing" in out
+    lines = out.splitlines()
+    assert lines[0] == "What should be labelled next?"         # the answer first
+    assert any(ln.startswith("Verdict: ") and ln.endswith("passages to judge") for ln in lines)
+    first = next(i for i, ln in enumerate(lines) if ln.startswith("order  query_id"))
+    assert lines[first + 2].split()[0] == "1" and lines[first + 6].split()[0] == "5"
+    assert "more rows not shown" in out and "NaN" not in out   # --limit 5: five rows shown
 
 
 def test_merge_then_bounds_collapse(capsys, tmp_path):
@@ -73,20 +79,30 @@ def test_shard_projection(capsys):
                  str(d / "shards.csv"), "--shard", "shard1", "--baseline", "m0_r1",
                  "--resamples", "2000"]) == 0
     out = capsys.readouterr().out
-    assert "not by the share of new positives" in out
-    assert "m2_r1 - m0_r1" in out
-    assert "# metric values and differences in points (metric x 100)" in out
-    # text in points: effect_full = mean_after - mean_before, projected = effect_full x N/n
-    cols = next(ln.split() for ln in out.splitlines() if ln.split()[:2] == ["config", "target"])
-    row = dict(zip(cols, next(ln.split() for ln in out.splitlines()
+    lines = out.splitlines()
+    assert lines[0] == "What did labelling shard1 predict?"     # the answer first: the lesson
+    assert "not by the share of new positives" in " ".join(lines[1:5])
+    assert "m2_r1 - m0_r1" in out                                # the appendix keeps `target`
+    assert "NaN" not in out
+    # the appendix, every column in metric units (0-1): effect_full = mean_after - mean_before,
+    # projected = effect_full x N/n
+    cols = next(ln.split() for ln in lines if ln.split()[:2] == ["config", "target"])
+    row = dict(zip(cols, next(ln.split() for ln in lines
                               if ln.split()[:2] == ["m2_r1", "m2_r1"]), strict=True))
     before, after, effect = (float(row[c]) for c in ("mean_before", "mean_after", "effect_full"))
-    assert 1 < before < 100 and abs(after - before - effect) <= 0.011     # points, 2 decimals
+    assert 0 < before < 1 and abs(after - before - effect) <= 1e-4
     n, big_n = int(row["n_shard"]), int(row["n_total"])
-    assert abs(float(row["projected"]) - effect * big_n / n) <= 0.005 * big_n / n + 0.005
+    assert abs(float(row["projected"]) - effect * big_n / n) <= 1e-4
+    # the body in points (metric × 100): each config's mean and its difference to the baseline
+    assert "projected to the whole set, in points (metric × 100)" in " ".join(out.split())
+    body = [ln.split() for ln in lines if ln.split()[:2] == ["m2_r1", "its"]]
+    assert [b[1:3] for b in body] == [["its", "mean"], ["its", "difference"]]
+    assert body[0][3:5] == [str(n), f"{effect * 100:+.2f}"]
+    projected = float(row["projected"]) * 100
+    assert body[0][5] == f"{projected:+.2f}"
     # the lesson speaks of this table's largest move (m2_r1), in its figures (issue 23 #11)
-    assert (f"moved m2_r1's rr@10 by {effect:+.2f} points over all {big_n} queries "
-            f"({float(row['projected']):+.2f} projected") in out
+    assert (f"moved m2_r1's rr@10 by {effect * 100:+.2f} points over all {big_n} queries "
+            f"({projected:+.2f} projected") in " ".join(out.split())
     assert "KURE" not in out and "the demo" not in out
 
 
