@@ -13,7 +13,8 @@ stored key is equal; a missing, stale, unreadable or malformed entry is ignored
 (the figure is computed and the entry rewritten). Entries are written
 atomically (:func:`ragnb._atomic.write_atomic`), so a reader sees a whole entry
 or none; a workspace folder that cannot be written (a read-only checkout) only
-goes uncached.
+goes uncached. The folder holds a ``.gitignore`` of ``*``, so that a workspace kept
+in git never commits it.
 
 The cache never changes a figure: a hit returns the value the same computation
 stored, floats round-tripped exactly through JSON (``repr``). Set
@@ -111,6 +112,9 @@ def store(folder: Path | None, kind: str, slot: Any, key: Any, value: dict) -> N
                       sort_keys=True, indent=1)
     with contextlib.suppress(OSError):
         write_atomic(_entry_path(folder, kind, slot), text + "\n")
+        ignore = folder / ".gitignore"
+        if not ignore.exists():  # a workspace kept in git does not pick the cache up
+            write_atomic(ignore, "# made by ragnb: derived figures, safe to delete\n*\n")
 
 
 def _plain(obj: Any) -> Any:

@@ -245,6 +245,7 @@ def test_the_cached_figure_is_the_computed_one(own_demo, scorings):
     cold, ws_cold = _figure(own_demo, scorings)
     assert scorings == ["golden"] and f"{cold.points:.2f}" == "0.23"
     assert len(list((own_demo / CACHE_DIRNAME / "inflation").glob("*.json"))) == 1
+    assert (own_demo / CACHE_DIRNAME / ".gitignore").read_text().endswith("\n*\n")
     warm, ws_warm = _figure(own_demo, scorings)
     assert scorings == ["golden"]  # read back: no run scored
     assert warm == cold and warm.inflation == cold.inflation
