@@ -18,13 +18,13 @@ stratified breakdown with the what-if widget and the per-query inspector.
 Voila listens on 127.0.0.1 only; stop it with Ctrl-C. Needs Voila:
 pip install 'ragnb[app]'. --allow-root is accepted as `ragnb lab` takes it
 (Voila itself runs as root without it). Anything after `--` is passed to Voila
-as it is.
+as it is (not an option this command sets itself: the ip, --port).
 
 examples:
   ragnb app 03-strata --workspace my-eval
   ragnb app 03 --workspace my-eval --port 8866 --no-browser
   ragnb app 03-strata --workspace my-eval --print-command   # what would run, and exit
-  ragnb app 03 --workspace my-eval --allow-root -- --Voila.ip=0.0.0.0
+  ragnb app 03 --workspace my-eval --allow-root -- --theme=dark
 """
 
 

@@ -18,13 +18,14 @@ any notebook (Run > Run All Cells); 03-strata ends with the what-if widget and
 the per-query inspector. JupyterLab listens on 127.0.0.1 only; stop it with
 Ctrl-C. Without --workspace: $RAGNB_WORKSPACE, else the bundled demo.
 As root (a container), give --allow-root. Anything after `--` is passed to
-JupyterLab as it is.
+JupyterLab as it is (not an option this command sets itself: the folder, the
+ip, --port).
 
 examples:
   ragnb lab --workspace my-eval
   ragnb lab 03 --workspace my-eval --port 8890   # opens 03-strata.ipynb
   ragnb lab --workspace my-eval --print-command  # what would run, and exit
-  ragnb lab --workspace my-eval --allow-root --no-browser -- --ServerApp.ip=0.0.0.0
+  ragnb lab --workspace my-eval --allow-root --no-browser -- --ServerApp.port_retries=0
 """
 
 

@@ -89,11 +89,11 @@ def test_lab_runs_as_root_and_passes_on_what_follows_the_double_dash(monkeypatch
     _, _, argv = printed("lab", "--workspace", DEMO_DIR)
     assert "--allow-root" not in argv
     code, out, err = cli("lab", "03", "--allow-root", "--print-command", "--",
-                         "--ServerApp.token=", "--ServerApp.ip=0.0.0.0")
+                         "--ServerApp.token=", "--ServerApp.port_retries=0")
     assert code == 0, err
     argv = shlex.split(out)[3:]
     assert argv[argv.index("--allow-root"):] == [
-        "--allow-root", "--ServerApp.token=", "--ServerApp.ip=0.0.0.0", "03-strata.ipynb"]
+        "--allow-root", "--ServerApp.token=", "--ServerApp.port_retries=0", "03-strata.ipynb"]
 
 
 def test_app_accepts_allow_root_and_passes_on_what_follows_the_double_dash(monkeypatch):
@@ -101,11 +101,11 @@ def test_app_accepts_allow_root_and_passes_on_what_follows_the_double_dash(monke
     command line serves both, and not handed to Voila; words after ``--`` are."""
     monkeypatch.delenv(WORKSPACE_ENV, raising=False)
     code, out, err = cli("app", "03", "--allow-root", "--print-command", "--",
-                         "--Voila.ip=0.0.0.0", "--port=8899")
+                         "--theme=dark", "--port=8899")
     assert code == 0, err
     argv = shlex.split(out)[3:]
     assert "--allow-root" not in argv
-    assert argv[-2:] == ["--Voila.ip=0.0.0.0", "--port=8899"]
+    assert argv[-2:] == ["--theme=dark", "--port=8899"]
 
 
 def test_a_double_dash_keeps_its_meaning_for_other_commands():
