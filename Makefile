@@ -27,9 +27,10 @@ lint: $(BIN)/.installed
 	$(BIN)/ruff check ragnb tests benchmarks
 	$(BIN)/mypy
 
-# JupyterLab on the notebooks, reading a workspace: make lab WORKSPACE=my-eval (default: the demo)
+# JupyterLab on the notebooks, reading a workspace: make lab WORKSPACE=my-eval (default: the demo);
+# more options of ragnb lab in LAB_ARGS, e.g. as root in a container: make lab LAB_ARGS=--allow-root
 lab: $(BIN)/.installed
-	$(BIN)/ragnb lab $(if $(WORKSPACE),--workspace '$(WORKSPACE)')
+	$(BIN)/ragnb lab $(if $(WORKSPACE),--workspace '$(WORKSPACE)') $(LAB_ARGS)
 
 demo: $(BIN)/.installed
 	$(BIN)/ragnb demo --out data/demo

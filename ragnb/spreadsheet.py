@@ -51,20 +51,40 @@ def _neutral_labels(labels: pd.Index) -> pd.Index:
 
 
 def _neutral_column(column: pd.Series) -> pd.Series:
-    """A text column neutralised; only cells that start with a trigger are looked at
-    (the first characters are compared at once), so a large table stays fast.
+    """A text column neutralised; only its distinct values are looked at (a per-query
+    table repeats each config, metric and query id), and a column none of whose values
+    starts with a trigger comes back as it is (its dtype kept: pyarrow-backed text
+    stays so for the CSV writer).
     """
-    values = column.astype(object)
+    if isinstance(column.dtype, pd.StringDtype) and column.dtype.storage == "pyarrow" \
+            and not _arrow_triggers(column):
+        return column  # pyarrow-backed text, checked in arrow: none starts a formula
+    codes, uniques = pd.factorize(column, use_na_sentinel=True)
+    distinct = pd.Series(uniques, dtype=object)
     try:
-        first = values.str[:1]  # NaN for cells that are not text
+        first = distinct.str[:1]  # NaN for values that are not text
     except AttributeError:  # an object column holding no text at all (e.g. ints and None)
-        return values
+        return column.astype(object)
     at = first.isin(FORMULA_START).to_numpy(bool)
     if not at.any():
-        return values
-    values = values.copy()
-    values[at] = [neutral_cell(v) for v in values[at]]
+        return column
+    fixed = distinct.copy()
+    fixed[at] = [neutral_cell(v) for v in distinct[at]]
+    values = column.astype(object)
+    rows = at[codes] & (codes >= 0)
+    values[rows] = fixed.to_numpy()[codes[rows]]
     return values
+
+
+def _arrow_triggers(column: pd.Series) -> bool:
+    """Whether any cell of a pyarrow-backed text column starts with a formula trigger
+    (one pass in arrow, no Python object per cell).
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    first = pc.utf8_slice_codeunits(column.array.__arrow_array__(), 0, 1)
+    return bool(pc.any(pc.is_in(first, value_set=pa.array(FORMULA_START))).as_py())
 
 
 def neutralised(df: pd.DataFrame) -> pd.DataFrame:

@@ -5,9 +5,11 @@ Each module in this package that defines ``NAME``, ``HELP``,
 discovered, so adding a command never touches this file. A command module
 imports nothing heavy at module level (its ``run`` imports what it uses); its
 long help is ``DESCRIPTION``, or ``description()`` when the text is computed
-(the metric list), so building a parser stays cheap. Only the named command's parser is built in
-full: ``ragnb --help`` reads each command's ``HELP`` and nothing more. Bad
-input ends with a one-line message on stderr and exit code 2.
+(the metric list), so building a parser stays cheap. Only the named command's parser
+is built in full: ``ragnb --help`` reads each command's ``HELP`` and nothing more. Bad
+input ends with a one-line message on stderr and exit code 2. A command that starts
+another program and sets ``PASSES_ON = True`` gets the words after ``--`` as
+``args.passed_on``.
 """
 from __future__ import annotations
 
@@ -80,11 +82,29 @@ def _command_of(argv: Sequence[str]) -> str | None:
     return next((a for a in argv if not a.startswith("-")), None)
 
 
+def _passed_on(argv: list[str], command: str | None) -> tuple[list[str], list[str] | None]:
+    """``argv`` cut at its first ``--`` and the words after it, for a command that hands
+    them to a program it starts (``PASSES_ON = True``: ``ragnb lab``, ``ragnb app``);
+    for other commands ``argv`` unchanged and None (``--`` keeps argparse's meaning).
+    """
+    module = _commands().get(command) if command else None
+    if not getattr(module, "PASSES_ON", False):
+        return argv, None
+    if "--" not in argv:
+        return argv, []
+    cut = argv.index("--")
+    return argv[:cut], argv[cut + 1:]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``ragnb`` console script."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(only=_command_of(argv) or "")  # "": names only, for --help
+    command = _command_of(argv)
+    parser = build_parser(only=command or "")  # "": names only, for --help
+    argv, extra = _passed_on(argv, command)
     args = parser.parse_args(argv)
+    if extra is not None:
+        args.passed_on = extra
     try:
         return int(args._run(args) or 0)
     except RagnbError as exc:

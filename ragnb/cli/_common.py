@@ -11,9 +11,9 @@ import os
 import re
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ragnb.errors import InputError
 
@@ -199,8 +199,8 @@ def split_figure(inputs, manifest, metric: str, policy: str = "lower", *,
             and manifest.selections_against:
         from ragnb.workspace.workspace import open_workspace
 
-        figure = workspace_inflation(open_workspace(inputs.manifest), inputs.split, metric,
-                                     policy)
+        ws = getattr(inputs, "workspace", None) or open_workspace(inputs.manifest)
+        figure = workspace_inflation(ws, inputs.split, metric, policy)
         if figure is not None:
             return figure
     return ledger_inflation(getattr(inputs, "ledger", None), manifest, metric, policy, se=se,
@@ -290,6 +290,9 @@ class Inputs:
 
     #: ``--relevance-level``, else the workspace's ``relevance_level`` (trec_eval's -l).
     relevance_level: int = 1
+    #: The :class:`~ragnb.workspace.Workspace` read (``--workspace``), else None: the split's
+    #: selection inflation (:func:`split_figure`) reuses its test set and ledger match.
+    workspace: Any = field(default=None, compare=False, repr=False)
 
     def metric(self, text: str) -> str:
         """A metric with the workspace's gain map when it is an nDCG naming none
@@ -368,4 +371,5 @@ def resolve_inputs(args: argparse.Namespace, runs: list[str], run_flag: str = "-
     return Inputs(test_set, loaded(files), options, strata, ws.manifest.path, split, ws.gain,
                   getattr(args, "ledger", None)
                   or (None if ws.manifest.ledger is None else str(ws.manifest.ledger)),
-                  getattr(args, "relevance_level", None) or ws.manifest.relevance_level)
+                  getattr(args, "relevance_level", None) or ws.manifest.relevance_level,
+                  ws)

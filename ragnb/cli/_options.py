@@ -94,6 +94,9 @@ OPTIONS: dict[str, tuple[tuple[str, ...], dict]] = {
         "help": "port to listen on (default: the server's own, 8888 or the next free one)"}),
     "no_browser": (("--no-browser",), {
         "action": "store_true", "help": "do not open a browser tab"}),
+    "allow_root": (("--allow-root",), {
+        "action": "store_true",
+        "help": "let the server run as root (in a container); JupyterLab refuses root without it"}),
     "print_command": (("--print-command",), {
         "action": "store_true",
         "help": "print the server command and its environment, and exit (nothing is started)"}),

@@ -40,7 +40,7 @@ import pandas as pd
 
 from ragnb.errors import InputError
 from ragnb.ledger import rules
-from ragnb.ledger.content import split_content
+from ragnb.ledger.content import SplitContent, split_content
 from ragnb.ledger.log import (
     Event,
     EventLog,
@@ -496,8 +496,8 @@ class Ledger:
         """The registered split this test set is, if any: :meth:`match` without the how."""
         return self.match(judgments, query_ids)[0]
 
-    def match(self, judgments: pd.DataFrame, query_ids: Iterable[object] | None = None
-              ) -> tuple[Manifest | None, str]:
+    def match(self, judgments: pd.DataFrame, query_ids: Iterable[object] | None = None,
+              *, content: SplitContent | None = None) -> tuple[Manifest | None, str]:
         """The registered split this test set is, and how it was matched.
 
         First on the content hash (queries and judgments), whatever name the
@@ -513,7 +513,8 @@ class Ledger:
         selected against. A test set with other queries (one added or removed)
         is a new split: ``(None, "")`` until it is registered.
         """
-        content = split_content("lookup", judgments, query_ids)
+        if content is None:  # else: that of these judgments and queries, computed before
+            content = split_content("lookup", judgments, query_ids)
         digest = content.split_id.split("@", 1)[1]
         states = self._states()
         for state in states.values():

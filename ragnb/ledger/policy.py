@@ -35,6 +35,7 @@ True
 from __future__ import annotations
 
 import os
+import weakref
 from collections.abc import Mapping, Sequence
 
 from ragnb.errors import PolicyError
@@ -63,7 +64,33 @@ def match_split(ledger_dir: str | os.PathLike[str] | None, test_set
     from ragnb.ledger.ledger import Ledger
 
     return Ledger(ledger_dir).match(test_set.judgments.drop(columns="line", errors="ignore"),
-                                    list(test_set.query_ids))
+                                    list(test_set.query_ids), content=test_set_content(test_set))
+
+
+#: :func:`test_set_content` of each live test set, by ``id``, with a weak reference to it.
+_CONTENT: dict[int, tuple[weakref.ref, object]] = {}
+
+
+def test_set_content(test_set):
+    """The :func:`~ragnb.ledger.content.split_content` of ``test_set`` (a frozen
+    :class:`~ragnb.io.testset.TestSet`), hashed once per object: a command matches its
+    split and checks how (:func:`queries_note`), a workspace matches it again for the
+    split's inflation figure, and each would sort and hash every judgment anew.
+    """
+    from ragnb.ledger.content import split_content
+
+    key = id(test_set)
+    held = _CONTENT.get(key)
+    if held is not None and held[0]() is test_set:
+        return held[1]
+    content = split_content("lookup", test_set.judgments.drop(columns="line", errors="ignore"),
+                            list(test_set.query_ids))
+    try:
+        ref = weakref.ref(test_set, lambda _, key=key: _CONTENT.pop(key, None))
+    except TypeError:  # not weakly referable: not kept
+        return content
+    _CONTENT[key] = (ref, content)
+    return content
 
 
 def queries_note(manifest: Manifest | None, test_set) -> str:
@@ -72,10 +99,7 @@ def queries_note(manifest: Manifest | None, test_set) -> str:
     """
     if manifest is None:
         return ""
-    from ragnb.ledger.content import split_content
-
-    content = split_content("lookup", test_set.judgments.drop(columns="line", errors="ignore"),
-                            list(test_set.query_ids))
+    content = test_set_content(test_set)
     if manifest.split_id.endswith(content.sha256):
         return ""
     return (f"this test set's judgments differ from those registered as {manifest.name} "

@@ -8,7 +8,11 @@ two candidates scored there is no figure. The split's ``selections_against``
 comes from the workspace's ledger. Each figure is computed once per process
 for a given workspace manifest, split, metric, label policy and seed, so
 every surface in one session prints the same number (and a fresh process
-computes the same one: the seed is fixed).
+computes the same one: the seed is fixed). Scoring all the rounds' runs is most
+of a command's time (0.5-0.8 s on the demo's 41 rounds), so the figure is also
+kept in the workspace's cache (:mod:`ragnb.workspace.cache`, ``.ragnb-cache/``),
+keyed by every file and setting it depends on: a fresh process with the same
+inputs reads it back instead of scoring the runs.
 
 :func:`workspace_of_ledger` finds the workspace a ledger folder belongs to
 (the ``ragnb.toml`` beside it whose ``ledger`` key names it), so a command
@@ -44,7 +48,6 @@ def workspace_inflation(workspace, split: str, metric: str, policy: str = "lower
         than two candidates are scored on a split selected against.
     """
     from ragnb.metrics import parse_metric
-    from ragnb.workspace.splits import score_splits
 
     metric = str(parse_metric(workspace.metric(metric)))  # one key per metric, however named
     manifest = workspace.split_manifest(split)
@@ -61,13 +64,89 @@ def workspace_inflation(workspace, split: str, metric: str, policy: str = "lower
         elif not n:
             _CACHE[key] = split_inflation(split, 0)
         else:
-            test_sets, runs = workspace.splits([split], names)
-            table, _ = score_splits(test_sets, runs, metric, policy=policy,
-                                    **workspace.score_options)
-            wide = table.pivot(index="query_id", columns="config", values="value")[names]
-            _CACHE[key] = split_inflation(split, n, scores=wide.dropna().to_numpy(),
-                                          seed=seed)
+            _CACHE[key] = _stored_or_computed(workspace, split, names, manifest, metric,
+                                              policy, seed)
     return _CACHE[key]
+
+
+def _stored_or_computed(workspace, split: str, names: list[str], manifest, metric: str,
+                        policy: str, seed: int) -> SelectionInflation | None:
+    """The data-driven figure from the workspace's cache (:mod:`ragnb.workspace.cache`) when
+    stored under the same inputs, else computed (scoring every candidate's run) and stored.
+
+    A hit reads no run, but records the runs as read (the figure comes from them), so a
+    report lists the same files cold or warm.
+    """
+    from ragnb.workspace import cache
+
+    found = _cache_key(workspace, split, names, manifest, metric, policy, seed)
+    if found is not None:
+        folder, slot, key, sources = found
+        value = cache.load(folder, "inflation", slot, key)
+        if value is not None:
+            try:
+                figure = SelectionInflation(**value)
+            except TypeError:  # fields of another shape: computed afresh below
+                figure = None
+            if figure is not None and figure.split == split:
+                for source in sources:
+                    workspace.use(source)
+                return figure
+    figure = _computed(workspace, split, names, manifest.selections_against, metric, policy,
+                       seed)
+    if found is not None and figure is not None:
+        from dataclasses import asdict
+
+        cache.store(found[0], "inflation", found[1], found[2], asdict(figure))
+    return figure
+
+
+def _computed(workspace, split: str, names: list[str], n: int, metric: str, policy: str,
+              seed: int) -> SelectionInflation | None:
+    from ragnb.workspace.splits import score_splits
+
+    test_sets, runs = workspace.splits([split], names)
+    table, _ = score_splits(test_sets, runs, metric, policy=policy, **workspace.score_options)
+    wide = table.pivot(index="query_id", columns="config", values="value")[names]
+    return split_inflation(split, n, scores=wide.dropna().to_numpy(), seed=seed)
+
+
+def _cache_key(workspace, split: str, names: list[str], manifest, metric: str, policy: str,
+               seed: int):
+    """``(cache folder, slot, key, run files)`` of the figure, or None where it is not cached:
+    caching off, a workspace in memory, an input that is not a file, or a confirmation
+    split (reading its runs is a scoring the ledger records, which a hit would skip).
+    """
+    from ragnb.workspace import cache
+
+    path = workspace.manifest.path
+    if manifest.role == "confirmation" or not path.is_file():
+        return None
+    folder = cache.cache_dir(path.parent)
+    if folder is None:
+        return None
+    entry = workspace.manifest.test_sets.get(split)
+    run_sources = workspace._run_sources.get(split, {})
+    sources = [workspace._sources.get(split)] + [run_sources.get(c) for c in names]
+    listed = getattr(entry, "queries", None) if entry is not None else None
+    extra = [listed.path] if listed is not None else []
+    if not all(isinstance(s, (str, Path)) and str(s) != "-" for s in sources + extra):
+        return None
+    import numpy as np
+
+    from ragnb.stats.inflation import REFITS, RESAMPLES
+
+    try:
+        files = [cache.file_stamp(s) for s in sources + extra]
+    except OSError:
+        return None
+    slot = [str(path.resolve()), split, metric, policy, seed]
+    key = {"files": files, "fold": getattr(listed, "fold", None), "candidates": names,
+           "split_id": manifest.split_id, "selections_against": manifest.selections_against,
+           "order": workspace.manifest.order, "options": workspace.score_options,
+           "resamples": RESAMPLES, "refits": REFITS, "numpy": np.__version__,
+           "code": cache.code_stamp()}
+    return folder, slot, key, sources[1:]
 
 
 def workspace_of_ledger(ledger_dir: str | Path | None, split_id: str):

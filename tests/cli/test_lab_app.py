@@ -78,3 +78,40 @@ def test_help_names_the_workspace_variable(command):
     with pytest.raises(SystemExit), redirect_stdout(io.StringIO()) as out:
         main([command, "--help"])
     assert "RAGNB_WORKSPACE" in out.getvalue()
+
+
+def test_lab_runs_as_root_and_passes_on_what_follows_the_double_dash(monkeypatch):
+    """``--allow-root`` (a container's root user) and the words after ``--`` reach
+    JupyterLab as given, before the notebook to open; nothing is started."""
+    monkeypatch.delenv(WORKSPACE_ENV, raising=False)
+    _, _, argv = printed("lab", "--workspace", DEMO_DIR, "--allow-root", "--no-browser")
+    assert "--allow-root" in argv
+    _, _, argv = printed("lab", "--workspace", DEMO_DIR)
+    assert "--allow-root" not in argv
+    code, out, err = cli("lab", "03", "--allow-root", "--print-command", "--",
+                         "--ServerApp.token=", "--ServerApp.port_retries=0")
+    assert code == 0, err
+    argv = shlex.split(out)[3:]
+    assert argv[argv.index("--allow-root"):] == [
+        "--allow-root", "--ServerApp.token=", "--ServerApp.port_retries=0", "03-strata.ipynb"]
+
+
+def test_app_accepts_allow_root_and_passes_on_what_follows_the_double_dash(monkeypatch):
+    """Voila has no root check (and no --allow-root flag): the option is accepted, so one
+    command line serves both, and not handed to Voila; words after ``--`` are."""
+    monkeypatch.delenv(WORKSPACE_ENV, raising=False)
+    code, out, err = cli("app", "03", "--allow-root", "--print-command", "--",
+                         "--theme=dark", "--port=8899")
+    assert code == 0, err
+    argv = shlex.split(out)[3:]
+    assert "--allow-root" not in argv
+    assert argv[-2:] == ["--theme=dark", "--port=8899"]
+
+
+def test_a_double_dash_keeps_its_meaning_for_other_commands():
+    """Only lab and app pass words on: elsewhere ``--`` is argparse's (end of options)."""
+    from ragnb.cli import _passed_on
+
+    assert _passed_on(["score", "--", "x"], "score") == (["score", "--", "x"], None)
+    assert _passed_on(["lab", "--", "--x"], "lab") == (["lab"], ["--x"])
+    assert _passed_on(["lab"], "lab") == (["lab"], [])

@@ -139,3 +139,32 @@ def test_init_checks_a_sealed_splits_runs_without_scoring_them(sealed, tmp_path)
     assert ws.split_manifest("prod").sealed                         # the same content
     with pytest.raises(PolicyError, match="prod is sealed"):
         ws.runs("prod")
+
+
+def test_a_test_sets_content_is_hashed_once_and_is_split_contents(monkeypatch):
+    """A command matches its split, checks how (queries_note) and a workspace matches it
+    again for the inflation figure: one hash per test set object, the same as
+    split_content's, and another object (other judgments) is hashed afresh."""
+    import gc
+
+    from ragnb.io import read_test_set
+    from ragnb.ledger import content, policy
+    from ragnb.paths import DEMO_DIR
+
+    calls = []
+    real = content.split_content
+    monkeypatch.setattr(content, "split_content",
+                        lambda *a, **k: calls.append(1) or real(*a, **k))
+    ts = read_test_set(DEMO_DIR / "golden.jsonl")
+    first = policy.test_set_content(ts)
+    assert policy.test_set_content(ts) is first and len(calls) == 1
+    expected = real("lookup", ts.judgments.drop(columns="line"), list(ts.query_ids))
+    assert first == expected
+    (manifest, how) = policy.match_split(DEMO_DIR / "ledger", ts)
+    assert how == "content" and policy.queries_note(manifest, ts) == "" and len(calls) == 1
+    other = read_test_set(DEMO_DIR / "production.jsonl")
+    assert policy.test_set_content(other).split_id != first.split_id and len(calls) == 2
+    key = id(other)
+    del other
+    gc.collect()
+    assert key not in policy._CONTENT  # forgotten with its test set

@@ -199,3 +199,121 @@ def test_a_ledger_finds_its_workspace_only_when_the_manifest_names_it(demo, tmp_
     (tmp_path / "ragnb.toml").write_text((ws_dir / "ragnb.toml").read_text())  # names ./ledger,
     assert winf.workspace_of_ledger(lone, split_id) is None  # whose test sets are not there
     assert winf.workspace_of_ledger(None, split_id) is None
+
+
+@pytest.fixture
+def own_demo(tmp_path, monkeypatch):
+    """A copy of the demo workspace whose files a test may change, its cache in the
+    workspace (``$RAGNB_CACHE`` unset) and the in-process figures forgotten."""
+    (tmp_path / "specs").symlink_to(DEMO_DIR.parent / "specs")
+    ws_dir = shutil.copytree(DEMO_DIR, tmp_path / "demo",
+                             ignore=shutil.ignore_patterns(".ragnb-cache"))
+    monkeypatch.delenv("RAGNB_CACHE", raising=False)
+    winf._CACHE.clear()
+    yield ws_dir
+    winf._CACHE.clear()
+
+
+def _figure(ws_dir, scorings: list):
+    """The golden figure in a fresh workspace object and an empty in-process cache, as a
+    fresh process computes it (``scorings``, the :func:`scorings` fixture, counts the times
+    the runs were scored)."""
+    winf._CACHE.clear()
+    ws = open_workspace(ws_dir)
+    return winf.workspace_inflation(ws, "golden", "ndcg@10"), ws
+
+
+@pytest.fixture
+def scorings(monkeypatch):
+    """The list of splits whose candidates were scored (not read from the cache)."""
+    seen: list[str] = []
+    real = winf._computed
+
+    def counted(workspace, split, *args):
+        seen.append(split)
+        return real(workspace, split, *args)
+
+    monkeypatch.setattr(winf, "_computed", counted)
+    return seen
+
+
+def test_the_cached_figure_is_the_computed_one(own_demo, scorings):
+    """Cold (computed and stored), warm (read back) and with the cache off: the same
+    figure, field for field (0.23 points), and the same files listed as read."""
+    from ragnb.workspace.cache import CACHE_DIRNAME
+
+    cold, ws_cold = _figure(own_demo, scorings)
+    assert scorings == ["golden"] and f"{cold.points:.2f}" == "0.23"
+    assert len(list((own_demo / CACHE_DIRNAME / "inflation").glob("*.json"))) == 1
+    assert (own_demo / CACHE_DIRNAME / ".gitignore").read_text().endswith("\n*\n")
+    warm, ws_warm = _figure(own_demo, scorings)
+    assert scorings == ["golden"]  # read back: no run scored
+    assert warm == cold and warm.inflation == cold.inflation
+    assert ws_warm.files_read() == ws_cold.files_read()
+    assert sum("runs/golden" in str(p) for p in ws_warm.files_read()) == 41
+
+
+def test_the_cache_can_be_turned_off_or_moved(own_demo, scorings, monkeypatch, tmp_path):
+    from ragnb.workspace.cache import CACHE_DIRNAME, CACHE_ENV
+
+    monkeypatch.setenv(CACHE_ENV, "off")
+    first, _ = _figure(own_demo, scorings)
+    second, _ = _figure(own_demo, scorings)
+    assert scorings == ["golden", "golden"] and first == second
+    assert not (own_demo / CACHE_DIRNAME).exists()
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "elsewhere"))
+    third, _ = _figure(own_demo, scorings)
+    fourth, _ = _figure(own_demo, scorings)
+    assert len(scorings) == 3 and third == fourth == first
+    assert list((tmp_path / "elsewhere" / "inflation").glob("*.json"))
+    assert not (own_demo / CACHE_DIRNAME).exists()
+
+
+def test_a_changed_input_or_a_bad_entry_is_computed_afresh(own_demo, scorings):
+    """A run file rewritten (one round's run swapped for another's: a different figure),
+    a corrupt entry and one of another shape: each scored again, never used."""
+    from ragnb.workspace.cache import CACHE_DIRNAME
+
+    cold, _ = _figure(own_demo, scorings)
+    runs = own_demo / "runs" / "golden"
+    (runs / "round-39.jsonl").write_bytes((runs / "round-40.jsonl").read_bytes())
+    changed, _ = _figure(own_demo, scorings)
+    assert scorings == ["golden", "golden"] and changed != cold
+    winf._CACHE.clear()
+    expected = winf._computed(open_workspace(own_demo), "golden",
+                              list(open_workspace(own_demo).rounds()["config"]), 40,
+                              "ndcg@10", "lower", winf.SEED)
+    assert changed == expected
+    assert _figure(own_demo, scorings)[0] == changed and len(scorings) == 3  # stored again
+    (entry,) = (own_demo / CACHE_DIRNAME / "inflation").glob("*.json")
+    for bad in ("{not json", '{"version": 1, "slot": 0, "key": 0, "value": {}}', "[]"):
+        entry.write_text(bad)
+        assert _figure(own_demo, scorings)[0] == changed
+    assert len(scorings) == 6
+    text = entry.read_text().replace('"inflation": 0.0', '"no_such_field": 0.0')
+    entry.write_text(text)
+    assert _figure(own_demo, scorings)[0] == changed and len(scorings) == 7
+
+
+def test_a_read_only_workspace_goes_uncached(own_demo, scorings, monkeypatch):
+    """A cache folder that cannot be written (a file in its place) costs nothing but time."""
+    from ragnb.workspace.cache import CACHE_DIRNAME
+
+    (own_demo / CACHE_DIRNAME).write_text("not a folder")
+    first, _ = _figure(own_demo, scorings)
+    second, _ = _figure(own_demo, scorings)
+    assert first == second and scorings == ["golden", "golden"]
+
+
+def test_the_demo_cache_is_ignored_by_git():
+    """``data/demo`` is committed; its cache folder must never be."""
+    import subprocess
+
+    from ragnb.paths import PROJ_ROOT
+    from ragnb.workspace.cache import CACHE_DIRNAME
+
+    if not (PROJ_ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    probe = DEMO_DIR / CACHE_DIRNAME / "inflation" / "x.json"
+    done = subprocess.run(["git", "check-ignore", "-q", str(probe)], cwd=PROJ_ROOT)
+    assert done.returncode == 0
