@@ -5,6 +5,14 @@ import pandas as pd
 
 #: Caption of :func:`split_status_table` on every page.
 SPLIT_STATUS_CAPTION = "How often each split has been used to choose (split ledger)"
+#: What the split-ledger table's inflation column is (read under the table).
+INFLATION_NOTE = (
+    "Selection inflation: how much a score on a split selected against N times is ahead of "
+    "its truth by selection alone, one figure per split (ragnb.stats.split_inflation): from "
+    "the candidates' per-query scores where the workspace has them (an empirical-Bayes "
+    "selection bootstrap), else the worst case (all candidates equal: E[max of N normals] x "
+    "SE / sqrt 2), labelled so. A dash: the ledger does not know the split (how often it was "
+    "selected against is unknown).")
 
 
 def split_status_table(manifests: pd.DataFrame) -> pd.DataFrame:
@@ -28,3 +36,11 @@ def split_status_table(manifests: pd.DataFrame) -> pd.DataFrame:
         table = table.rename(columns={"inflation": "selection inflation (points)"})
     return table.rename(columns={"selections_against": "selections against",
                                  "retired_for_selection_at": "retired for selection"})
+
+
+def split_status_section(manifests: pd.DataFrame):
+    """The split-status table as a page's section: its caption and :data:`INFLATION_NOTE`."""
+    from ragnb.result import table_section
+
+    return table_section(split_status_table(manifests), SPLIT_STATUS_CAPTION,
+                         note=INFLATION_NOTE)

@@ -10,7 +10,17 @@ Each module is one notebook's page, registered by the notebook's slug
     print(finding.to_text())                                   # or show_finding(finding)
 
 - :mod:`ragnb.pages.fit` — ``01-fit``, the four-cell table
+- :mod:`ragnb.pages.trajectory` — ``02-trajectory``, golden vs production across rounds
 - :mod:`ragnb.pages.strata` — ``03-strata``, the stratified breakdown
+- :mod:`ragnb.pages.label_bias` — ``04-label-bias``, bounds, three-way verdict, judge next
+- :mod:`ragnb.pages.ledger` — ``05-ledger``, selections per split and the regression guard
+- :mod:`ragnb.pages.health` — ``06-health``, test-set health and its review
+- :mod:`ragnb.pages.code_tasks` — ``07-code-tasks``, recall on tasks from merged commits
+
+Adding an analysis is adding three files: its page module here (it registers itself),
+its notebook (``notebooks/NN-name.ipynb``, parameters named as ``resolve`` takes them)
+and its test; the report runner, ``ragnb run``, ``ragnb report --all``'s skip reasons and
+``ragnb init``'s list find it through this registry.
 """
 from __future__ import annotations
 
@@ -24,17 +34,17 @@ from ragnb.pages.registry import (
     PAGES,
     MissingInput,
     Page,
-    find_page,
     given,
     page,
-    workspace_of,
 )
 from ragnb.result import Finding
-from ragnb.workspace.needs import skip_reason as manifest_skip_reason
 
 #: Page modules, discovered: adding a page is adding its module (it registers itself).
 MODULES = {info.name: importlib.import_module(f"{__name__}.{info.name}")
            for info in pkgutil.iter_modules(__path__) if info.name != "registry"}
+_ordered = {slug: PAGES[slug] for slug in sorted(PAGES)}  # notebook order, not module order
+PAGES.clear()
+PAGES.update(_ordered)
 
 __all__ = ["MODULES", "NOTEBOOKS", "PAGES", "MissingInput", "Page", "manifest_specs", "page",
            "resolve", "run", "run_page", "skip_reason", "skip_reasons"]
@@ -63,17 +73,11 @@ def run_page(slug: str, workspace: Any = "", /, **parameters: Any) -> Finding:
 
 def skip_reason(workspace: Any, slug: str, parameters: Mapping[str, Any] | None = None
                 ) -> str | None:
-    """Why page ``slug`` cannot run on ``workspace`` with ``parameters`` (None: it can).
-
-    A registered page answers with its ``resolve`` (the :class:`MissingInput` reason);
-    the others with their manifest check (:mod:`ragnb.workspace.needs`).
+    """Why page ``slug`` cannot run on ``workspace`` with ``parameters`` (None: it can):
+    the :class:`MissingInput` reason its ``resolve`` gives (the manifest only is read).
     """
-    p = find_page(slug)
-    if p is None:
-        return manifest_skip_reason(workspace_of(workspace), slug.split("-", 1)[-1]
-                                    if slug in NOTEBOOKS else slug, parameters)
     try:
-        p.resolve(workspace, **given(parameters or {}))
+        page(slug).resolve(workspace, **given(parameters or {}))
     except MissingInput as missing:
         return missing.reason
     return None
@@ -89,9 +93,6 @@ def manifest_specs(workspace: Any, slug: str, values: Mapping[str, Any]) -> dict
     parameter (``*_spec``) left empty in ``values`` that its ``resolve`` fills from the
     manifest (the report runner states them in the spec-timing table).
     """
-    p = find_page(slug)
-    if p is None:
-        return {}
-    inputs = p.resolve(workspace, **given(values))
+    inputs = page(slug).resolve(workspace, **given(values))
     return {name: str(getattr(inputs, name)) for name in vars(inputs)
             if name.endswith("_spec") and not values.get(name) and getattr(inputs, name)}

@@ -13,22 +13,13 @@ from typing import Any, ClassVar
 
 from ragnb.fit import four_cell
 from ragnb.io.overlap import split_overlap
-from ragnb.ledger.status import SPLIT_STATUS_CAPTION, split_status_table
+from ragnb.ledger.status import split_status_section
 from ragnb.ledger.views import split_status
 from ragnb.metrics.judged import Policy
 from ragnb.pages.registry import Inputs, MissingInput, policy_of, register, workspace_of
-from ragnb.result import Finding, markdown_section, markdown_text, table_section
+from ragnb.result import Finding, markdown_section, markdown_text
 from ragnb.workspace.inflation import workspace_inflation
 from ragnb.workspace.splits import score_splits
-
-#: What the split-ledger table's inflation column is (read under the table).
-INFLATION_NOTE = (
-    "Selection inflation: how much a score on a split selected against N times is ahead of "
-    "its truth by selection alone, one figure per split (ragnb.stats.split_inflation): from "
-    "the candidates' per-query scores where the workspace has them (an empirical-Bayes "
-    "selection bootstrap), else the worst case (all candidates equal: E[max of N normals] x "
-    "SE / sqrt 2), labelled so. A dash: the ledger does not know the split (how often it was "
-    "selected against is unknown).")
 
 
 @dataclass(frozen=True)
@@ -104,8 +95,7 @@ def run(inputs: FitInputs) -> Finding:
         share="not defined (no gain on golden)" if share != share else f"{share:.0%}")
     splits = split_status(ws.ledger_dir, test_sets, se=inflation)
     sections = (*own.sections, markdown_section(reading, "Reading"),
-                table_section(split_status_table(splits), SPLIT_STATUS_CAPTION,
-                              note=INFLATION_NOTE))
+                split_status_section(splits))
     if notes:
         sections += (markdown_section("\n\n".join(markdown_text("note: {n}", n=n)
                                                   for n in notes), "Notes", appendix=True),)

@@ -44,11 +44,10 @@ from ragnb.health.charts import (
 )
 from ragnb.io import read_corpus, read_run, read_test_set
 from ragnb.labelbias import merge_judgments
-from ragnb.ledger.status import SPLIT_STATUS_CAPTION, split_status_table
+from ragnb.ledger.status import split_status_section
 from ragnb.ledger.views import split_status
 from ragnb.metrics.judged import Policy
 from ragnb.metrics.score import score
-from ragnb.pages.fit import INFLATION_NOTE
 from ragnb.pages.registry import Inputs, MissingInput, policy_of, register, workspace_of
 from ragnb.result import (
     MISSING,
@@ -434,8 +433,7 @@ def run(inputs: HealthInputs) -> Finding:
     inflation = {s: workspace_inflation(ws, s, i.metric, i.policy)
                  for s in (i.split, i.holdout_split_name) if s in ws.test_set_names}
     splits = split_status(ws.ledger_dir, splits_read, se=inflation)
-    sections.append(table_section(split_status_table(splits), SPLIT_STATUS_CAPTION,
-                                  note=INFLATION_NOTE))
+    sections.append(split_status_section(splits))
     return Finding(own.headline, own.display_table, own.chart, own.checks, own.description,
                    own.caption, review, tuple(sections),
                    {"test_set": test_set, "corpus": corpus, "coverage": cov,

@@ -35,9 +35,8 @@ from ragnb.labelbias.sections import (
     rule_section,
     shard_sections,
 )
-from ragnb.ledger.status import SPLIT_STATUS_CAPTION, split_status_table
+from ragnb.ledger.status import split_status_section
 from ragnb.ledger.views import split_status
-from ragnb.pages.fit import INFLATION_NOTE
 from ragnb.pages.registry import Inputs, MissingInput, register, workspace_of
 from ragnb.result import (
     Finding,
@@ -203,8 +202,7 @@ def run(inputs: LabelBiasInputs) -> Finding:
             objects["projection"] = projection
     inflation = workspace_inflation(ws, i.split, i.metric, "lower")
     splits = split_status(ws.ledger_dir, {test_set.name: test_set}, se=inflation)
-    sections += [table_section(split_status_table(splits), SPLIT_STATUS_CAPTION,
-                               note=INFLATION_NOTE),
+    sections += [split_status_section(splits),
                  *_notes(bounds.notes)]
     objects.update(inflation=inflation, splits=splits)
     return Finding(own.headline, own.display_table, own.chart, checks_frame(checks),

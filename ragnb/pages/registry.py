@@ -57,9 +57,8 @@ class Page:
         return self.slug.split("-", 1)[1]
 
 
-#: Every notebook's slug in order (``NN-name.ipynb`` in the notebooks folder); those with a
-#: module in :mod:`ragnb.pages` are in
-#: :data:`PAGES`, the others still resolve in their notebook (:mod:`ragnb.workspace.needs`).
+#: Every notebook's slug in order (``NN-name.ipynb`` in the notebooks folder); each has its
+#: page in :data:`PAGES` (a module of :mod:`ragnb.pages`; ``tests/test_layers.py`` holds it so).
 NOTEBOOKS = tuple(sorted(p.stem for p in NOTEBOOKS_DIR.glob("*.ipynb")
                         if re.fullmatch(r"[0-9]{2}-[a-z0-9-]+", p.stem)))
 #: Notebook slug (``01-fit``) -> :class:`Page`.
@@ -81,14 +80,6 @@ def page(slug: str) -> Page:
         if slug in (p.slug, p.name, p.slug.split("-", 1)[0]):
             return p
     raise InputError(f"no page `{slug}`; pages: {', '.join(PAGES)}", key="page")
-
-
-def find_page(slug: str) -> Page | None:
-    """The page registered as ``slug`` (see :func:`page`), or None."""
-    try:
-        return page(slug)
-    except InputError:
-        return None
 
 
 def workspace_of(workspace: Any):

@@ -19,11 +19,10 @@ import pandas as pd
 from ragnb.errors import InputError
 from ragnb.fit import four_cell
 from ragnb.io.overlap import split_overlap
-from ragnb.ledger.status import SPLIT_STATUS_CAPTION, split_status_table
+from ragnb.ledger.status import split_status_section
 from ragnb.ledger.views import split_status
 from ragnb.metrics.judged import Policy
 from ragnb.metrics.registry import metric_label
-from ragnb.pages.fit import INFLATION_NOTE
 from ragnb.pages.registry import Inputs, MissingInput, policy_of, register, workspace_of
 from ragnb.result import (
     POINTS,
@@ -221,7 +220,7 @@ def run(inputs: TrajectoryInputs) -> Finding:
                       f"The {i.production} line's endpoints and the four-cell {i.production} "
                       "cells, in points",
                       units={"trajectory": "points:2", "four-cell cell": "points:2"}),
-        table_section(split_status_table(splits), SPLIT_STATUS_CAPTION, note=INFLATION_NOTE),
+        split_status_section(splits),
     ]
     if notes:
         sections.append(markdown_section("\n\n".join(markdown_text("note: {n}", n=n)

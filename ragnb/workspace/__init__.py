@@ -2,8 +2,7 @@
 
 - :mod:`ragnb.workspace.manifest` — the keys and their one validation place
 - :mod:`ragnb.workspace.workspace` — :class:`Workspace`, reading test sets, runs, strata
-- :mod:`ragnb.workspace.needs` — what a notebook without a page needs (skip reasons; ask
-  :func:`ragnb.pages.skip_reason`, which asks a page's ``resolve`` first)
+- :mod:`ragnb.workspace.cache` — the selection-inflation figure kept between commands
 - :mod:`ragnb.workspace.init` — scaffolding a workspace from existing files
 """
 from __future__ import annotations
