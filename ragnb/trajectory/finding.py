@@ -13,6 +13,7 @@ from ragnb.result import (
     Headline,
     chart_or,
     checks_frame,
+    interval,
     points,
     register,
 )
@@ -22,17 +23,29 @@ if TYPE_CHECKING:
     from ragnb.fit.fourcell import FourCell
 
 
+def _moved(row: Any, *, verb: bool = True) -> str:
+    """``rose +9.0 [+7.2, +10.8]``: a line's total movement, its interval, and "(not
+    resolved)" when the interval spans 0 (the same interval as the four-cell delta).
+    """
+    total, low, high = row["total"], row.get("ci_low"), row.get("ci_high")
+    word = ("rose " if total >= 0 else "fell ") if verb else ""
+    if low is None or pd.isna(low):
+        return f"{word}{points(total, signed=True)}"
+    spans = low <= 0 <= high
+    return (f"{word}{points(total, signed=True)} {interval(low, high, signed=True)}"
+            + (" (not resolved)" if spans else ""))
+
+
 @register(Trajectory)
 def trajectory_finding(tr: Trajectory, *, display_names: Mapping[str, str],
                        four_cell: FourCell | None = None, chart: Any = None) -> Finding:
     """Headline: the divergence round and how far each line moved."""
     mv = tr.movement.set_index("split")
-    g, p = mv.loc[tr.golden, "total"], mv.loc[tr.production, "total"]
     inf = tr.inflation
     when = (f"the lines part after round {tr.divergence_round}"
             if tr.divergence_round is not None else "no divergence round is resolved")
-    answer = (f"Across {inf['rounds']} rounds {when}: {tr.golden} rose "
-              f"{points(g, signed=True)} points and {tr.production} {points(p, signed=True)}, "
+    answer = (f"Across {inf['rounds']} rounds {when}: {tr.golden} {_moved(mv.loc[tr.golden])} "
+              f"points and {tr.production} {_moved(mv.loc[tr.production], verb=False)}, "
               f"while selection alone explains {inf['label']} of the {tr.golden} rise.")
     next_step = (f"Treat gains on {tr.golden} after round {tr.divergence_round} as fit; rank "
                  f"candidates on a fresh sample." if tr.divergence_round is not None else
@@ -48,12 +61,17 @@ def trajectory_finding(tr: Trajectory, *, display_names: Mapping[str, str],
         answer = answer[:-1] + (f" ({tr.production}: the {ov.disjoint} queries not shared with "
                                 f"{tr.golden}).")
     table = tr.movement.copy()
+    if "ci_low" in table:
+        table["total"] = [f"{points(t, signed=True)} {interval(lo, hi, signed=True)}"
+                          for t, lo, hi in zip(table["total"], table["ci_low"],
+                                               table["ci_high"])]
+        table = table.drop(columns=["ci_low", "ci_high"])
     for c in ("first", "last", "total", "range_from_second"):
-        if c in table:
+        if c in table and (c != "total" or "ci_low" not in tr.movement):
             table[c] = [points(v, signed=c == "total") for v in table[c]]
     if "effect_size" in table:
         table["effect_size"] = ["—" if pd.isna(v) else f"{v:+.2f}" for v in table["effect_size"]]
-    table = table.rename(columns={"total": "total (points)",
+    table = table.rename(columns={"total": "total (points) [interval]",
                                   "effect_size": "effect size (mean diff / SD of diffs)",
                                   "range_from_second": "range from round 2 (points)"})
     checks = []

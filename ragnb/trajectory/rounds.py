@@ -40,7 +40,7 @@ from scipy import stats as sps
 from ragnb.errors import InputError
 from ragnb.io.overlap import SplitOverlap, split_overlap
 from ragnb.result import Analysis
-from ragnb.stats import child_seed, split_inflation
+from ragnb.stats import child_seed, paired_bootstrap, split_inflation
 from ragnb.stats.classic import effect_size
 from ragnb.stats.unpaired import bootstrap_mean
 
@@ -134,8 +134,11 @@ def trajectory(scores: pd.DataFrame, rounds: pd.DataFrame, *, golden: str = "gol
         means = wide.mean().to_numpy()
         after = means[1:] if len(means) > 1 else means
         # last champion against the first on the same queries: paired
+        moved = paired_bootstrap(wide[configs[0]], wide[configs[-1]], resamples=resamples,
+                                 seed=child_seed(seed, (s, "delta")), ci=ci)  # as four_cell
         movement.append({"split": s, "first": means[0], "last": means[-1],
-                         "total": means[-1] - means[0],
+                         "total": means[-1] - means[0], "ci_low": moved.ci_low,
+                         "ci_high": moved.ci_high,
                          "effect_size": effect_size(wide[configs[-1]] - wide[configs[0]]),
                          "range_from_second": float(after.max() - after.min())})
     g = wides[golden].to_numpy()

@@ -102,7 +102,14 @@ def test_the_endpoints_are_the_mean_per_query_scores(finding):
     mv = finding.source.movement.set_index("split")["total"]
     assert np.isclose(mv["production"], gain) and np.isclose(mv["golden"], rise)
     answer = finding.headline.answer
-    assert f"golden rose {rise * 100:+.1f} points and production {gain * 100:+.1f}" in answer
+    # each line's movement carries the four-cell delta's own interval (same seed, same
+    # resamples): production's spans 0 and is said to be unresolved
+    d = fc.deltas.set_index("split")
+    ci = {s: f"[{d.loc[s, 'ci_low'] * 100:+.1f}, {d.loc[s, 'ci_high'] * 100:+.1f}]"
+          for s in ("golden", "production")}
+    assert d.loc["production", "ci_low"] < 0 < d.loc["production", "ci_high"]
+    assert (f"golden rose {rise * 100:+.1f} {ci['golden']} points and production "
+            f"{gain * 100:+.1f} {ci['production']} (not resolved)") in answer
     # production as it arrives: the last batch has every production query, the same gain
     batches = finding.objects["watch"].batches
     assert int(batches["n"].iloc[-1]) == 200 and np.isclose(batches["estimate"].iloc[-1], gain)
