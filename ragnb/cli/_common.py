@@ -62,14 +62,17 @@ OUT_SUFFIXES = {".csv": "csv", ".json": "json", ".tsv": "tsv"}
 
 
 def emit(df: pd.DataFrame, fmt: str, out: str | None, header_lines: Sequence[str] = (),
-         points: tuple[str, ...] = ()) -> None:
+         points: tuple[str, ...] = (), *, notes_below: bool = False, dash: str = "") -> None:
     """Write a table as text, CSV, TSV or JSON records; header lines go to stderr unless text.
 
     An ``out`` file ending in ``.csv``, ``.tsv`` or ``.json`` gets that format
     whatever ``fmt`` says: every ``--out`` writes the format its suffix names.
     ``points`` names the columns of metric values: the text table shows them in
     points (x100, two decimals) and says so in a header line; CSV, TSV and JSON
-    keep the values as computed.
+    keep the values as computed. ``notes_below``: the text table comes first, its
+    header lines under it, each wrapped to :data:`WIDTH` columns; a missing value
+    shows as a dash, and ``dash`` (the reason) is the first line under the table
+    when one is shown.
     """
     import pandas as pd
 
@@ -83,7 +86,8 @@ def emit(df: pd.DataFrame, fmt: str, out: str | None, header_lines: Sequence[str
 
         df = df.assign(**{c: [in_points(v, digits=2)
                               for v in pd.to_numeric(df[c], errors="coerce")] for c in shown})
-        header_lines = [*header_lines, POINTS_LINE]
+        header_lines = [POINTS_LINE, *header_lines] if notes_below else [*header_lines,
+                                                                          POINTS_LINE]
     people = neutralised(df) if fmt in ("csv", "tsv") else df  # CSV for people: no formulas
     data = delimited(people, "\t" if fmt == "tsv" else ",") if fmt in ("csv", "tsv") else None
     if data is not None:
@@ -94,6 +98,14 @@ def emit(df: pd.DataFrame, fmt: str, out: str | None, header_lines: Sequence[str
         text = people.to_csv(index=False)
     elif fmt == "json":
         text = df.to_json(orient="records", indent=1) + "\n"
+    elif notes_below:
+        table = dashed(df)
+        with pd.option_context("display.max_rows", None, "display.max_columns", None,
+                               "display.width", 200):
+            body = table.to_string(index=False)
+        dashes = dash and bool((table == MISSING).to_numpy().any())
+        text = terminal_safe("\n".join([body, *wrapped([f"# {dash}"] if dashes else []),
+                                         *wrapped(header_lines), ""]))
     else:
         with pd.option_context("display.max_rows", None, "display.max_columns", None,
                                "display.width", 200, "display.float_format", "{:.4f}".format):
@@ -111,6 +123,41 @@ def emit(df: pd.DataFrame, fmt: str, out: str | None, header_lines: Sequence[str
             raise InputError(f"cannot write the output ({exc.strerror})", source=out) from None
     else:
         sys.stdout.write(data.decode("utf-8") if data is not None else text)
+
+
+#: Width of the notes under a text table.
+WIDTH = 100
+#: A value a text table cannot show (not defined for the row).
+MISSING = "—"
+
+
+def dashed(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` as text for a terminal: floats with 4 decimals, a dash for every missing value."""
+    import pandas as pd
+
+    shown = df.copy().astype(object)
+    for column in df.columns:
+        values = df[column]
+        if pd.api.types.is_float_dtype(values):
+            shown[column] = [MISSING if pd.isna(v) else f"{v:.4f}" for v in values]
+        else:
+            shown[column] = [MISSING if v is None or (not isinstance(v, str) and pd.isna(v))
+                             else v for v in values]
+    return shown
+
+
+def wrapped(lines: Sequence[str]) -> list[str]:
+    """``# note`` lines wrapped to :data:`WIDTH` columns, continuations indented under the
+    text (``#   ...``).
+    """
+    import textwrap
+
+    out: list[str] = []
+    for line in lines:
+        text = line[2:] if line.startswith("# ") else line
+        out += textwrap.wrap(text, WIDTH - 2, initial_indent="# ", subsequent_indent="#   ",
+                             break_on_hyphens=False, break_long_words=False) or ["#"]
+    return out
 
 
 def delimited(df: pd.DataFrame, sep: str) -> bytes | None:

@@ -141,9 +141,11 @@ def run(args: argparse.Namespace) -> int:
         out = result[cols].copy()
         out["queries_needed"] = [f"{int(v):,}" if v == v and v != float("inf") else "—"
                                  for v in out["queries_needed"]]
+    from ragnb.comparison.finding import DASH
+
     emit(out, args.format, args.out, header, points=(
         "baseline_mean", "challenger_mean", "delta", "ci_low", "ci_high", "se", "mde",
-        "inflation"))
+        "inflation"), notes_below=True, dash=DASH)
     return 0
 
 

@@ -265,3 +265,31 @@ def test_relevance_level_is_trec_evals_l_for_every_binary_measure(tmp_path):
     assert code == 0, err.getvalue()
     means = {r["metric"]: r["mean"] for r in json.loads(out.getvalue())}
     assert means == {"p@2(rel=2)": 0.5, "rr(rel=2)": 0.5, "p@2": 1.0}
+
+
+def test_compare_text_is_answer_table_then_notes_with_a_dash_and_its_reason(tmp_path):
+    # issue 24: the answer first, then the table (a dash where a row has no test, never NaN,
+    # and the reason right under it), then the notes, wrapped to 100 columns
+    ids = list(read_test_set(DEMO_DIR / "production.jsonl").query_ids)
+    strata = tmp_path / "s.csv"
+    strata.write_text("query_id,kind\n" + "".join(f"{q},{'tiny' if i < 3 else 'big'}\n"
+                                                 for i, q in enumerate(ids)))
+    code, out, err = cli("compare", "--judgments", DEMO_DIR / "production.jsonl",
+                         "--baseline", f"jan={DEMO_DIR / 'runs/production/round-00.jsonl'}",
+                         "--challenger", f"champ={DEMO_DIR / 'runs/production/round-40.jsonl'}",
+                         "--metric", "ndcg@10", "--resamples", "300", "--strata", strata,
+                         "--by", "kind")
+    assert code == 0, err
+    lines = out.splitlines()
+    verdict = next(i for i, line in enumerate(lines) if line.startswith("Verdict: "))
+    head = lines[verdict + 2]
+    assert head.split()[:3] == ["challenger", "stratum", "n"]          # the table comes next
+    rows = {line.split()[1]: line.split() for line in lines[verdict + 3: verdict + 6]}
+    assert set(rows) == {"big", "tiny", "pooled"} and rows["tiny"][2] == "3"
+    assert rows["tiny"][-1] == "—" and "NaN" not in out and "nan" not in out.lower().split()
+    notes = lines[verdict + 6:]
+    assert notes[0] == "# A dash: no test for the row (too few queries to say)."
+    assert notes[1] == "# metric values and differences in points (metric x 100); csv and " \
+                       "json keep 0-1"
+    assert all(line.startswith("#") and len(line) <= 100 for line in notes)
+    assert any(line.startswith("# check [champ] stratum sizes add up: ok") for line in notes)
