@@ -51,6 +51,24 @@ SHOWN_TASKS = 6
 RECALL_UNITS = dict.fromkeys(("mean", "ci_low", "ci_high"), "points")
 
 
+#: How mining turns merged changes into tasks (above the filter table).
+MINED = ("Every change on the mainline is mined; a filter drops reverts (and changes reverted "
+         "later), changes with no edit-set file or more than fifteen (renames, lockfile "
+         "bumps), and changes with no description left once file paths and changed symbol "
+         "names are stripped. The count each filter dropped is shown, nothing is dropped "
+         "silently.")
+#: Why all-files recall is read beside independent misses (above its table).
+INDEPENDENT = ("If every edit-set file were found independently with the per-file "
+               "probability p, a task of n files would be complete with probability p ** n. "
+               "Observed below that figure, the misses sit on the larger tasks, one or two "
+               "each; above it, they come together in fewer tasks.")
+#: The limit of the measure (the page's last words).
+LIMIT = ("A retrieval metric is a necessary condition, not a sufficient one: all files in the "
+         "context does not make the patch right. Merged changes are changes someone managed "
+         "to make, so the tasks where nobody found the right file are missing, and the read "
+         "set is an undercount (files read that left no trace in the diff).")
+
+
 @dataclass(frozen=True)
 class CodeTasksInputs(Inputs):
     """What the code-task page reads: the tasks file, the run, ``k`` and the keep condition.
@@ -158,6 +176,7 @@ def run(inputs: CodeTasksInputs) -> Finding:
             "clause is read against its 95% interval.",
             c=" and ".join(f"{c.metric} {c.op} {c.threshold * 100:g} points" for c in clauses))))
     sections += [
+        markdown_section(MINED, "Which merged changes became tasks"),
         table_section(filter_table(mined.tasks, mined.options),
                       "Mined, kept and dropped by which filter (a change is counted under the "
                       "first filter it fails)",
@@ -177,6 +196,7 @@ def run(inputs: CodeTasksInputs) -> Finding:
                       note=f"Intervals: {summary['method'].iloc[0]}. Notes: {notes}. A dash: "
                            "no interval (a metric defined on fewer than two tasks).",
                       units=RECALL_UNITS),
+        markdown_section(INDEPENDENT, "Per-file recall does not predict all-files recall"),
         table_section(check, f"All-files recall at {i.k} in points: observed and under "
                              "independent misses", units={"value": "points"}),
         Section(f"All-files recall at {i.k} by task size, beside independent misses (p ** n)",
@@ -184,6 +204,7 @@ def run(inputs: CodeTasksInputs) -> Finding:
         table_section(callers, "Tasks that change a signature: callers in the parent tree, how "
                                f"many the change touched, how many the retriever found at {i.k}"),
         *own.sections[1:],  # the verdict's table (the recall's, with no condition)
+        markdown_section(LIMIT, "What recall does not say"),
     ]
     if verdict is not None:
         sections.append(table_section(

@@ -85,17 +85,20 @@ def test_a_missing_input_is_named_by_resolve_and_is_the_skip_reason(tmp_path):
 
 def test_run_shows_every_section_in_order_with_values_checked_directly(finding):
     assert [s.kind for s in finding.sections] == [
-        "chart", "markdown", "table", "table", "table", "table", "table", "chart", "table",
-        "table", "table"]
+        "chart", "markdown", "markdown", "table", "table", "table", "table", "markdown",
+        "table", "chart", "table", "table", "markdown", "table"]
     captions = [s.caption for s in finding.sections]
-    assert captions[2].startswith("Mined, kept and dropped by which filter")
-    assert captions[3].startswith("Set sizes over the kept tasks")
-    assert captions[4].startswith("What the retriever is given")
-    assert captions[5].startswith("Recall at 10 in points")
-    assert captions[6].startswith("All-files recall at 10 in points")
-    assert captions[8].startswith("Tasks that change a signature")
-    assert captions[9].startswith("Each keep clause against its interval")
-    assert [s.appendix for s in finding.sections] == [False] * 10 + [True]
+    assert captions[2] == "Which merged changes became tasks"   # the prose above its table
+    assert captions[3].startswith("Mined, kept and dropped by which filter")
+    assert captions[4].startswith("Set sizes over the kept tasks")
+    assert captions[5].startswith("What the retriever is given")
+    assert captions[6].startswith("Recall at 10 in points")
+    assert captions[7] == "Per-file recall does not predict all-files recall"
+    assert captions[8].startswith("All-files recall at 10 in points")
+    assert captions[10].startswith("Tasks that change a signature")
+    assert captions[11].startswith("Each keep clause against its interval")
+    assert captions[12] == "What recall does not say"
+    assert [s.appendix for s in finding.sections] == [False] * 13 + [True]
     assert "keep the retriever when all_files >= 80 points and caller >= 90 points" in \
         plain_markdown(finding.sections[1].content)
 
@@ -107,20 +110,20 @@ def test_run_shows_every_section_in_order_with_values_checked_directly(finding):
     per_file = [np.mean([f in top[t["task_id"]] for f in t["edit_set"]]) for t in kept]
     all_files = [float(all(f in top[t["task_id"]] for f in t["edit_set"])) for t in kept]
 
-    filters = finding.sections[2].content.set_index("step")
+    filters = finding.sections[3].content.set_index("step")
     assert filters.loc["mined", "remaining"] == len(rows) == 90
     assert filters.loc["kept", "remaining"] == len(kept) == 70
     assert filters["dropped"].sum() == len(rows) - len(kept)      # kept + dropped = mined
-    assert len(finding.sections[4].content) == 6                 # the first 6 task texts
-    summary = finding.sections[5].content.set_index("label")
+    assert len(finding.sections[5].content) == 6                 # the first 6 task texts
+    summary = finding.sections[6].content.set_index("label")
     assert summary.loc["per-file recall@10", "mean"] == pytest.approx(np.mean(per_file))
     assert summary.loc["all-files recall@10", "mean"] == pytest.approx(np.mean(all_files))
     assert summary.loc["all-files recall@10", "n"] == len(kept)
-    assert "200 resamples of n=70 tasks" in finding.sections[5].note
-    check = finding.sections[6].content.set_index("all_files")
+    assert "200 resamples of n=70 tasks" in finding.sections[6].note
+    check = finding.sections[8].content.set_index("all_files")
     assert check.loc["observed", "value"] == pytest.approx(np.mean(all_files))
     signature = [t for t in kept if t["signature_changes"]]
-    assert finding.sections[8].content["task_id"].tolist() == [t["task_id"] for t in signature]
+    assert finding.sections[10].content["task_id"].tolist() == [t["task_id"] for t in signature]
 
     # the headline is the keep verdict's, its figures those of the tables
     verdict = finding.objects["verdict"]
@@ -129,7 +132,7 @@ def test_run_shows_every_section_in_order_with_values_checked_directly(finding):
     mean, lo, hi = (summary.loc["all-files recall@10", c] for c in ("mean", "ci_low", "ci_high"))
     assert f"all_files {mean * 100:.1f} [{lo * 100:.1f}, {hi * 100:.1f}]" in \
         finding.headline.answer
-    clauses = finding.sections[10].content
+    clauses = finding.sections[13].content
     assert clauses["condition"].tolist() == ["all_files >= 80.0", "caller >= 90.0"]
     assert clauses["status"].tolist() == ["failed", "failed"]
     text = finding.to_text()
