@@ -17,7 +17,7 @@ from ragnb.result import (
     points,
     register,
 )
-from ragnb.trajectory.rounds import Trajectory
+from ragnb.trajectory.rounds import MIN_CHAMPIONS, Trajectory
 
 if TYPE_CHECKING:
     from ragnb.fit.fourcell import FourCell
@@ -42,15 +42,23 @@ def trajectory_finding(tr: Trajectory, *, display_names: Mapping[str, str],
     """Headline: the divergence round and how far each line moved."""
     mv = tr.movement.set_index("split")
     inf = tr.inflation
+    few = inf["rounds"] + 1 < MIN_CHAMPIONS  # the hinge needs a rise and a flat stretch
     when = (f"the lines part after round {tr.divergence_round}"
-            if tr.divergence_round is not None else "no divergence round is resolved")
+            if tr.divergence_round is not None else
+            f"too few champions ({inf['rounds'] + 1}) to date a divergence (at least "
+            f"{MIN_CHAMPIONS})" if few else "no divergence round is resolved")
     answer = (f"Across {inf['rounds']} rounds {when}: {tr.golden} {_moved(mv.loc[tr.golden])} "
               f"points and {tr.production} {_moved(mv.loc[tr.production], verb=False)}, "
               f"while selection alone explains {inf['label']} of the {tr.golden} rise.")
     next_step = (f"Treat gains on {tr.golden} after round {tr.divergence_round} as fit; rank "
                  f"candidates on a fresh sample." if tr.divergence_round is not None else
                  f"Keep rescoring champions on {tr.production}; nothing dates a split yet.")
-    verdict = "diverged" if tr.divergence_round is not None else "no divergence"
+    verdict = ("diverged" if tr.divergence_round is not None else
+               "too few rounds" if few else "no divergence")
+    if few:
+        next_step = (f"Rescore every champion kept on {tr.golden} (at least {MIN_CHAMPIONS}, "
+                     f"[rounds] configs) on {tr.production}; until then read the four-cell "
+                     "table (ragnb report 01-fit).")
     ov = tr.overlap
     if ov is not None and ov.refused:  # production is golden again: nothing to date
         answer = f"No divergence reading: {ov.describe()}"

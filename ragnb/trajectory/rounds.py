@@ -185,6 +185,10 @@ def _paired_z(d: np.ndarray) -> tuple[float, float]:
     return float(d.mean()), float(2 * sps.norm.sf(abs(d.mean()) / se))
 
 
+#: Champions (rounds + 1) a divergence reading needs: a rise, a hinge and a flat stretch.
+MIN_CHAMPIONS = 4
+
+
 def _rise_gap(golden: np.ndarray, production: np.ndarray) -> tuple[float, float]:
     """Golden's mean paired rise minus production's, and its z (the two splits are
     independent samples: SE = sqrt(SE_g^2 + SE_p^2)).
@@ -198,8 +202,8 @@ def _rise_gap(golden: np.ndarray, production: np.ndarray) -> tuple[float, float]
 def _divergence(golden: pd.DataFrame, production: pd.DataFrame, rounds: list[int],
                 z: float) -> tuple[int | None, str]:
     g, p = golden.to_numpy(), production.to_numpy()
-    if p.shape[1] < 4:
-        return None, "Too few rounds to date a divergence (need at least 4)."
+    if p.shape[1] < MIN_CHAMPIONS:
+        return None, f"Too few rounds to date a divergence (need at least {MIN_CHAMPIONS})."
     i, _ = _hinge(p.mean(axis=0))
     r = rounds[i]
     rise, rise_p = _paired_z(p[:, i] - p[:, 0])

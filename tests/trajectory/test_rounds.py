@@ -97,3 +97,25 @@ def test_chart_has_bands_lines_inflation_and_rule():
     assert marks == ["rect", "text", "area", "line", "rule", "text", "text", "text", "text"]
     named = [layer["data"] for layer in spec["layer"][-3:]]
     assert all(len(spec["datasets"][d["name"]]) == 1 for d in named)
+
+
+def test_too_few_champions_say_so_rather_than_no_divergence():
+    # three champions cannot show a rise, a hinge and a flat stretch: the page says it cannot
+    # date a divergence (CODEC's folds, 3 rounds), not that none happened
+    import numpy as np
+    import pandas as pd
+
+    from ragnb.result import finding
+    from ragnb.trajectory import trajectory
+
+    rng = np.random.default_rng(3)
+    rows = [{"split": s, "config": f"r{k}", "query_id": f"{s}{q}",
+             "value": float(np.clip(0.4 + 0.05 * k + rng.normal(0, 0.1), 0, 1))}
+            for s in ("golden", "production") for k in range(3) for q in range(40)]
+    tr = trajectory(pd.DataFrame(rows), pd.DataFrame({"round": range(3),
+                                                      "config": ["r0", "r1", "r2"]}),
+                    resamples=200)
+    head = finding(tr, chart=False).headline
+    assert tr.divergence_round is None and head.verdict == "too few rounds"
+    assert "too few champions (3) to date a divergence (at least 4)" in head.answer
+    assert "no divergence" not in head.answer and "01-fit" in head.next_step
