@@ -210,14 +210,7 @@ def pool_finding(pool: Pool, next_up: pd.DataFrame | None, *, first: Iterable[st
         sections.append(table_section(listing[[c for c in LISTING_COLUMNS if c in listing]],
                                       "The pooled labelling list, by query and best rank",
                                       max_rows=max_rows))
-    context = list(context)
-    if context:
-        sections.append(markdown_section("\n\n".join(markdown_text("{line}", line=line)
-                                                       for line in context),
-                                         "Test set and split ledger"))
-    if notes:
-        sections.append(markdown_section("\n\n".join(markdown_text("note: {n}", n=t)
-                                                       for t in notes), "Notes"))
+    sections += context_sections(context, notes)
     return Finding(Headline("What should be labelled next?", answer, next_step,
                             f"{n} passages to judge"),
                    sections[1].content, sections=tuple(sections),
@@ -241,14 +234,7 @@ def shard_finding(projection: pd.DataFrame, metric: str, shard: str, baseline: s
         "projected: the shard's mean change (= effect_full x N/n) with a "
         f"{int(first['resamples']):,}-resample percentile bootstrap interval over the shard's "
         f"queries, finite-population corrected; seed {int(first['seed'])}")
-    context = list(context)
-    if context:
-        sections.append(markdown_section("\n\n".join(markdown_text("{line}", line=line)
-                                                       for line in context),
-                                         "Test set and split ledger"))
-    if notes:
-        sections.append(markdown_section("\n\n".join(markdown_text("note: {n}", n=t)
-                                                       for t in notes), "Notes"))
+    sections += context_sections(context, notes)
     moved = ("Label the rest of the pool before deciding on a difference these labels moved: "
              "the projection holds only if the shard's queries are like the others.")
     return Finding(Headline(f"What did labelling {shard} predict?",
@@ -256,3 +242,19 @@ def shard_finding(projection: pd.DataFrame, metric: str, shard: str, baseline: s
                             moved, f"shard {shard}"),
                    sections[0].content, description=method, sections=tuple(sections),
                    objects={"projection": projection})
+
+
+def context_sections(context: Iterable[str], notes: Iterable[str]) -> list[Section]:
+    """The lines a command reads under its tables: the test set and split ledger
+    (``context``), then its notes; none when there are none.
+    """
+    context, notes = list(context), list(notes)
+    out = []
+    if context:
+        out.append(markdown_section("\n\n".join(markdown_text("{line}", line=line)
+                                                 for line in context),
+                                    "Test set and split ledger"))
+    if notes:
+        out.append(markdown_section("\n\n".join(markdown_text("note: {n}", n=t)
+                                                 for t in notes), "Notes"))
+    return out
