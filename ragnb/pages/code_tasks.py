@@ -89,10 +89,11 @@ class CodeTasksInputs(Inputs):
     order: Order | None = None
 
 
-def resolve(workspace: Any, *, tasks_file: str = "", run_file: str = "", k: int = 10,
-            keep: str = KEEP, resamples: int = 10_000, seed: int = 20260729
+def resolve(workspace: Any, *, tasks_file: str = "", run_file: str = "", k: int = 0,
+            keep: str = "", resamples: int = 10_000, seed: int = 20260729
             ) -> CodeTasksInputs:
-    """The page's inputs: given files win over ``[codetasks] tasks`` and ``run``.
+    """The page's inputs: given files win over ``[codetasks] tasks`` and ``run``; ``k`` and
+    ``keep`` given win over ``[report.code-tasks]`` / ``[report]``, else 10 and :data:`KEEP`.
 
     Raises
     ------
@@ -105,6 +106,8 @@ def resolve(workspace: Any, *, tasks_file: str = "", run_file: str = "", k: int 
     files = ws.manifest.codetasks
     if not files and not (tasks_file and run_file):
         raise MissingInput("no code-task files ([codetasks] tasks, run)")
+    k = int(k or ws.setting("code-tasks", "k", "", 10))
+    keep = str(ws.setting("code-tasks", "keep", keep, KEEP))
     parse_keep(keep, source="keep")  # stated before the run: a typo stops here
     return CodeTasksInputs(ws, str(tasks_file or files["tasks"]), str(run_file or files["run"]),
                            k, keep, ws.manifest.codetasks_missing, ws.manifest.codetasks_extra,

@@ -109,7 +109,12 @@ class HealthInputs(Inputs):
     rejudged_metric: str
 
 
-def resolve(workspace: Any, *, split: str = "", answer_grade: int = 2,
+#: The grade that answers a query when neither the parameter nor ``[health] answer_grade``
+#: gives one (the top of a 0/1/2 scale).
+ANSWER_GRADE = 2
+
+
+def resolve(workspace: Any, *, split: str = "", answer_grade: int = -1,
             unanswerable_target: float = 0.15,
             declared_sources: Mapping[str, float] = MappingProxyType({}),
             bucket_column: str = "", config: str = "", baseline: str = "", metric: str = "",
@@ -148,6 +153,8 @@ def resolve(workspace: Any, *, split: str = "", answer_grade: int = 2,
         if lacking:
             raise MissingInput(f"test set {name!r} has no run of {', '.join(lacking)}")
     metric = ws.setting("health", "metric", metric, "ndcg@10")
+    if answer_grade < 0:  # not given: the manifest's, else the top of a 0/1/2 scale
+        answer_grade = int(health.get("answer_grade", ANSWER_GRADE))
     labelled = ws.manifest.labels
     return HealthInputs(
         ws, split, answer_grade, unanswerable_target, declared_sources,

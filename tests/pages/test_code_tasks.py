@@ -56,6 +56,17 @@ def test_resolve_reads_the_manifest_names_and_given_values_win(tmp_path):
         resolve("07-code-tasks", DEMO_DIR, keep="recall>=0.5")
 
 
+def test_k_and_keep_come_from_the_manifest_when_not_given(tmp_path):
+    # [report] k and keep are manifest keys for this page; the notebook's defaults used to
+    # win over them silently
+    ws = _write(tmp_path, f'[codetasks]\ntasks = "{TASKS}"\nrun = "{RUN}"\n'
+                          '[report]\nk = 5\n[report.code-tasks]\nkeep = "caller >= 0.5"\n')
+    inputs = resolve("07-code-tasks", ws)
+    assert (inputs.k, inputs.keep) == (5, "caller >= 0.5")
+    given = resolve("07-code-tasks", ws, k=20, keep="all_files >= 0.9")
+    assert (given.k, given.keep) == (20, "all_files >= 0.9")
+
+
 def test_the_manifest_names_what_a_task_the_run_lacks_becomes(tmp_path):
     (tmp_path / "tasks.jsonl").write_bytes(TASKS.read_bytes())
     lines = RUN.read_text(encoding="utf-8").splitlines()

@@ -55,6 +55,18 @@ def test_resolve_reads_the_manifest_names_and_given_values_win():
     assert dict(given.declared_sources) == {"ticket": 1.0} and given.bucket_column == "source"
 
 
+@pytest.mark.parametrize("manifest, given, grade", [
+    ("", -1, 2),                            # neither: the top of a 0/1/2 scale
+    ("answer_grade = 1\n", -1, 1),          # [health] answer_grade (was never read)
+    ("answer_grade = 1\n", 3, 3),           # the parameter wins
+])
+def test_the_answer_grade_comes_from_the_parameter_then_the_manifest(tmp_path, manifest,
+                                                                      given, grade):
+    ws = _write(tmp_path, CORPUS + SPLIT + HELD + manifest
+                + '[report]\nbaseline = "a"\nchallenger = "b"\n')
+    assert resolve("06-health", ws, answer_grade=given).answer_grade == grade
+
+
 @pytest.mark.parametrize("text, corpus, reason", [
     (SPLIT + HELD, False, "no corpus build ([workspace] corpus)"),
     (CORPUS + SPLIT, True, "no held-back check inputs ([health] holdout_split, holdout_run)"),
