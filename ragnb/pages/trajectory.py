@@ -147,6 +147,24 @@ def _watch_sections(watch: Finding) -> list[Section]:
     return [markdown_section(text, "Production as it arrives"), *watch.sections]
 
 
+def _production_as_it_arrives(i: TrajectoryInputs, scores: pd.DataFrame, overlap: Any,
+                              first: str, last: str, names: dict[str, str]
+                              ) -> tuple[Any, Finding | None]:
+    """The watch of the last champion's production gain over the first, on the production
+    queries the trajectory reads (those golden shares are set aside); none when production
+    is refused as a copy of golden (nothing there was unseen by the selection).
+    """
+    if overlap.refused:
+        return None, None
+    if overlap.shared:
+        shared = set(overlap.shared)
+        scores = scores[~((scores["split"] == i.production)
+                          & scores["query_id"].astype(str).isin(shared))]
+    watch = watch_scores(scores, split=i.production, baseline=first, champion=last,
+                         metric=i.metric, batch_size=i.watch_batch)
+    return watch, watch.finding(display_names=names)
+
+
 def _endpoints(check: pd.DataFrame, names: dict[str, str]) -> pd.DataFrame:
     """The endpoint check as a table: each production endpoint beside its four-cell cell."""
     return pd.DataFrame({
@@ -189,9 +207,7 @@ def run(inputs: TrajectoryInputs) -> Finding:
                    golden=i.golden, production=i.production, resamples=i.resamples,
                    seed=i.seed, overlap=overlap)
     own = tr.finding(four_cell=fc, display_names=names)
-    watch = watch_scores(scores, split=i.production, baseline=first, champion=last,
-                         metric=i.metric, batch_size=i.watch_batch)
-    shown = watch.finding(display_names=names)
+    watch, shown = _production_as_it_arrives(i, scores, overlap, first, last, names)
 
     divergence = markdown_text("{text}", text=tr.divergence_text)
     changed = divergence_change(tr, rounds, names)
@@ -202,8 +218,8 @@ def run(inputs: TrajectoryInputs) -> Finding:
     consistency = CONSISTENCY_TEXT + "\n\n" + markdown_text(
         "The trajectory's first and last {production} points are the four-cell table's "
         "{production} cells, and its total movement is the four-cell {production} delta: "
-        "**{ok}** (the checks are listed in the appendix).",
-        production=i.production, ok="yes" if same else "no, see the appendix")
+        "**{ok}** (each comparison is one of the page's self-checks).",
+        production=i.production, ok="yes" if same else "no, see the page's self-checks")
     splits = split_status(ws.ledger_dir, test_sets, se=inflation)
     sections: list[Section] = [
         # the chart right under the headline, then the movement table
@@ -214,7 +230,8 @@ def run(inputs: TrajectoryInputs) -> Finding:
             "After {n} rounds of keeping the winner, {text}; against an observed golden rise "
             "of {rise} points.", n=inf["rounds"], text=inf["describe"],
             rise=f"{rise * 100:+.1f}"), "Selection inflation"),
-        *_watch_sections(shown),
+        *(_watch_sections(shown) if shown is not None else [markdown_section(markdown_text(
+            "Not read: {why}", why=overlap.describe()), "Production as it arrives")]),
         markdown_section(consistency, "Consistency with the four-cell table"),
         table_section(_endpoints(check, names),
                       f"The {i.production} line's endpoints and the four-cell {i.production} "
@@ -225,9 +242,12 @@ def run(inputs: TrajectoryInputs) -> Finding:
     if notes:
         sections.append(markdown_section("\n\n".join(markdown_text("note: {n}", n=n)
                                                      for n in notes), "Notes", appendix=True))
-    arriving = shown.checks.assign(check="production as it arrives: " + shown.checks["check"])
-    checks = checks_frame(pd.concat([own.checks, arriving], ignore_index=True))
-    description = f"{own.description}; production as it arrives: {shown.description}"
+    checks, description = own.checks, own.description
+    if shown is not None:
+        arriving = shown.checks.assign(check="production as it arrives: "
+                                       + shown.checks["check"])
+        checks = checks_frame(pd.concat([own.checks, arriving], ignore_index=True))
+        description = f"{own.description}; production as it arrives: {shown.description}"
     return Finding(own.headline, own.display_table, own.chart, checks, description,
                    own.caption, tr, tuple(sections),
                    {"scores": scores, "notes": notes, "test_sets": test_sets, "rounds": rounds,

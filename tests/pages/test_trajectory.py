@@ -180,3 +180,27 @@ def test_a_rounds_file_of_configs_only_is_read_in_its_order(tmp_path):
     assert finding.source.divergence_round is None                # two rounds date nothing
     assert "dashed rule" not in finding.sections[0].caption      # no rule is drawn
     assert [s.caption for s in finding.sections if s.kind == "markdown"][0] == "Divergence"
+
+
+@pytest.mark.parametrize("shared", [20, 60])
+def test_production_as_it_arrives_reads_the_queries_the_trajectory_reads(shared):
+    # production queries golden also holds were selected against: the trajectory sets them
+    # aside, so the watch does too (its last estimate is the line's movement); a production
+    # set that is golden again is not read at all
+    from types import SimpleNamespace
+
+    from ragnb.pages.trajectory import _production_as_it_arrives
+    from ragnb.trajectory import trajectory
+    from tests.truth.test_fit_truth import _rounds
+
+    scores, rounds = _rounds(shared=shared)
+    tr = trajectory(scores, rounds, resamples=100)
+    inputs = SimpleNamespace(production="production", metric="m", watch_batch=10)
+    watch, shown = _production_as_it_arrives(inputs, scores.assign(metric="m"), tr.overlap,
+                                             "r0", "r5", {})
+    if shared == 60:
+        assert tr.overlap.refused and watch is None and shown is None
+        return
+    last = watch.batches.iloc[-1]
+    moved = tr.movement.set_index("split").loc["production", "total"]
+    assert int(last["n"]) == 40 and np.isclose(last["estimate"], moved)
