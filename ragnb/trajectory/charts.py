@@ -14,6 +14,20 @@ import pandas as pd
 from ragnb.metrics.registry import metric_label
 from ragnb.result import display_name
 
+#: Most round ticks on the x axis (whole rounds, evenly spaced).
+MAX_TICKS = 12
+
+
+def _round_x(field: str, rounds: pd.Series) -> alt.X:
+    """The round axis: ticks at whole rounds only (every round up to :data:`MAX_TICKS`, else
+    every k-th), given explicitly (``tickMinStep`` alone still drew 0, 1, 1, 2, 2 on three
+    champions: ticks at half rounds, formatted as integers).
+    """
+    low, high = int(rounds.min()), int(rounds.max())
+    step = max(1, -(-(high - low) // MAX_TICKS))
+    return alt.X(f"{field}:Q", title="round of selection", scale=alt.Scale(nice=False),
+                 axis=alt.Axis(values=list(range(low, high + 1, step)), format="d"))
+
 
 def trajectory_chart(tr, display_names: Mapping[str, str] | None = None) -> alt.LayerChart:
     """Golden and production lines across rounds in points (x100): bands, inflation, divergence.
@@ -25,9 +39,7 @@ def trajectory_chart(tr, display_names: Mapping[str, str] | None = None) -> alt.
     """
     pts = tr.points.assign(**{c: tr.points[c] * 100 for c in ("mean", "ci_low", "ci_high")})
     pts["config"] = [display_name(c, display_names) for c in pts["config"]]
-    # rounds are whole numbers: integer ticks only (no 0.2, 0.4, ... between rounds)
-    x = alt.X("round:Q", title="round of selection", scale=alt.Scale(nice=False),
-              axis=alt.Axis(tickMinStep=1, format="d"))
+    x = _round_x("round", pts["round"])
     color = alt.Color("split:N", scale=alt.Scale(domain=[tr.golden, tr.production],
                                                  range=["#c17d11", "#3465a4"]))
     band = alt.Chart(pts).mark_area(opacity=0.18).encode(x=x, y="ci_low:Q", y2="ci_high:Q",
@@ -43,7 +55,9 @@ def trajectory_chart(tr, display_names: Mapping[str, str] | None = None) -> alt.
                           "y0": inf["band_low"] * 100, "y1": inf["band_high"] * 100,
                           "label": _band_label(inf)}])
     inflation = alt.Chart(infl).mark_rect(color="#999999", opacity=0.25).encode(
-        x="x0:Q", x2="x1:Q", y="y0:Q", y2="y1:Q", tooltip=["label:N"])
+        # the first layer's axis is the chart's: the same whole-round ticks as the lines
+        x=_round_x("x0", pts["round"]),
+        x2="x1:Q", y="y0:Q", y2="y1:Q", tooltip=["label:N"])
     inflation_text = alt.Chart(infl).mark_text(align="right", dx=-4, baseline="bottom",
                                                fontSize=10, color="#555555").encode(
         x="x1:Q", y=alt.value(296), text="label:N")

@@ -45,9 +45,11 @@ def trajectory_finding(tr: Trajectory, *, display_names: Mapping[str, str],
     few = inf["rounds"] + 1 < MIN_CHAMPIONS  # the hinge needs a rise and a flat stretch
     when = (f"the lines part after round {tr.divergence_round}"
             if tr.divergence_round is not None else
-            f"too few champions ({inf['rounds'] + 1}) to date a divergence (at least "
-            f"{MIN_CHAMPIONS})" if few else "no divergence round is resolved")
-    answer = (f"Across {inf['rounds']} rounds {when}: {tr.golden} {_moved(mv.loc[tr.golden])} "
+            f"there are too few to date a divergence (at least {MIN_CHAMPIONS})" if few
+            else "no divergence round is resolved")
+    across = (f"With {inf['rounds'] + 1} champions ({inf['rounds']} rounds)" if few else
+              f"Across {inf['rounds']} rounds")
+    answer = (f"{across} {when}: {tr.golden} {_moved(mv.loc[tr.golden])} "
               f"points and {tr.production} {_moved(mv.loc[tr.production], verb=False)}, "
               f"while selection alone explains {inf['label']} of the {tr.golden} rise.")
     next_step = (f"Treat gains on {tr.golden} after round {tr.divergence_round} as fit; rank "

@@ -16,7 +16,8 @@ def watch_finding(w: Watch, *, display_names: Mapping[str, str] | None = None,
                   chart: Any = None) -> Finding:
     """Headline: the stop rule's answer at the latest batch, with the interval in points."""
     last = w.batches.iloc[-1]
-    answer = (f"After {int(last['n'])} judged queries in {len(w.batches)} batches the gain is "
+    answer = (f"After {int(last['n'])} judged queries in {len(w.batches)} "
+              f"batch{'' if len(w.batches) == 1 else 'es'} the gain is "
               f"{last['estimate'] * 100:+.1f} points [{last['low'] * 100:+.1f}, "
               f"{last['high'] * 100:+.1f}] ({1 - w.alpha:.0%} over every batch): "
               f"{w.decision}.")

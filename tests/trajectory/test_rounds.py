@@ -97,6 +97,11 @@ def test_chart_has_bands_lines_inflation_and_rule():
     assert marks == ["rect", "text", "area", "line", "rule", "text", "text", "text", "text"]
     named = [layer["data"] for layer in spec["layer"][-3:]]
     assert all(len(spec["datasets"][d["name"]]) == 1 for d in named)
+    # a layered chart takes its axis from the first layer: whole rounds there too (CODEC's
+    # three champions were labelled 0, 1, 1, 2, 2)
+    axis = spec["layer"][0]["encoding"]["x"]["axis"]
+    rounds = sorted(rounds["round"])
+    assert axis["values"] == list(range(rounds[0], rounds[-1] + 1)) and axis["format"] == "d"
 
 
 def test_too_few_champions_say_so_rather_than_no_divergence():
@@ -117,5 +122,6 @@ def test_too_few_champions_say_so_rather_than_no_divergence():
                     resamples=200)
     head = finding(tr, chart=False).headline
     assert tr.divergence_round is None and head.verdict == "too few rounds"
-    assert "too few champions (3) to date a divergence (at least 4)" in head.answer
+    assert head.answer.startswith("With 3 champions (2 rounds) there are too few to date a "
+                                  "divergence (at least 4): golden rose")
     assert "no divergence" not in head.answer and "01-fit" in head.next_step
