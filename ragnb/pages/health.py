@@ -169,13 +169,6 @@ def resolve(workspace: Any, *, split: str = "", answer_grade: int = -1,
         resamples=resamples, seed=seed)
 
 
-def _first(table: pd.DataFrame, rows: int, what: str, where: str) -> tuple[pd.DataFrame, str]:
-    """The first ``rows`` rows of ``table`` and the note that says so (all rows: ``where``)."""
-    if len(table) <= rows:
-        return table, ""
-    return table.head(rows), f"The first {rows} of {len(table)} {what}; all of them: {where}."
-
-
 def _dashed(table: pd.DataFrame) -> pd.DataFrame:
     """``table`` with its missing text cells a dash (numbers stay numbers; they show a dash)."""
     text = [c for c in table.columns if pd.api.types.is_string_dtype(table[c])
@@ -356,15 +349,14 @@ def run(inputs: HealthInputs) -> Finding:
     ]
 
     # staleness: judged before the document changed
-    queue, shown = _first(_dashed(stale.review_queue()), i.review_rows, "judgments to review",
-                          "finding.objects['staleness'].review_queue()")
+    queue = _dashed(stale.review_queue())
     sections += [
         markdown_section(_verdicts(review, "judgment freshness"),
                          "Staleness: judged before the document changed"),
         table_section(stale.counts(), "Judgments by freshness (relevant = grade >= 1; shares "
                       "in %)", units={"share": "percent"}),
-        table_section(queue, "Review queue: answering grades first",
-                      note=" ".join(n for n in (shown, QUEUE_DASHES) if n)),
+        table_section(queue, "Review queue: answering grades first", note=QUEUE_DASHES,
+                      max_rows=i.review_rows),
         Section("Judgments by freshness", "chart", charts["judgment freshness"]),
     ]
 
@@ -397,16 +389,13 @@ def run(inputs: HealthInputs) -> Finding:
     ]
 
     # near-duplicate queries
-    groups, groups_shown = _first(dups.groups().round({"min_similarity": 2}), i.review_rows,
-                                  "groups", "finding.objects['duplicates'].groups()")
-    members, members_shown = _first(dups.members.round({"min_similarity": 2}), i.review_rows,
-                                    "members", "finding.objects['duplicates'].members")
+    groups = dups.groups().round({"min_similarity": 2})
+    members = dups.members.round({"min_similarity": 2})
     sections += [
         markdown_section(_verdicts(review, "near-duplicates"), "Near-duplicate queries"),
         table_section(dups.summary(), "Near-duplicate groups", note=_method(dups.description)),
-        table_section(groups, "Groups and the query to keep", note=groups_shown),
-        table_section(members, "Every member of a near-duplicate group", appendix=True,
-                      note=members_shown),
+        table_section(groups, "Groups and the query to keep", max_rows=i.review_rows),
+        table_section(members, "Every member of a near-duplicate group", appendix=True),
     ]
 
     # the held-back 20%
