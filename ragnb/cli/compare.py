@@ -59,11 +59,11 @@ def run(args: argparse.Namespace) -> int:
         split_manifest,
         strata_labels,
     )
+    from ragnb.comparison.compare import compare_scores
     from ragnb.errors import InputError
     from ragnb.metrics import parse_metric
     from ragnb.metrics.registry import metric_label
     from ragnb.metrics.score import score
-    from ragnb.stats.family import compare_metrics
 
     metrics = list(dict.fromkeys(str(parse_metric(m)) for m in args.metric))
     if args.strata and not args.by:
@@ -85,11 +85,11 @@ def run(args: argparse.Namespace) -> int:
         scored = scores.table["query_id"].unique()
         strata, strata_notes = strata_labels(args, test_set, scored, inputs.strata)
         notes += list(strata_notes)
-    result = compare_metrics(scores.table, baseline=baseline_name,
-                             challengers=[r.name for r in runs[1:]], metrics=metrics,
-                             strata=strata, tests=args.also, resamples=args.resamples,
-                             seed=args.seed, ci=args.ci, method=args.method,
-                             fixed=scores.no_relevant)
+    found = compare_scores(scores, baseline=baseline_name, metrics=metrics,
+                           challengers=[r.name for r in runs[1:]], strata=strata,
+                           tests=args.also, resamples=args.resamples, seed=args.seed,
+                           ci=args.ci, method=args.method)
+    result = found.source
     labels = ", ".join(metric_label(str(parse_metric(m))) for m in metrics)
     header = [(f"# {labels} on {test_set.name}, label policy {scores.policy}; "
                f"baseline {baseline_name}; differences are challenger - baseline"),
@@ -134,10 +134,8 @@ def run(args: argparse.Namespace) -> int:
         cols.remove("metric")
     out = result
     if args.format == "table":
-        from ragnb.comparison import comparison_finding
-
         if not args.out:  # the answer first, then the table it reads
-            print(comparison_finding(result).headline_text() + "\n")
+            print(found.headline_text() + "\n")
         out = result[cols].copy()
         out["queries_needed"] = [f"{int(v):,}" if v == v and v != float("inf") else "—"
                                  for v in out["queries_needed"]]

@@ -48,8 +48,22 @@ def compare(test_set: Any, runs: Sequence[Any], metrics: str | Sequence[str], *,
     names = [str(parse_metric(m)) for m in ([metrics] if isinstance(metrics, str) else metrics)]
     scores = score(test_set, list(runs), names, policy=policy)  # type: ignore[arg-type]
     base = baseline or runs[0].name
-    table = compare_metrics(scores, baseline=base, metrics=list(dict.fromkeys(names)),
-                            challengers=[r.name for r in runs if r.name != base], **options)
+    return compare_scores(scores, baseline=base, metrics=names,
+                          challengers=[r.name for r in runs if r.name != base],
+                          display_names=display_names, **options)
+
+
+def compare_scores(scores: Any, *, baseline: str, metrics: Sequence[str],
+                   challengers: Sequence[str] | None = None, strata: Any = None,
+                   display_names: Mapping[str, str] | None = None, **options: Any) -> Finding:
+    """The comparison's Finding from scores already made (:func:`ragnb.score`'s ``Scores``):
+    what :func:`compare` and ``ragnb compare`` both return. ``strata`` (query -> stratum)
+    adds a row per stratum beside the pooled one; ``options`` go to
+    :func:`ragnb.stats.family.compare_metrics` (``tests``, ``resamples``, ``seed``, ``ci``,
+    ``method``). ``finding.source`` is the table (0-1), ``objects``: ``table``, ``scores``.
+    """
+    table = compare_metrics(scores, baseline=baseline, metrics=list(dict.fromkeys(metrics)),
+                            challengers=challengers, strata=strata, **options)
     found = comparison_finding(table, display_names=display_names)
     return Finding(found.headline, found.display_table, found.chart, found.checks,
                    found.description, found.caption, found.source, found.sections,
