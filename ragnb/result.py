@@ -262,6 +262,18 @@ def markdown_section(text: str, caption: str = "", *, appendix: bool = False) ->
     return Section(caption, "markdown", text, appendix)
 
 
+def notes_sections(notes: Any, caption: str = "Notes", *, appendix: bool = True
+                   ) -> list[Section]:
+    """The notes of a reading (``note: ...`` each, escaped) as one Markdown section, in the
+    appendix by default; none when there are none.
+    """
+    notes = list(notes)
+    if not notes:
+        return []
+    return [markdown_section("\n\n".join(markdown_text("note: {n}", n=n) for n in notes),
+                             caption, appendix=appendix)]
+
+
 def text_cell(value: Any) -> str:
     """A table cell as plain text: a missing or non-finite value is :data:`MISSING`."""
     if value is None or value is pd.NA or value is pd.NaT:

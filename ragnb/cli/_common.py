@@ -70,7 +70,7 @@ def emit(df: pd.DataFrame, fmt: str, out: str | None, header_lines: Sequence[str
     ``points`` names the columns of metric values: the text table shows them in
     points (x100, two decimals) and says so in a header line; CSV, TSV and JSON
     keep the values as computed. ``notes_below``: the text table comes first, its
-    header lines under it, each wrapped to :data:`WIDTH` columns; a missing value
+    header lines under it, each wrapped to :data:`ragnb.result.TEXT_WIDTH` columns; a missing value
     shows as a dash, and ``dash`` (the reason) is the first line under the table
     when one is shown.
     """
@@ -99,6 +99,8 @@ def emit(df: pd.DataFrame, fmt: str, out: str | None, header_lines: Sequence[str
     elif fmt == "json":
         text = df.to_json(orient="records", indent=1) + "\n"
     elif notes_below:
+        from ragnb.result import MISSING
+
         table = dashed(df)
         with pd.option_context("display.max_rows", None, "display.max_columns", None,
                                "display.width", 200):
@@ -125,15 +127,13 @@ def emit(df: pd.DataFrame, fmt: str, out: str | None, header_lines: Sequence[str
         sys.stdout.write(data.decode("utf-8") if data is not None else text)
 
 
-#: Width of the notes under a text table.
-WIDTH = 100
-#: A value a text table cannot show (not defined for the row).
-MISSING = "—"
-
-
 def dashed(df: pd.DataFrame) -> pd.DataFrame:
-    """``df`` as text for a terminal: floats with 4 decimals, a dash for every missing value."""
+    """``df`` as text for a terminal: floats with 4 decimals, a dash
+    (:data:`ragnb.result.MISSING`) for every missing value.
+    """
     import pandas as pd
+
+    from ragnb.result import MISSING
 
     shown = df.copy().astype(object)
     for column in df.columns:
@@ -147,15 +147,17 @@ def dashed(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def wrapped(lines: Sequence[str]) -> list[str]:
-    """``# note`` lines wrapped to :data:`WIDTH` columns, continuations indented under the
-    text (``#   ...``).
+    """``# note`` lines wrapped to :data:`ragnb.result.TEXT_WIDTH` columns (as every terminal
+    text), continuations indented under the text (``#   ...``).
     """
     import textwrap
+
+    from ragnb.result import TEXT_WIDTH
 
     out: list[str] = []
     for line in lines:
         text = line[2:] if line.startswith("# ") else line
-        out += textwrap.wrap(text, WIDTH - 2, initial_indent="# ", subsequent_indent="#   ",
+        out += textwrap.wrap(text, TEXT_WIDTH - 2, initial_indent="# ", subsequent_indent="#   ",
                              break_on_hyphens=False, break_long_words=False) or ["#"]
     return out
 

@@ -129,8 +129,8 @@ def bounds_text(bounds, result, *, strata=None, per_query: bool = False,
     test set, the split ledger and the notes under the tables.
     """
     from ragnb.cli._common import terminal_safe
-    from ragnb.labelbias.sections import bounds_sections, rule_section
-    from ragnb.result import Finding, finding, markdown_section, markdown_text, table_section
+    from ragnb.labelbias.sections import bounds_sections, context_sections, rule_section
+    from ragnb.result import Finding, finding, table_section
 
     first = [] if result is None else [str(result.verdicts["baseline"].iloc[0])]
     parts = bounds_sections(bounds, first=first, strata=strata,
@@ -147,12 +147,7 @@ def bounds_text(bounds, result, *, strata=None, per_query: bool = False,
         own = finding(result, chart=False, judge_next=(
             f"of `ragnb pool list --baseline {base} --metric {bounds.metric}` (same inputs)"))
         parts = [*own.sections, rule_section(), *parts]
-    parts.append(markdown_section("\n\n".join(markdown_text("{line}", line=line[2:])
-                                               for line in [*header[:1], *header[2:]]),
-                                  "Test set and split ledger"))
-    if notes:
-        parts.append(markdown_section("\n\n".join(markdown_text("note: {n}", n=n)
-                                                   for n in notes), "Notes"))
+    parts += context_sections([line[2:] for line in [*header[:1], *header[2:]]], notes)
     shown = Finding(own.headline, own.display_table, None, checks, own.description,
                     own.caption, own.source, tuple(parts))
     return terminal_safe(shown.to_text())

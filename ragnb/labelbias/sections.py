@@ -37,6 +37,7 @@ from ragnb.result import (
     display_name,
     markdown_section,
     markdown_text,
+    notes_sections,
     table_section,
 )
 
@@ -254,7 +255,5 @@ def context_sections(context: Iterable[str], notes: Iterable[str]) -> list[Secti
         out.append(markdown_section("\n\n".join(markdown_text("{line}", line=line)
                                                  for line in context),
                                     "Test set and split ledger"))
-    if notes:
-        out.append(markdown_section("\n\n".join(markdown_text("note: {n}", n=t)
-                                                 for t in notes), "Notes"))
+    out += notes_sections(notes, appendix=False)
     return out

@@ -17,7 +17,7 @@ from ragnb.ledger.status import split_status_section
 from ragnb.ledger.views import split_status
 from ragnb.metrics.judged import Policy
 from ragnb.pages.registry import Inputs, MissingInput, policy_of, register, workspace_of
-from ragnb.result import Finding, markdown_section, markdown_text
+from ragnb.result import Finding, markdown_section, markdown_text, notes_sections
 from ragnb.workspace.inflation import workspace_inflation
 from ragnb.workspace.splits import score_splits
 
@@ -95,10 +95,7 @@ def run(inputs: FitInputs) -> Finding:
         share="not defined (no gain on golden)" if share != share else f"{share:.0%}")
     splits = split_status(ws.ledger_dir, test_sets, se=inflation)
     sections = (*own.sections, markdown_section(reading, "Reading"),
-                split_status_section(splits))
-    if notes:
-        sections += (markdown_section("\n\n".join(markdown_text("note: {n}", n=n)
-                                                  for n in notes), "Notes", appendix=True),)
+                split_status_section(splits), *notes_sections(notes))
     return Finding(own.headline, own.display_table, own.chart, own.checks, own.description,
                    own.caption, fc, sections,
                    {"scores": scores, "notes": notes, "test_sets": test_sets,

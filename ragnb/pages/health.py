@@ -56,6 +56,7 @@ from ragnb.result import (
     display_name,
     markdown_section,
     markdown_text,
+    notes_sections,
     table_section,
 )
 from ragnb.workspace.inflation import workspace_inflation
@@ -176,10 +177,6 @@ def _dashed(table: pd.DataFrame) -> pd.DataFrame:
     return table.assign(**{c: table[c].where(table[c].notna(), MISSING) for c in text})
 
 
-def _notes(notes: Any) -> str:
-    return "\n\n".join(markdown_text("note: {n}", n=n) for n in notes)
-
-
 def _method(text: str, *more: str) -> str:
     """``Method: text``, then ``more`` sentences (what a dash means) when any."""
     more = tuple(m for m in more if m)
@@ -227,8 +224,7 @@ def _versions(inputs: HealthInputs, test_set: Any, configs: list[str]
                       f"{i.metric} of each config on both versions, in points (metric × 100)",
                       note=_diff_note(diff.display_table(), diff.description)),
     ]
-    if diff.notes:
-        sections.append(markdown_section(_notes(diff.notes)))
+    sections += notes_sections(diff.notes, "", appendix=False)
     sections.append(Section(f"{i.metric} on {diff.old_name} and {diff.new_name}", "chart",
                             version_chart(diff, display_names=names)))
     return sections, diff
@@ -377,8 +373,7 @@ def run(inputs: HealthInputs) -> Finding:
                               i.seed)
     sections.append(markdown_section(_verdicts(review, "bucket power"),
                                      "Intent buckets: sizes, scores and power"))
-    if scores.notes:
-        sections.append(markdown_section(_notes(scores.notes)))
+    sections += notes_sections(scores.notes, "", appendix=False)
     sections += [
         table_section(buckets, f"{i.metric} of {i.config} per {i.bucket_column}, in points "
                       "(metric × 100)",

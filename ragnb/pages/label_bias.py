@@ -45,6 +45,7 @@ from ragnb.result import (
     finding,
     markdown_section,
     markdown_text,
+    notes_sections,
     table_section,
 )
 from ragnb.workspace.inflation import workspace_inflation
@@ -112,13 +113,6 @@ def resolve(workspace: Any, *, split: str = "", configs: list = [],  # noqa: B00
         str(labelled.get("path") or "") if mine else "",
         str(labelled.get("shards") or "") if mine else "",
         resamples=resamples, seed=seed)
-
-
-def _notes(notes: Any) -> list[Section]:
-    if not notes:
-        return []
-    return [markdown_section("\n\n".join(markdown_text("note: {n}", n=n) for n in notes),
-                             "Notes", appendix=True)]
 
 
 def _after(i: LabelBiasInputs, test_set: Any, labels: Any, runs: Any, first: list[str],
@@ -203,7 +197,7 @@ def run(inputs: LabelBiasInputs) -> Finding:
     inflation = workspace_inflation(ws, i.split, i.metric, "lower")
     splits = split_status(ws.ledger_dir, {test_set.name: test_set}, se=inflation)
     sections += [split_status_section(splits),
-                 *_notes(bounds.notes)]
+                 *notes_sections(bounds.notes)]
     objects.update(inflation=inflation, splits=splits)
     return Finding(own.headline, own.display_table, own.chart, checks_frame(checks),
                    own.description, own.caption, tw, tuple(sections), objects)

@@ -29,6 +29,7 @@ from ragnb.result import (
     Section,
     markdown_section,
     markdown_text,
+    notes_sections,
     table_section,
 )
 from ragnb.stats import paired_bootstrap
@@ -206,9 +207,7 @@ def run(inputs: LedgerInputs) -> Finding:
                       f"{'refuses' if refused else 'allows'}, and what its alarm does on an "
                       f"illustrative {i.alert_drop * 100:.0f}-point drop (points)"),
     ]
-    if notes:
-        sections.append(markdown_section("\n\n".join(markdown_text("note: {n}", n=n)
-                                                     for n in notes), "Notes", appendix=True))
+    sections += notes_sections(notes)
     return Finding(own.headline, own.display_table, own.chart, own.checks, own.description,
                    own.caption, su, tuple(sections),
                    {"ledger": ledger, "test_sets": test_sets, "runs": runs, "scores": scores,

@@ -22,6 +22,7 @@ from ragnb.result import (
     Section,
     markdown_section,
     markdown_text,
+    notes_sections,
     table_section,
 )
 from ragnb.strata import StrataSpec, breakdown, read_spec, spec_timing
@@ -175,9 +176,7 @@ def run(inputs: StrataInputs) -> Finding:
                       appendix=True, note=DASHES),
         *by_query,
     ]
-    if notes:
-        sections.append(markdown_section("\n\n".join(markdown_text("note: {n}", n=n)
-                                                     for n in notes), "Notes", appendix=True))
+    sections += notes_sections(notes)
     return Finding(own.headline, own.display_table, own.chart, own.checks, own.description,
                    own.caption, bd, tuple(sections),
                    {"comparison": comparison, "scores": scores, "spec": spec,

@@ -32,6 +32,7 @@ from ragnb.result import (
     display_name,
     markdown_section,
     markdown_text,
+    notes_sections,
     table_section,
 )
 from ragnb.trajectory.rounds import Trajectory
@@ -239,9 +240,7 @@ def run(inputs: TrajectoryInputs) -> Finding:
                       units={"trajectory": "points:2", "four-cell cell": "points:2"}),
         split_status_section(splits),
     ]
-    if notes:
-        sections.append(markdown_section("\n\n".join(markdown_text("note: {n}", n=n)
-                                                     for n in notes), "Notes", appendix=True))
+    sections += notes_sections(notes)
     checks, description = own.checks, own.description
     if shown is not None:
         arriving = shown.checks.assign(check="production as it arrives: "

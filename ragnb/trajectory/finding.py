@@ -27,13 +27,10 @@ def _moved(row: Any, *, verb: bool = True) -> str:
     """``rose +9.0 [+7.2, +10.8]``: a line's total movement, its interval, and "(not
     resolved)" when the interval spans 0 (the same interval as the four-cell delta).
     """
-    total, low, high = row["total"], row.get("ci_low"), row.get("ci_high")
+    total, low, high = row["total"], row["ci_low"], row["ci_high"]
     word = ("rose " if total >= 0 else "fell ") if verb else ""
-    if low is None or pd.isna(low):
-        return f"{word}{points(total, signed=True)}"
-    spans = low <= 0 <= high
     return (f"{word}{points(total, signed=True)} {interval(low, high, signed=True)}"
-            + (" (not resolved)" if spans else ""))
+            + (" (not resolved)" if low <= 0 <= high else ""))
 
 
 @register(Trajectory)
@@ -70,15 +67,11 @@ def trajectory_finding(tr: Trajectory, *, display_names: Mapping[str, str],
     elif ov is not None and ov.shared:
         answer = answer[:-1] + (f" ({tr.production}: the {ov.disjoint} queries not shared with "
                                 f"{tr.golden}).")
-    table = tr.movement.copy()
-    if "ci_low" in table:
-        table["total"] = [f"{points(t, signed=True)} {interval(lo, hi, signed=True)}"
-                          for t, lo, hi in zip(table["total"], table["ci_low"],
-                                               table["ci_high"])]
-        table = table.drop(columns=["ci_low", "ci_high"])
-    for c in ("first", "last", "total", "range_from_second"):
-        if c in table and (c != "total" or "ci_low" not in tr.movement):
-            table[c] = [points(v, signed=c == "total") for v in table[c]]
+    table = tr.movement.drop(columns=["ci_low", "ci_high"])
+    table["total"] = [f"{points(t, signed=True)} {interval(lo, hi, signed=True)}"
+                      for t, lo, hi in tr.movement[["total", "ci_low", "ci_high"]].to_numpy()]
+    for c in ("first", "last", "range_from_second"):
+        table[c] = [points(v) for v in table[c]]
     if "effect_size" in table:
         table["effect_size"] = ["—" if pd.isna(v) else f"{v:+.2f}" for v in table["effect_size"]]
     table = table.rename(columns={"total": "total (points) [interval]",

@@ -41,6 +41,7 @@ from ragnb.errors import InputError
 from ragnb.io.overlap import SplitOverlap, split_overlap
 from ragnb.result import Analysis
 from ragnb.stats import child_seed, paired_bootstrap, split_inflation
+from ragnb.stats.bootstrap import describe_method
 from ragnb.stats.classic import effect_size
 from ragnb.stats.unpaired import bootstrap_mean
 
@@ -154,7 +155,9 @@ def trajectory(scores: pd.DataFrame, rounds: pd.DataFrame, *, golden: str = "gol
                       "describe": infl.describe(), "figure": infl}
     div, text = _divergence(wides[golden], wides[production], list(rounds["round"]), z)
     method = (f"points: {ci:.0%} percentile bootstrap of the mean, {resamples:,} resamples, "
-              f"seeds derived from {seed}; divergence: least-squares hinge of the production "
+              f"seeds derived from {seed}; total movement: {ci:.0%} "
+              f"{describe_method(moved.method, resamples)} of last − first per query on each "
+              f"split (the four-cell delta's); divergence: least-squares hinge of the production "
               f"means, flatness and golden rise by paired z at {z}; inflation band: "
               f"{infl.describe()}")
     metrics = pd.unique(scores["metric"]) if "metric" in scores else []
