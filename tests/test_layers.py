@@ -20,7 +20,7 @@ contract and policy         ``ragnb.workspace``, ``ragnb.ledger``
 analyses                    ``ragnb.fit``, ``ragnb.trajectory``, ``ragnb.strata``,
                             ``ragnb.labelbias``, ``ragnb.health``,
                             ``ragnb.codetasks``, ``ragnb.perquery``, ``ragnb.gate``,
-                            ``ragnb.watch``
+                            ``ragnb.watch``, ``ragnb.judge``
 demo data                   ``ragnb.demo`` (writes demo inputs with the analyses)
 surfaces                    ``ragnb.report``, ``ragnb.widgets``, ``ragnb.cli``
 ==========================  ================================================
@@ -47,7 +47,7 @@ LAYERS: dict[str, list[str]] = {
     "contract and policy": ["ragnb.workspace", "ragnb.ledger"],
     "analyses": ["ragnb.fit", "ragnb.trajectory", "ragnb.strata", "ragnb.labelbias",
                  "ragnb.health", "ragnb.codetasks", "ragnb.perquery", "ragnb.gate",
-                 "ragnb.watch", "ragnb.comparison"],
+                 "ragnb.watch", "ragnb.comparison", "ragnb.judge"],
     "demo data": ["ragnb.demo"],
     "pages": ["ragnb.pages"],
     "surfaces": ["ragnb.report", "ragnb.widgets", "ragnb.cli", "ragnb.__main__"],

@@ -92,6 +92,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add(p, "judgments", judgments={"required": True})
     p.add_argument("--queries", type=Path, help="file of query ids, one a line (default: the "
                    "judged queries, or every query of a JSONL test set)")
+    p.add_argument("--judge", type=Path, metavar="FILE",
+                   help="a model judge's labels of the split (any test-set format): part of "
+                        "its content hash, as in a workspace with [test_sets.NAME] judge")
     p.add_argument("--role", choices=["working", "regression_guard", "confirmation"],
                    default="working")
     p.add_argument("--budget", type=int, help="selections before demotion to regression guard")
@@ -257,9 +260,11 @@ def _dispatch(led, args: argparse.Namespace, actor: str | None) -> int:
         judgments = test_set.judgments.drop(columns="line")
         queries = _read_ids(args.queries) if args.queries else list(test_set.query_ids)
         policy, holdout = _policies(args)
+        judge = (read_test_set(args.judge).judgments.drop(columns="line")
+                 if args.judge else None)
         m = led.register(args.name, judgments, queries, role=args.role, budget=args.budget,
                          unseal_policy=policy, reusable_holdout=holdout, actor=actor,
-                         source=str(args.judgments))
+                         source=str(args.judgments), judge=judge)
         out(_show(m, None))
     elif a == "show":
         names = args.splits or led.splits()

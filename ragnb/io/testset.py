@@ -60,6 +60,10 @@ class TestSet:
         ``query_id, passage_id``: passages in the judging pool but not judged
         (grade -1 in trec_eval's qrels). They are unjudged for every metric and
         label policy; only infAP's sampling reads them (:mod:`ragnb.metrics.incomplete`).
+    judge : TestSet, optional
+        Labels a model judge gave (its ``name`` is the judge's): kept beside the
+        people's, never merged into ``judgments``, so every grade keeps its labeller
+        (:meth:`labelled_by`). Read by :mod:`ragnb.judge`; part of the ledger's content hash.
     """
 
     __test__ = False  # not a pytest test class
@@ -70,6 +74,7 @@ class TestSet:
     source: str = ""
     notes: tuple[Note, ...] = field(default=())
     pooled: pd.DataFrame | None = None
+    judge: TestSet | None = None
 
     @property
     def query_ids(self) -> pd.Index:
@@ -104,12 +109,29 @@ class TestSet:
         if pooled is not None:
             pooled = pooled[pooled["query_id"].isin(wanted).to_numpy()].reset_index(drop=True)
         notes = self.notes
+        judge = self.judge
+        if judge is not None:  # the judge's labels of the listed queries only
+            keep = judge.judgments["query_id"].isin(wanted).to_numpy()
+            judge = replace(judge, judgments=judge.judgments[keep].reset_index(drop=True),
+                            queries=judge.queries[judge.queries["query_id"].isin(wanted)]
+                            .reset_index(drop=True))
         if len(absent):
             notes += (Note("listed_unjudged", len(absent),
                            f"{listed_in}: listed queries with no judgment in {self.source}, "
                            f"left out, e.g. {list(absent[:3])}"),)
         return replace(self, queries=queries, judgments=judgments.reset_index(drop=True),
-                       pooled=pooled, notes=notes)
+                       pooled=pooled, notes=notes, judge=judge)
+
+    def labelled_by(self) -> pd.DataFrame:
+        """Every grade with its labeller: ``query_id, passage_id, grade, labeller, line``
+        (``labeller`` is ``"people"`` or the judge's name); a pair both labelled has two rows.
+        """
+        cols = ["query_id", "passage_id", "grade", "line"]
+        parts = [self.judgments[cols].assign(labeller="people")]
+        if self.judge is not None:
+            parts.append(self.judge.judgments[cols].assign(labeller=self.judge.name))
+        return pd.concat(parts, ignore_index=True)[
+            ["query_id", "passage_id", "grade", "labeller", "line"]]
 
     def with_judgments(self, judgments: pd.DataFrame, *, name: str | None = None,
                        notes: tuple[Note, ...] = ()) -> TestSet:

@@ -154,6 +154,7 @@ def split_content(
     query_ids: Iterable[object] | None = None,
     *,
     source: str = "judgments",
+    judge: pd.DataFrame | None = None,
 ) -> SplitContent:
     """Validate a split's content and compute its id.
 
@@ -169,6 +170,10 @@ def split_content(
         to the query ids in ``judgments``.
     source : str
         Named in error messages (a file name when the frame was read from one).
+    judge : DataFrame, optional
+        A model judge's labels of the split (same columns): part of the id, so a
+        judge file swapped under a sealed split is another content, as a human one is.
+        Without it the id is what it always was.
 
     Returns
     -------
@@ -216,8 +221,14 @@ def split_content(
     if not queries:
         raise InputError("a split needs at least one query", source=source)
 
-    sha = _digest({"format": CANONICAL_FORMAT, "queries": queries,
-                   "judgments": [list(r) for r in rows]})
+    canonical: dict = {"format": CANONICAL_FORMAT, "queries": queries,
+                       "judgments": [list(r) for r in rows]}
+    if judge is not None:
+        canonical["judge"] = [list(r) for r in sorted(zip(
+            _ids(judge["query_id"], "query_id", f"{source} (judge)"),
+            _ids(judge["passage_id"], "passage_id", f"{source} (judge)"),
+            _grades(judge["grade"], f"{source} (judge)")))]
+    sha = _digest(canonical)
     doc_sha = None
     if "doc_version" in judgments.columns:
         versions = ["" if _missing(v) else str(v) for v in _values(judgments["doc_version"])]

@@ -197,7 +197,7 @@ class Ledger:
                  query_ids: Iterable[object] | None = None, *, role: str = "working",
                  budget: int | None = None, unseal_policy: UnsealPolicy | None = None,
                  reusable_holdout: ThresholdoutParams | None = None, actor: str | None = None,
-                 source: str = "judgments") -> Manifest:
+                 source: str = "judgments", judge: pd.DataFrame | None = None) -> Manifest:
         """Register a split; its id is the content hash of its queries and judgments.
 
         Parameters
@@ -223,6 +223,9 @@ class Ledger:
             Who registers it.
         source : str
             Named in input errors (the file the judgments came from).
+        judge : DataFrame, optional
+            A model judge's labels of the split: part of its content hash
+            (:func:`ragnb.ledger.content.split_content`).
 
         Returns
         -------
@@ -230,7 +233,7 @@ class Ledger:
             Registering identical content with identical settings again
             returns the existing manifest and records nothing.
         """
-        content = split_content(name, judgments, query_ids, source=source)
+        content = split_content(name, judgments, query_ids, source=source, judge=judge)
         with self._transaction() as tx:
             states = fold(tx.events, source=self._source)
             payload = rules.check_register(states, content, role, budget, unseal_policy,

@@ -83,8 +83,10 @@ def test_set_content(test_set):
     held = _CONTENT.get(key)
     if held is not None and held[0]() is test_set:
         return held[1]
+    judge = getattr(test_set, "judge", None)
     content = split_content("lookup", test_set.judgments.drop(columns="line", errors="ignore"),
-                            list(test_set.query_ids))
+                            list(test_set.query_ids),
+                            judge=None if judge is None else judge.judgments)
     try:
         ref = weakref.ref(test_set, lambda _, key=key: _CONTENT.pop(key, None))
     except TypeError:  # not weakly referable: not kept

@@ -219,6 +219,9 @@ SECTIONS: dict[str, dict[str, str]] = {
         "strata": "a table: path, key, columns (header-less files), by, spec",
         "queries": "cut the test set to these query ids: a file of ids (one a line), or "
                    "{ path = \"folds.json\", fold = \"1\" } (one fold of a JSON folds file)",
+        "judge": "a model judge's labels of these queries, in any test-set format: a path "
+                 "(the judge is named by the file name up to the first dot) or "
+                 "{ path, name, format }; kept beside the people's, never merged",
     },
     "rounds": {"configs": "ordered champions", "path": "a CSV with a `config` column"},
     "labels": {"test_set": "the test set judged", "path": "new judgments (CSV)",
@@ -284,6 +287,15 @@ class QueryList:
 
 
 @dataclass(frozen=True)
+class JudgeEntry:
+    """Where a test set's model-judge labels are, and the judge's name."""
+
+    path: Path
+    name: str
+    format: str = "auto"
+
+
+@dataclass(frozen=True)
 class TestSetEntry:
     """One test set of the manifest and where its runs are."""
 
@@ -296,6 +308,7 @@ class TestSetEntry:
     runs: dict[str, Path] = field(default_factory=dict)
     strata: StrataEntry | None = None
     queries: QueryList | None = None
+    judge: JudgeEntry | None = None
 
 
 @dataclass(frozen=True)
@@ -528,6 +541,22 @@ def _queries(check: _Checker, value: Any, where: str) -> QueryList:
     return QueryList(check.file(value, "path", where, required=True), fold)
 
 
+def _judge(check: _Checker, value: Any, where: str) -> JudgeEntry:
+    where = f"{where}judge."
+    if isinstance(value, str):
+        value = {"path": value}
+    if not isinstance(value, dict):
+        raise check.fail(where[:-1], "must be a path (the judge's labels) or a table "
+                                     "{ path, name, format }")
+    check.known(value, ("path", "name", "format"), where)
+    path = check.file(value, "path", where, required=True)
+    name = check.text(value, "name", where) or config_name(path)
+    if name == "people":
+        raise check.fail(f"{where}name", "'people' names the human labels; name the judge")
+    return JudgeEntry(path, name, check.text(value, "format", where, "auto",
+                                             ("auto", "trec", "jsonl", "csv", "tsv", "parquet")))
+
+
 def _gain(check: _Checker, ws: dict, data: dict) -> str:
     """The workspace's nDCG gain map, registered: ``exp``, ``linear`` or a name
     ``workspace-<digest>`` for a map from a file or the ``[gains]`` table.
@@ -642,6 +671,7 @@ def parse_manifest(path: str | Path) -> Manifest:
             runs=_runs(check, entry["runs"], where) if "runs" in entry else {},
             strata=_strata(check, entry["strata"], where) if "strata" in entry else None,
             queries=_queries(check, entry["queries"], where) if "queries" in entry else None,
+            judge=_judge(check, entry["judge"], where) if "judge" in entry else None,
         )
     for role in ("golden", "production", "confirmation"):
         having = [n for n, e in test_sets.items() if e.role == role]

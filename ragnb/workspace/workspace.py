@@ -147,7 +147,14 @@ class Workspace:
             with self._quiet_outside(source):
                 test_set = as_test_set(source, name=name, format=entry.format)
             self._remember(source)
-            if entry.queries is not None:  # one split or fold of a larger file
+            if entry.judge is not None:  # a model judge's labels beside the people's
+                from ragnb.io.judges import attach_judge
+
+                with self._quiet_outside(entry.judge.path):
+                    test_set = attach_judge(test_set, entry.judge.path, name=entry.judge.name,
+                                            format=entry.judge.format)
+                self._remember(entry.judge.path)
+            if entry.queries is not None:  # one split or fold of a larger file (and its judge)
                 from ragnb.io.query_lists import read_query_ids
 
                 listed = entry.queries
