@@ -47,6 +47,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="interval: calibrated t (default), percentile or BCa bootstrap")
     p.add_argument("--also", action="append", choices=("ttest", "wilcoxon"), default=[],
                    help="a classic paired test shown beside the headline one (repeatable)")
+    p.add_argument("--judge", default=None, metavar="[NAME=]FILE|NAME",
+                   help="read the comparison with a model judge's labels: people only, judge "
+                        "only (biased) and PPI++ (the Finding of ragnb judge; with "
+                        "--workspace: NAME of the test set's judge)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -66,6 +70,8 @@ def run(args: argparse.Namespace) -> int:
     from ragnb.metrics.score import score
 
     metrics = list(dict.fromkeys(str(parse_metric(m)) for m in args.metric))
+    if args.judge:
+        return _judged(args, metrics)
     if args.strata and not args.by:
         raise InputError("--strata needs --by COLUMN", key="--by")
     # runs are read one at a time while scoring: one run in memory at once
@@ -164,3 +170,42 @@ def refuse_close_ranking(manifest, scores, metrics: list[str], figures=None) -> 
         leader, runner_up = sorted(means, key=means.get, reverse=True)[:2]
         se, _ = paired_se(wide[runner_up], wide[leader])
         check_choice(manifest, means, se, (figures or {}).get(metric))
+
+
+def _judged(args: argparse.Namespace, metrics: list[str]) -> int:
+    """``--judge``: the comparison read three ways (:func:`ragnb.judge.finding.judge_finding`)."""
+    from ragnb.cli._common import name_file, resolve_inputs
+    from ragnb.errors import InputError
+    from ragnb.judge.finding import judge_finding
+
+    if len(metrics) > 1 or len(args.challenger) > 1 or args.by:
+        raise InputError("--judge reads one metric and one challenger, without --by",
+                         key="--judge")
+    if args.workspace:
+        from ragnb.pages import resolve
+        from ragnb.pages import run as run_page
+
+        inputs = resolve("08-judge", args.workspace, split=args.split or "",
+                         baseline=args.baseline, challenger=args.challenger[0],
+                         metric=metrics[0], resamples=args.resamples, seed=args.seed)
+        judge = inputs.workspace.test_set(inputs.split).judge
+        if judge is not None and args.judge != judge.name:
+            raise InputError(f"test set {inputs.split!r}'s judge is {judge.name!r}, not "
+                             f"{args.judge!r}", key="--judge")
+        print(run_page(inputs).to_text(), end="")
+        return 0
+    from pathlib import Path
+
+    from ragnb.io.judges import attach_judge
+    from ragnb.io.runs import config_of_file
+
+    inputs = resolve_inputs(args, [args.baseline, *args.challenger], run_flag="--baseline")
+    name, path = name_file(args.judge, "--judge")
+    test_set = attach_judge(inputs.test_set, path,
+                            name=name or config_of_file(Path(path).name))
+    runs = inputs.runs
+    finding = judge_finding(test_set, runs, metric=inputs.metric(metrics[0]),
+                            baseline=runs[0].name, challenger=runs[1].name,
+                            resamples=args.resamples, seed=args.seed, **inputs.options)
+    print(finding.to_text(), end="")
+    return 0

@@ -36,6 +36,7 @@ def description() -> str:
         "examples:\n"
         "  ragnb init my-eval --test-set qrels.txt --runs 'runs/*.trec' \\\n"
         "             --strata topics.tsv --strata-columns query_id,domain --by domain\n"
+        "  ragnb init my-eval --test-set qrels.txt --runs 'runs/*' --judge umbrela=llm.qrels\n"
         "  ragnb init my-eval --test-set qrels.txt --folds folds.json \\\n"
         "             --runs 'runs/input.*.gz' --strata topics.json --rounds a,b,c\n"
         "  ragnb report --all --workspace my-eval --out my-eval/reports\n\n"
@@ -52,6 +53,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--runs", action="append", nargs="+", default=[], metavar="[SPLIT=]FILE|GLOB",
                    help="runs of a test set: files or one quoted glob (repeatable, one per test "
                         "set in order; SPLIT= names the test set)")
+    p.add_argument("--judge", default=None, metavar="NAME=FILE",
+                   help="a model judge's labels (TREC qrels, JSONL, CSV/TSV/Parquet) of every "
+                        "test set's queries, kept beside the people's: written as "
+                        "[test_sets.NAME] judge; report 08-judge reads them")
     p.add_argument("--role", action="append", default=[], metavar="NAME=ROLE",
                    help="golden, production, confirmation or other")
     p.add_argument("--split", action="append", default=[], metavar="NAME=IDS",
@@ -143,6 +148,13 @@ def run(args: argparse.Namespace) -> int:
         name, file = _split(text)
         specs.append(TestSetSpec(name, Path(file)))
     specs = _cut_by_queries(args, specs)
+    if args.judge:
+        judge_name, sep, judge_file = args.judge.partition("=")
+        if not sep or not judge_name or not judge_file or "/" in judge_name:
+            raise InputError(f"expected NAME=FILE (the judge's name and its labels), got "
+                             f"{args.judge!r}", key="--judge")
+        for spec in specs:
+            spec.judge = (judge_name, Path(judge_file))
     by_name = {s.name: s for s in specs}
     shared_runs = (args.split or args.folds) and len(args.runs) == 1 and not any(
         f.partition("=")[0] in by_name for f in args.runs[0][:1])

@@ -13,7 +13,8 @@ from ragnb.stats.family import compare_metrics
 
 def compare(test_set: Any, runs: Sequence[Any], metrics: str | Sequence[str], *,
             baseline: str | None = None, policy: str = "lower",
-            display_names: Mapping[str, str] | None = None, **options: Any) -> Finding:
+            display_names: Mapping[str, str] | None = None, judge: Any = None,
+            **options: Any) -> Finding:
     """Compare every run with the baseline: the Finding ``ragnb compare`` prints.
 
     Parameters
@@ -30,6 +31,12 @@ def compare(test_set: Any, runs: Sequence[Any], metrics: str | Sequence[str], *,
         Unjudged passages.
     display_names : mapping, optional
         Config -> name shown.
+    judge : path, DataFrame, qrels dict, TestSet or True, optional
+        A model judge's labels of the test set's queries (True: those already beside it,
+        :attr:`~ragnb.io.testset.TestSet.judge`): the comparison is then read three ways,
+        people only, judge only (biased) and PPI++ (:func:`ragnb.judge.finding.judge_finding`:
+        the Finding of page ``08-judge``); ``judge_name``, ``challenger``, ``resamples``,
+        ``seed``, ``missing`` and ``extra`` are its options.
     **options
         Of :func:`ragnb.stats.compare` (``resamples``, ``seed``, ``ci``, ``method``).
 
@@ -46,11 +53,38 @@ def compare(test_set: Any, runs: Sequence[Any], metrics: str | Sequence[str], *,
     >>> print(f.to_text())  # doctest: +SKIP
     """
     names = [str(parse_metric(m)) for m in ([metrics] if isinstance(metrics, str) else metrics)]
+    if judge is not None:
+        return _judged(test_set, runs, names[0], baseline, display_names, judge, options)
     scores = score(test_set, list(runs), names, policy=policy)  # type: ignore[arg-type]
     base = baseline or runs[0].name
     return compare_scores(scores, baseline=base, metrics=names,
                           challengers=[r.name for r in runs if r.name != base],
                           display_names=display_names, **options)
+
+
+def _judged(test_set: Any, runs: Sequence[Any], metric: str, baseline: str | None,
+            display_names: Mapping[str, str] | None, judge: Any, options: dict) -> Finding:
+    """:func:`compare` with a model judge's labels: the judge page's Finding."""
+    from ragnb.errors import InputError
+    from ragnb.io import as_run, as_test_set
+    from ragnb.io.judges import attach_judge
+    from ragnb.judge.finding import judge_finding
+
+    allowed = {"judge_name", "challenger", "resamples", "seed", "missing", "extra", "k"}
+    unknown = sorted(set(options) - allowed)
+    if unknown:
+        raise InputError(f"with judge=, compare takes {sorted(allowed)}; not {unknown}",
+                         key=unknown[0])
+    ts = as_test_set(test_set)
+    if judge is not True:
+        ts = attach_judge(ts, judge, name=options.pop("judge_name", "judge"))
+    options.pop("judge_name", None)
+    read = [as_run(r) for r in runs]
+    base = baseline or read[0].name
+    challenger = options.pop("challenger", "") or next(
+        (r.name for r in read if r.name != base), "")
+    return judge_finding(ts, read, metric=metric, baseline=base, challenger=challenger,
+                         display_names=display_names, **options)
 
 
 def compare_scores(scores: Any, *, baseline: str, metrics: Sequence[str],

@@ -5,46 +5,18 @@
 ``run`` measures the judge against people on the pairs both labelled
 (:func:`ragnb.judge.agreement`) and, when the test set has runs, gives each run's mean
 and each difference from the baseline three ways: people only, judge only (biased) and
-prediction-powered (:func:`ragnb.judge.judged_estimates`). Its headline is the
-difference the page is about, read with the judge's error carried.
+prediction-powered (:func:`ragnb.judge.judged_estimates`), all in
+:func:`ragnb.judge.finding.judge_finding`. Its headline is the difference the page is
+about, read with the judge's error carried.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-import numpy as np
-import pandas as pd
-from scipy import stats
-
-from ragnb.io.judges import top_pairs
-from ragnb.judge import Agreement, JudgedEstimates, agreement, judged_estimates
-from ragnb.judge.charts import confusion_chart, estimates_chart
-from ragnb.judge.ppi import ESTIMATORS
-from ragnb.metrics.registry import metric_label
+from ragnb.judge.finding import judge_finding
 from ragnb.pages.registry import Inputs, MissingInput, register, workspace_of
-from ragnb.result import (
-    Finding,
-    Headline,
-    Section,
-    checks_frame,
-    display_name,
-    interval,
-    markdown_section,
-    markdown_text,
-    notes_sections,
-    points,
-    table_section,
-)
-
-#: The page's parts, each a heading over its sections.
-ESTIMATES = "Each difference three ways"
-JUDGE = "How good is the judge?"
-LABEL_NEXT = "What people should judge next"
-#: Landis & Koch (1977)'s names for bands of κ.
-KAPPA_BANDS = ((0.2, "slight"), (0.4, "fair"), (0.6, "moderate"), (0.8, "substantial"),
-               (1.01, "almost perfect"))
+from ragnb.result import Finding
 
 
 @dataclass(frozen=True)
@@ -93,254 +65,17 @@ def resolve(workspace: Any, *, split: str = "", baseline: str = "", challenger: 
         resamples=resamples, seed=seed)
 
 
-def band(kappa: float) -> str:
-    """Landis & Koch's name for the agreement κ shows."""
-    if not math.isfinite(kappa):
-        return "undefined"
-    return next(name for top, name in KAPPA_BANDS if kappa < top)
-
-
-def _pt(row: pd.Series) -> str:
-    low_high = interval(row["low"], row["high"], signed=True)
-    return f"{points(row['estimate'], signed=True)} {low_high}"
-
-
-def _side(row: pd.Series) -> int:
-    return 1 if row["low"] > 0 else -1 if row["high"] < 0 else 0
-
-
-def queries_to_decide(row: pd.Series, alpha: float = 0.05) -> float:
-    """People-judged queries in all for the interval of a difference this size to exclude 0:
-    the rectifier's variance ``(s_r² = se²·n`` when the judge-only term is small) over
-    ``(|Δ| / z)²`` (normal quantile; an estimate, not a promise).
-    """
-    z = stats.norm.ppf(1 - alpha / 2)
-    est, se, n = abs(row["estimate"]), row["se"], row["n"]
-    if not (est > 0 and se > 0):
-        return math.inf
-    return math.ceil(n * (se * z / est) ** 2)
-
-
-def _headline(i: JudgeInputs, a: Agreement, e: JudgedEstimates | None, names) -> Headline:
-    trust = (f"{band(a.kappa)} agreement with people, κ {a.kappa:.2f} on "
-             f"{a.counts['both']:,} pairs")
-    if a.identical:
-        return Headline("Can the judge's labels stand in for people's?",
-                        f"Judge {a.judge}'s labels are the people's own, every grade the same "
-                        f"on all {a.counts['both']:,} pairs: nothing is measured.",
-                        "Check that the judge file is not a copy of the qrels.", "no judge")
-    if e is None or not i.challenger:
-        word = "can stand in for people's" if a.kappa >= 0.8 else "cannot stand in for " \
-            "people's; use it only with its error carried (PPI)"
-        return Headline("Can the judge's labels stand in for people's?",
-                        f"Judge {a.judge} agrees exactly with people on {a.exact:.0%} of "
-                        f"{a.counts['both']:,} pairs ({band(a.kappa)}, κ {a.kappa:.2f} "
-                        f"{_kappa_interval(a)}): its labels {word}.",
-                        "Give the test set runs and a baseline to read differences with the "
-                        "judge's error carried.", band(a.kappa))
-    c, b = display_name(i.challenger, names), display_name(i.baseline, names)
-    judged = e.difference(i.challenger, ESTIMATORS[1])
-    if e.refused:
-        row = e.difference(i.challenger, ESTIMATORS[0])
-        answer = (f"People alone put {c} vs {b} at {_pt(row)} points ({e.n_labelled} "
-                  f"queries) and the judge alone at {points(judged['estimate'], signed=True)} "
-                  f"(biased; {trust}); PPI is not given: {e.refused}.")
-    else:
-        row = e.difference(i.challenger, ESTIMATORS[2])
-        answer = (f"With the judge's error carried (PPI++), {c} vs {b} is {_pt(row)} points; "
-                  f"the judge alone says {points(judged['estimate'], signed=True)} (biased; "
-                  f"{trust}).")
-    side = _side(row)
-    verdict = {1: "better", -1: "worse", 0: "inconclusive at this n"}[side]
-    if side:
-        step = ("Check that the gain carries over to queries nobody selected against "
-                "(ragnb report 01-fit)." if side > 0 else f"Keep {b}.")
-    elif e.refused:
-        step = ("Have people judge whole queries drawn at random (the list under "
-                f"'{LABEL_NEXT}'), or read the bounds (ragnb report 04-label-bias).")
-    else:
-        need = queries_to_decide(row)
-        step = (f"About {need - e.n_labelled:,} more people-judged queries, drawn at random "
-                f"(the list under '{LABEL_NEXT}'), would decide a difference of this size."
-                if math.isfinite(need) and need > e.n_labelled else
-                "More people-judged queries, drawn at random, would narrow it.")
-    return Headline(f"Is {c} better than {b}, reading the judge's labels honestly?", answer,
-                    step, verdict)
-
-
-def _kappa_interval(a: Agreement) -> str:
-    lo, hi = a.kappa_interval
-    return f"[{lo:.2f}, {hi:.2f}]"
-
-
-def _estimate_table(e: JudgedEstimates, kind: str, names) -> pd.DataFrame:
-    t = e.table[e.table["kind"] == kind]
-    rows = []
-    for r in t.to_dict("records"):
-        rows.append({"config": display_name(r["quantity"], names), "reading": r["estimator"],
-                     "estimate": points(r["estimate"], signed=kind == "difference"),
-                     "95% interval": interval(r["low"], r["high"], signed=kind == "difference"),
-                     "width": points(r["high"] - r["low"]),
-                     "people's queries": int(r["n"]),
-                     "judge-only queries": int(r["m"]) if r["estimator"] != ESTIMATORS[0] else 0,
-                     "λ": f"{r['lam']:.2f}" if r["estimator"] == ESTIMATORS[2] else "—"})
-    return pd.DataFrame(rows)
-
-
-def _agreement_table(a: Agreement) -> pd.DataFrame:
-    rows = [("pairs labelled by both", f"{a.counts['both']:,} on {a.counts['queries_both']} "
-             "queries"),
-            ("exact agreement", f"{a.exact:.1%}"),
-            ("quadratic-weighted κ", f"{a.kappa:.3f} {_kappa_interval(a)} ({band(a.kappa)})"),
-            (f"precision at grade ≥ {a.level}", f"{a.precision:.3f}"),
-            (f"recall at grade ≥ {a.level}", f"{a.recall:.3f}"),
-            ("mean judge − people grade", f"{(a.pairs['judge'] - a.pairs['people']).mean():+.2f}"),
-            ("judge's labels people lack", f"{a.counts['judge_only']:,} pairs, "
-             f"{a.counts['judge_only_queries']} queries with no people's label"),
-            ("people's labels the judge lacks", f"{a.counts['people_only']:,}")]
-    return pd.DataFrame(rows, columns=["measure", "value"])
-
-
-def _shares(frame: pd.DataFrame, first: str) -> pd.DataFrame:
-    out = frame.copy()
-    for c in ("exact", "over", "under"):
-        out[c] = [f"{v:.0%}" if pd.notna(v) else "—" for v in out[c]]
-    out["bias"] = [f"{v:+.2f}" if pd.notna(v) else "—" for v in out["bias"]]
-    if "judge mean" in out:
-        out["judge mean"] = [f"{v:.2f}" for v in out["judge mean"]]
-    return out.rename(columns={"exact": "exact agreement", "bias": "mean judge − people",
-                               "over": "judge higher", "under": "judge lower"}).set_index(
-        first).reset_index()
-
-
-def _label_next(i: JudgeInputs, e: JudgedEstimates, rng_seed: int) -> pd.DataFrame:
-    """The judge-only queries in a seeded random order: people judge them from the top, so
-    the people-labelled set stays a random sample (choosing by score would break PPI).
-    """
-    unlabelled = e.values.loc[~e.values["labelled"], "query_id"].astype(str).unique()
-    order = np.random.default_rng(rng_seed).permutation(len(unlabelled))
-    return pd.DataFrame({"order": np.arange(1, len(unlabelled) + 1),
-                         "query_id": unlabelled[order]})
-
-
 def run(inputs: JudgeInputs) -> Finding:
-    """The judge page's Finding: the headline difference three ways, then the judge against
-    people (confusion, κ, bias per grade, per stratum, on each config's own passages, per
-    query), the random order people should judge the rest in, and the design.
-
-    ``objects``: ``test_set``, ``agreement`` (:class:`~ragnb.judge.Agreement`),
-    ``estimates`` (:class:`~ragnb.judge.JudgedEstimates`, with runs), ``runs``,
-    ``label_next``.
+    """The page's Finding (:func:`ragnb.judge.finding.judge_finding`) on the workspace's test
+    set, runs, strata and display names.
     """
     i, ws = inputs, inputs.workspace
-    names = ws.display_names
     test_set = ws.test_set(i.split)
-    runs = ws.runs(i.split, list(i.configs)) if i.configs else []
-    pair = [c for c in (i.baseline, i.challenger) if c]
-    tops = {r.name: top_pairs(r, i.k) for r in runs if r.name in pair}
-    a = agreement(test_set, level=i.level, strata=ws.strata(i.split) if i.by else None,
-                  by=i.by, topk=tops, configs=pair, resamples=i.resamples, seed=i.seed)
-    e = (judged_estimates(test_set, runs, i.metric, baseline=i.baseline, k=i.k,
-                          **ws.score_options) if i.baseline and len(runs) >= 2 else None)
-    headline = _headline(i, a, e, names)
-    sections: list[Section] = []
-    objects: dict[str, Any] = {"test_set": test_set, "agreement": a, "runs": runs}
-    checks = [("judge's grades on the people's scale", True,
-               f"0 to {test_set.top_grade}, checked on every judge label")]
-    label = metric_label(i.metric)
-    table = pd.DataFrame()
-    if e is not None:
-        objects["estimates"] = e
-        table = _estimate_table(e, "difference", names)
-        sections += [
-            Section(ESTIMATES, "chart", estimates_chart(e, display_names=names)),
-            table_section(table, f"Δ {label} vs {display_name(i.baseline, names)}, in points: "
-                                 "people only (the queries people judged), judge only (biased: "
-                                 "the judge's error is in it, unmeasured), PPI++ (valid "
-                                 "whatever the judge's error, when people's queries are a "
-                                 "random sample)"),
-            table_section(_estimate_table(e, "mean", names),
-                          f"Mean {label} of each config, in points, three ways",
-                          appendix=True),
-        ]
-        narrower = [r for r in e.table.to_dict("records") if r["estimator"] == ESTIMATORS[2]]
-        people = {(r["quantity"], r["kind"]): r for r in e.table.to_dict("records")
-                  if r["estimator"] == ESTIMATORS[0]}
-        wider = [r for r in narrower if r["high"] - r["low"] > 1.0001 * (
-            people[r["quantity"], r["kind"]]["high"] - people[r["quantity"], r["kind"]]["low"])]
-        checks += [
-            ("people's queries look like a random sample", not (e.random_p < 0.01),
-             "judge-scored baseline, labelled vs other queries: Mann–Whitney p = "
-             + (f"{e.random_p:.2g}" if math.isfinite(e.random_p) else "not computed")),
-            ("people judged whole queries", e.people_share >= 0.5,
-             f"{e.people_share:.0%} of the judge's top-{i.k} pairs in people's queries"),
-            ("PPI++ no wider than people only", not wider if narrower else True,
-             f"{len(narrower) - len(wider)} of {len(narrower)} intervals"
-             if narrower else "PPI not given"),
-        ]
-        next_up = _label_next(i, e, i.seed)
-        objects["label_next"] = next_up
-        sections.append(markdown_section(markdown_text(
-            "People judge these queries in this order, from the top: a random permutation "
-            "(numpy Generator, seed {seed}) of the {m} queries only the judge labelled, so "
-            "the people-labelled queries stay a random sample and PPI stays valid. Choosing "
-            "by score or by disagreement would not.", seed=i.seed, m=len(next_up)),
-            LABEL_NEXT))
-        sections.append(table_section(next_up, "Judge-only queries in random order",
-                                      max_rows=15))
-    sections += [
-        markdown_section(markdown_text(
-            "Judge **{judge}** against people on the pairs both labelled ({a}).",
-            judge=a.judge, a=a.method), JUDGE),
-        Section("The grade confusion matrix", "chart", confusion_chart(a)),
-        table_section(_agreement_table(a), "Agreement"),
-        table_section(_shares(a.by_grade, "people grade"),
-                      "The judge's bias per people's grade (mean judge − people grade; "
-                      "shares of pairs graded higher and lower)"),
-    ]
-    if a.by_config is not None:
-        sections.append(table_section(
-            _shares(a.by_config, "passages"),
-            f"Does the judge favour one config's passages? Agreement on pairs in the top "
-            f"{i.k} of only one of {display_name(i.baseline, names)} and "
-            f"{display_name(i.challenger or i.baseline, names)}"))
-    if a.by_stratum is not None:
-        sections.append(table_section(_shares(a.by_stratum, i.by),
-                                      f"Agreement per {i.by}"))
-    worst = a.by_query.sort_values(["exact", "query_id"]).reset_index(drop=True)
-    sections.append(table_section(_shares(worst, "query_id"),
-                                  "Agreement per query, least first", appendix=True,
-                                  max_rows=20))
-    notes = list(test_set.judge.notes) if test_set.judge is not None else []
-    if e is not None:
-        sections.append(markdown_section(markdown_text(
-            "Sampling design: {design}. People only: Student's t on the queries people "
-            "judged; judge only: Student's t on every query (biased); PPI++: power-tuned "
-            "prediction-powered inference (Angelopoulos et al. 2023), Welch–Satterthwaite "
-            "degrees of freedom. {refused}", design=e.design,
-            refused=f"PPI not given: {e.refused}." if e.refused else ""), "Design",
-            appendix=True))
-        notes += list(e.notes)
-        stray = _stray(test_set, runs)
-        if stray:
-            from ragnb.io.testset import Note
-
-            notes.append(Note("judge_unused", stray, "judge labels of pairs no run retrieved "
-                                                     "and no person judged: not used"))
-    sections += notes_sections(tuple(notes))
-    description = a.method + (f"; {e.design}; 95% intervals" if e is not None else "")
-    return Finding(headline, table, None, checks_frame(checks), description,
-                   "", e if e is not None else a, tuple(sections), objects)
-
-
-def _stray(test_set: Any, runs: list) -> int:
-    """Judge labels of pairs no run retrieved (at any depth) and no person judged."""
-    key = ["query_id", "passage_id"]
-    j = pd.MultiIndex.from_frame(test_set.judge.judgments[key].astype(str))
-    seen = j.isin(pd.MultiIndex.from_frame(test_set.judgments[key].astype(str)))
-    for r in runs:
-        seen |= j.isin(pd.MultiIndex.from_frame(r.table[key].astype(str)))
-    return int((~seen).sum())
+    return judge_finding(
+        test_set, ws.runs(i.split, list(i.configs)) if i.configs else [], metric=i.metric,
+        baseline=i.baseline, challenger=i.challenger, k=i.k, level=i.level,
+        strata=ws.strata(i.split) if i.by else None, by=i.by, display_names=ws.display_names,
+        resamples=i.resamples, seed=i.seed, **ws.score_options)
 
 
 register(JudgeInputs.PAGE, resolve, run)

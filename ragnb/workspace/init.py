@@ -33,6 +33,8 @@ class TestSetSpec:
     role: str = ""
     runs: Sequence[str] = ()
     queries: tuple[Path, str | None] | None = None
+    #: A model judge's labels of this test set: (judge name, file).
+    judge: tuple[str, Path] | None = None
 
 
 def _q(value: str) -> str:
@@ -154,6 +156,13 @@ def scaffold(
                          f"queries = {{ path = {_q(_rel(ids, root))}, fold = {_q(fold)} }}")
         if t.runs:
             lines.append(_runs_value(t.runs, root, f"--runs {t.name}").rstrip("\n"))
+        if t.judge is not None:
+            judge_name, judge_path = t.judge
+            if not Path(judge_path).is_file():
+                raise InputError("no such judge file", source=judge_path, key="--judge")
+            lines.append(f"judge = {{ path = {_q(_rel(judge_path, root))}, name = "
+                         f"{_q(judge_name)} }}   # a model judge's labels, kept beside "
+                         "people's")
         if t.name in strata_of:
             lines += ["", f"[test_sets.{_key(t.name)}.strata]",
                       f"path = {_q(_rel(strata_of[t.name], root))}"]
