@@ -71,6 +71,10 @@ OPTIONS: dict[str, tuple[tuple[str, ...], dict]] = {
     "judgments": (("--judgments", "--test-set"), {
         "dest": "judgments", "metavar": "FILE", "default": None,
         "help": "test set JSONL (the ragnb test-set format), TREC qrels, or CSV/Parquet table"}),
+    "judge": (("--judge",), {
+        "default": None, "metavar": "[NAME=]FILE",
+        "help": "a model judge's labels (TREC qrels, JSONL, CSV/TSV/Parquet), kept beside "
+                "people's; NAME defaults to the file name up to the first dot"}),
     "run": (("--run",), {
         "action": "append", "default": [], "metavar": "NAME=FILE",
         "help": "a run (repeatable); NAME defaults to the file name"}),

@@ -47,11 +47,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="interval: calibrated t (default), percentile or BCa bootstrap")
     p.add_argument("--also", action="append", choices=("ttest", "wilcoxon"), default=[],
                    help="a classic paired test shown beside the headline one (repeatable)")
-    p.add_argument("--judge", default=None, metavar="[NAME=]FILE|NAME",
-                   help="read the comparison with a model judge's labels: people only, judge "
-                        "only (biased) and PPI++ (the Finding of ragnb judge; with "
-                        "--workspace: NAME of the test set's judge)")
-
+    add(p, "judge", judge={"metavar": "[NAME=]FILE|NAME",
+                           "help": "read the comparison with a model judge's labels: people "
+                                   "only, judge only (biased) and PPI++ (ragnb judge's "
+                                   "Finding; with --workspace: NAME of the test set's judge)"})
 
 def run(args: argparse.Namespace) -> int:
     from ragnb.cli._common import (

@@ -53,10 +53,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--runs", action="append", nargs="+", default=[], metavar="[SPLIT=]FILE|GLOB",
                    help="runs of a test set: files or one quoted glob (repeatable, one per test "
                         "set in order; SPLIT= names the test set)")
-    p.add_argument("--judge", default=None, metavar="NAME=FILE",
-                   help="a model judge's labels (TREC qrels, JSONL, CSV/TSV/Parquet) of every "
-                        "test set's queries, kept beside the people's: written as "
-                        "[test_sets.NAME] judge; report 08-judge reads them")
+    add(p, "judge", judge={"help": "a model judge's labels (TREC qrels, JSONL, CSV/TSV/Parquet) "
+                                   "of every test set's queries, kept beside the people's: "
+                                   "written as [test_sets.NAME] judge; report 08-judge reads "
+                                   "them (NAME defaults to the file name)"})
     p.add_argument("--role", action="append", default=[], metavar="NAME=ROLE",
                    help="golden, production, confirmation or other")
     p.add_argument("--split", action="append", default=[], metavar="NAME=IDS",
@@ -149,10 +149,7 @@ def run(args: argparse.Namespace) -> int:
         specs.append(TestSetSpec(name, Path(file)))
     specs = _cut_by_queries(args, specs)
     if args.judge:
-        judge_name, sep, judge_file = args.judge.partition("=")
-        if not sep or not judge_name or not judge_file or "/" in judge_name:
-            raise InputError(f"expected NAME=FILE (the judge's name and its labels), got "
-                             f"{args.judge!r}", key="--judge")
+        judge_name, judge_file = _split(args.judge)
         for spec in specs:
             spec.judge = (judge_name, Path(judge_file))
     by_name = {s.name: s for s in specs}

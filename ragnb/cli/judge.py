@@ -27,21 +27,24 @@ DESCRIPTION = (
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add(p, "judgments", "run", "workspace", "split", "order", "missing", "extra", "metric", "k",
-        *RESAMPLING, "relevance_level",
+        *RESAMPLING, "relevance_level", "baseline", "challenger", "judge",
+        judge={"help": "the judge's labels (TREC qrels, JSONL, CSV/TSV/Parquet); NAME "
+                       "defaults to the file name (not with --workspace: its test set's judge)"},
+        baseline={"help": "the config every difference is from (none: agreement only)"},
+        challenger={"help": "the config the headline reads (default: the first other run)"},
         metric={"help": "metric (default: [report] metric, else ndcg@10)"},
         k={"help": "depth of each config's own passages (default 10)"},
         resamples={"help": "resamples of whole queries for kappa's interval (default 10000)"})
-    p.add_argument("--judge", default=None, metavar="[NAME=]FILE",
-                   help="the judge's labels (TREC qrels, JSONL, CSV/TSV/Parquet); NAME "
-                        "defaults to the file name (with --workspace: the test set's judge)")
-    p.add_argument("--baseline", default="", metavar="CONFIG",
-                   help="the config every difference is from (none: agreement only)")
-    p.add_argument("--challenger", default="", metavar="CONFIG",
-                   help="the config the headline reads (default: the first other run)")
 
 
 def run(args: argparse.Namespace) -> int:
     from ragnb.errors import InputError
+
+    args.baseline = args.baseline or ""
+    if args.challenger and len(args.challenger) > 1:
+        raise InputError("the headline reads one challenger; every other run is in the "
+                         "table", key="--challenger")
+    args.challenger = (args.challenger or [""])[0]
 
     if args.workspace:
         if args.judge or args.run or args.judgments:

@@ -92,9 +92,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add(p, "judgments", judgments={"required": True})
     p.add_argument("--queries", type=Path, help="file of query ids, one a line (default: the "
                    "judged queries, or every query of a JSONL test set)")
-    p.add_argument("--judge", type=Path, metavar="FILE",
-                   help="a model judge's labels of the split (any test-set format): part of "
-                        "its content hash, as in a workspace with [test_sets.NAME] judge")
+    add(p, "judge", judge={"metavar": "FILE",
+                           "help": "a model judge's labels of the split (any test-set format): "
+                                   "part of its content hash, as in a workspace with "
+                                   "[test_sets.NAME] judge"})
     p.add_argument("--role", choices=["working", "regression_guard", "confirmation"],
                    default="working")
     p.add_argument("--budget", type=int, help="selections before demotion to regression guard")

@@ -99,3 +99,18 @@ def top_pairs(run: Any, k: int) -> pd.DataFrame:
     at = positions(codes) < k
     return pd.DataFrame({"query_id": run.table["query_id"].to_numpy()[at].astype(str),
                          "passage_id": run.table["passage_id"].to_numpy()[at].astype(str)})
+
+
+def pair_keys(*frames: pd.DataFrame) -> list:
+    """One int64 key per ``(query_id, passage_id)`` row of each frame, equal across frames for
+    the same pair (pairs compared with :func:`numpy.isin` instead of string MultiIndexes).
+    """
+    import numpy as np
+
+    sizes = [len(f) for f in frames]
+    q, _ = pd.factorize(pd.concat([f["query_id"].astype(str) for f in frames],
+                                  ignore_index=True))
+    p, passages = pd.factorize(pd.concat([f["passage_id"].astype(str) for f in frames],
+                                         ignore_index=True))
+    keys = q.astype(np.int64) * max(len(passages), 1) + p
+    return np.split(keys, np.cumsum(sizes)[:-1])

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ragnb.errors import InputError
-from ragnb.io.judges import PEOPLE, judge_of, paired_grades
+from ragnb.io.judges import PEOPLE, judge_of, pair_keys, paired_grades
 from ragnb.io.keys import block_codes
 from ragnb.io.testset import TestSet
 
@@ -150,11 +150,10 @@ def agreement(test_set: TestSet, *, level: int = 1, strata: pd.DataFrame | None 
     judged_rel, people_rel = int((j >= level).sum()), int((p >= level).sum())
     both_q = set(qids)
     judge_q = set(judge.judgments["query_id"])
-    people_keys = pd.MultiIndex.from_frame(test_set.judgments[["query_id", "passage_id"]])
-    judge_keys = pd.MultiIndex.from_frame(judge.judgments[["query_id", "passage_id"]])
+    people_keys, judge_keys = pair_keys(test_set.judgments, judge.judgments)
     counts = {"people": n_people, "judge": n_judge, "both": n,
-              "judge_only": int((~judge_keys.isin(people_keys)).sum()),
-              "people_only": int((~people_keys.isin(judge_keys)).sum()),
+              "judge_only": int((~np.isin(judge_keys, people_keys)).sum()),
+              "people_only": int((~np.isin(people_keys, judge_keys)).sum()),
               "queries_both": len(both_q),
               "judge_only_queries": len(judge_q - set(test_set.judgments["query_id"]))}
     grades = pd.Index(range(k), name="people grade")
@@ -223,11 +222,8 @@ def _by_config(pairs: pd.DataFrame, topk: Mapping[str, pd.DataFrame], configs: S
                ) -> pd.DataFrame:
     """Agreement on the passages only the baseline retrieves, only the challenger, both."""
     base, chal = configs
-    key = ["query_id", "passage_id"]
-    a = pd.MultiIndex.from_frame(topk[base][key].astype(str))
-    b = pd.MultiIndex.from_frame(topk[chal][key].astype(str))
-    at = pd.MultiIndex.from_frame(pairs[key].astype(str))
-    in_a, in_b = at.isin(a), at.isin(b)
+    at, a, b = pair_keys(pairs, topk[base], topk[chal])
+    in_a, in_b = np.isin(at, a), np.isin(at, b)
     rows = []
     for where, mask in ((f"only {base}", in_a & ~in_b), (f"only {chal}", in_b & ~in_a),
                         ("both", in_a & in_b)):

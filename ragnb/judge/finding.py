@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ragnb.io.judges import top_pairs
+from ragnb.io.judges import pair_keys, top_pairs
 from ragnb.io.testset import Note, TestSet
 from ragnb.judge.agreement import Agreement, agreement
 from ragnb.judge.charts import confusion_chart, estimates_chart
@@ -325,11 +325,56 @@ def judge_finding(test_set: TestSet, runs: Sequence[Any] = (), *, metric: str = 
 
 def _stray(test_set: Any, runs: list) -> int:
     """Judge labels of pairs no run retrieved (at any depth) and no person judged."""
-    key = ["query_id", "passage_id"]
-    j = pd.MultiIndex.from_frame(test_set.judge.judgments[key].astype(str))
-    seen = j.isin(pd.MultiIndex.from_frame(test_set.judgments[key].astype(str)))
-    for r in runs:
-        seen |= j.isin(pd.MultiIndex.from_frame(r.table[key].astype(str)))
+    keys = pair_keys(test_set.judge.judgments, test_set.judgments, *(r.table for r in runs))
+    seen = np.isin(keys[0], np.concatenate(keys[1:]))
     return int((~seen).sum())
 
 
+#: Who decides a difference, in the label-bias page's judge-filled reading.
+DECIDERS = ("people's labels", "the judge (PPI++)", "neither")
+
+
+def judge_reading(verdicts: pd.DataFrame, estimates: JudgedEstimates,
+                  display_names: Mapping[str, str] | None = None) -> tuple[str, pd.DataFrame]:
+    """The label-bias verdicts beside the judge-filled reading: for each challenger the exact
+    bounds of its difference (``joint_min``/``joint_max``), the PPI++ interval, whether it
+    sits inside the bounds, and who decides: people's labels (the three-way verdict is
+    adopt or reject), the judge (labelling decides, but the PPI++ interval excludes 0), or
+    neither (with the people-judged queries that would). Returns the one-sentence reading
+    and the table (text, points).
+    """
+    names = dict(display_names or {})
+    rows, tally = [], {d: [] for d in DECIDERS}
+    for v in verdicts.to_dict("records"):
+        chal = str(v["challenger"])
+        shown = display_name(chal, names)
+        people = v["verdict"] != "labelling decides"
+        ppi = None if estimates.refused else estimates.difference(chal, ESTIMATORS[2])
+        if people:
+            who, more = DECIDERS[0], ""
+        elif ppi is not None and _side(ppi):
+            who, more = DECIDERS[1], ""
+        else:
+            who = DECIDERS[2]
+            need = queries_to_decide(ppi) if ppi is not None else math.inf
+            more = (f"about {need - estimates.n_labelled:,} more" if math.isfinite(need)
+                    and need > estimates.n_labelled else "more")
+            if math.isfinite(need) and need - estimates.n_labelled > estimates.n_judge_only:
+                more += f" (only {estimates.n_judge_only:,} are left: new queries too)"
+        tally[who].append(shown)
+        inside = ("—" if ppi is None else "yes" if v["joint_min"] - 1e-12 <= ppi["estimate"]
+                  <= v["joint_max"] + 1e-12 else "no")
+        rows.append({"challenger": shown, "three-way verdict": v["verdict"],
+                     "exact bounds": interval(v["joint_min"], v["joint_max"], signed=True),
+                     "PPI++": "—" if ppi is None else _pt(ppi),
+                     "PPI++ estimate inside the bounds": inside, "decides": who,
+                     "people-judged queries to decide": more or "—"})
+    parts = [f"{DECIDERS[0]} decide {', '.join(tally[DECIDERS[0]]) or 'none'}"]
+    if not estimates.refused:
+        parts.append(f"the judge with its error carried decides "
+                     f"{', '.join(tally[DECIDERS[1]]) or 'none'}")
+    if tally[DECIDERS[2]]:
+        parts.append(f"neither decides {', '.join(tally[DECIDERS[2]])}")
+    sentence = "; ".join(parts) + (f" (PPI not given: {estimates.refused})"
+                                   if estimates.refused else "") + "."
+    return sentence[0].upper() + sentence[1:], pd.DataFrame(rows)

@@ -241,12 +241,11 @@ def _people_share(test_set: TestSet, runs: Sequence, k: int) -> float:
     """
     judge = judge_of(test_set)
     people_q = set(test_set.query_ids.astype(str))
-    from ragnb.io.judges import top_pairs
+    from ragnb.io.judges import pair_keys, top_pairs
 
     top = pd.concat([top_pairs(r, k) for r in runs])
-    top = top[top["query_id"].isin(people_q)].drop_duplicates()
-    key = ["query_id", "passage_id"]
-    at = pd.MultiIndex.from_frame(top)
-    by_judge = at.isin(pd.MultiIndex.from_frame(judge.judgments[key].astype(str)))
-    by_people = at.isin(pd.MultiIndex.from_frame(test_set.judgments[key].astype(str)))
+    top = top[top["query_id"].isin(people_q)]
+    at, by_j, by_p = pair_keys(top, judge.judgments, test_set.judgments)
+    at = np.unique(at)
+    by_judge, by_people = np.isin(at, by_j), np.isin(at, by_p)
     return float((by_judge & by_people).sum() / by_judge.sum()) if by_judge.any() else 1.0

@@ -55,6 +55,7 @@ BOUNDS = "How much could the missing labels change each score?"
 LABEL_NEXT = "What to label next"
 AFTER = "After labelling the pool"
 SHARD = "What one labelled shard predicted"
+JUDGE_FILLED = "Filled by the model judge"
 
 
 @dataclass(frozen=True)
@@ -139,6 +140,40 @@ def _after(i: LabelBiasInputs, test_set: Any, labels: Any, runs: Any, first: lis
                       "verdicts_after": verdicts.source}
 
 
+def _judge_filled(i: LabelBiasInputs, test_set: Any, runs: Any, challengers: list[str],
+                  names: dict[str, str], objects: dict) -> list[Section]:
+    """The verdicts over every query the judge labelled, beside PPI++: the exact bounds of
+    each difference with people's holes and the judge-only queries free (what people's
+    labels alone can say about all the queries), the PPI++ interval, and who decides.
+    """
+    from dataclasses import replace
+
+    from ragnb.judge import judged_estimates
+    from ragnb.judge.finding import judge_reading
+
+    ws = i.workspace
+    estimates = judged_estimates(test_set, runs, i.metric, baseline=i.baseline,
+                                 **ws.score_options)
+    known = set(test_set.query_ids.astype(str))
+    more = [q for q in pd.unique(test_set.judge.judgments["query_id"].astype(str))
+            if q not in known]
+    union = replace(test_set, queries=pd.concat(
+        [test_set.queries, pd.DataFrame({"query_id": more})], ignore_index=True))
+    wide = label_bounds(union, runs, i.metric, **ws.score_options)
+    tw = three_way(wide, i.baseline, challengers, joint=i.joint, resamples=i.resamples,
+                   seed=i.seed)
+    sentence, reading = judge_reading(tw.verdicts, estimates, names)
+    objects.update(judge_estimates=estimates, judge_bounds=wide, judge_verdicts=tw)
+    return [markdown_section(markdown_text("{s}", s=sentence), JUDGE_FILLED),
+            table_section(reading, f"Each difference over all {len(union.queries)} queries "
+                                   f"(points): exact bounds with people's unjudged passages "
+                                   f"and the {len(more)} queries only judge "
+                                   f"{test_set.judge.name} labelled left free, and PPI++, "
+                                   "which carries the judge's error measured on the "
+                                   f"{estimates.n_labelled} queries people judged (ragnb "
+                                   "report 08-judge)")]
+
+
 def run(inputs: LabelBiasInputs) -> Finding:
     """The three-way verdict's Finding (its headline), then the bounds, what to label next,
     the merged labels and the shard when the workspace has them, and the split ledger.
@@ -194,6 +229,9 @@ def run(inputs: LabelBiasInputs) -> Finding:
                                        display_names=names, caption=SHARD,
                                        chart=shard_chart(projection, display_names=names))
             objects["projection"] = projection
+    if test_set.judge is not None:  # the judge-filled reading beside the exact bounds
+        sections[len(own.sections):len(own.sections)] = _judge_filled(
+            i, test_set, runs, challengers, names, objects)
     inflation = workspace_inflation(ws, i.split, i.metric, "lower")
     splits = split_status(ws.ledger_dir, {test_set.name: test_set}, se=inflation)
     sections += [split_status_section(splits),

@@ -155,3 +155,26 @@ def test_the_random_sample_check_refuses_a_selected_overlap():
     assert "not like the others" in est.refused and "Mann–Whitney" in est.refused
     assert ESTIMATORS[2] not in set(est.table["estimator"])
     assert np.isfinite(est.difference("m2_r1", ESTIMATORS[0])["low"])
+
+
+def test_label_bias_reads_the_judge_beside_its_exact_bounds():
+    """Page 04 on the judged split: over all 164 queries the exact bounds are wide (115
+    queries carry no people's label), every PPI++ estimate sits inside them, and the
+    judge with its error carried decides exactly the differences whose interval excludes 0.
+    """
+    f = run(resolve("04-label-bias", DEMO_DIR, split="judged", baseline="m0_r1",
+                    metric="ndcg@10", resamples=300))
+    e = f.objects["judge_estimates"]
+    table = next(s.content for s in f.sections
+                 if s.kind == "table" and s.caption.startswith("Each difference over all 164"))
+    assert set(table["PPI++ estimate inside the bounds"]) == {"yes"}
+    for row in table.to_dict("records"):
+        config = row["challenger"].rsplit("(", 1)[1].rstrip(")")
+        ppi = e.difference(config, ESTIMATORS[2])
+        decided = ppi["low"] > 0 or ppi["high"] < 0
+        assert row["decides"] == ("the judge (PPI++)" if decided else "neither")
+        low, high = (float(x) for x in row["exact bounds"].strip("[]").split(", "))
+        assert high - low > 80  # points: what people's labels alone leave open
+    sentence = next(s.content for s in f.sections if s.caption == "Filled by the model judge")
+    assert sentence.startswith("People's labels decide none; the judge with its error "
+                               "carried decides")
