@@ -344,7 +344,8 @@ def judge_reading(verdicts: pd.DataFrame, estimates: JudgedEstimates,
     and the table (text, points).
     """
     names = dict(display_names or {})
-    rows, tally = [], {d: [] for d in DECIDERS}
+    rows: list[dict] = []
+    tally: dict[str, list[str]] = {d: [] for d in DECIDERS}
     for v in verdicts.to_dict("records"):
         chal = str(v["challenger"])
         shown = display_name(chal, names)
