@@ -120,7 +120,7 @@ def test_every_notebook_sets_up_before_its_first_other_import():
     from ragnb.paths import PROJ_ROOT
 
     notebooks = sorted((PROJ_ROOT / "notebooks").glob("*.ipynb"))
-    assert len(notebooks) == 7
+    assert len(notebooks) == 8
     for path in notebooks:
         first = next(c for c in nbformat.read(path, as_version=4).cells
                      if c.cell_type == "code")

@@ -39,7 +39,7 @@ def test_empty_means_the_variable_when_set(monkeypatch, tmp_path):
 
 def test_every_notebook_defaults_to_the_empty_workspace():
     notebooks = discover()
-    assert len(notebooks) == 7
+    assert len(notebooks) == 8
     for nb in notebooks:
         param = read_parameters(nb.path)["workspace"]
         assert param.default == "", nb.name
