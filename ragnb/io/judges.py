@@ -97,8 +97,7 @@ def top_pairs(run: Any, k: int) -> pd.DataFrame:
 
     codes, _ = block_codes(run.table["query_id"])
     at = positions(codes) < k
-    return pd.DataFrame({"query_id": run.table["query_id"].to_numpy()[at].astype(str),
-                         "passage_id": run.table["passage_id"].to_numpy()[at].astype(str)})
+    return run.table.loc[at, ["query_id", "passage_id"]].reset_index(drop=True)
 
 
 def pair_keys(*frames: pd.DataFrame) -> list:
@@ -108,9 +107,11 @@ def pair_keys(*frames: pd.DataFrame) -> list:
     import numpy as np
 
     sizes = [len(f) for f in frames]
-    q, _ = pd.factorize(pd.concat([f["query_id"].astype(str) for f in frames],
+    from ragnb.io.keys import ID_DTYPE
+
+    q, _ = pd.factorize(pd.concat([f["query_id"].astype(ID_DTYPE) for f in frames],
                                   ignore_index=True))
-    p, passages = pd.factorize(pd.concat([f["passage_id"].astype(str) for f in frames],
+    p, passages = pd.factorize(pd.concat([f["passage_id"].astype(ID_DTYPE) for f in frames],
                                          ignore_index=True))
     keys = q.astype(np.int64) * max(len(passages), 1) + p
     return np.split(keys, np.cumsum(sizes)[:-1])

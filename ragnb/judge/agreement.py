@@ -148,14 +148,14 @@ def agreement(test_set: TestSet, *, level: int = 1, strata: pd.DataFrame | None 
     lo, hi = (np.quantile(boot, [alpha / 2, 1 - alpha / 2]) if len(boot) else (np.nan, np.nan))
     tp = int(((p >= level) & (j >= level)).sum())
     judged_rel, people_rel = int((j >= level).sum()), int((p >= level).sum())
-    both_q = set(qids)
-    judge_q = set(judge.judgments["query_id"])
+    judge_q = pd.Index(pd.unique(judge.judgments["query_id"]))
+    people_q = pd.Index(pd.unique(test_set.judgments["query_id"]))
     people_keys, judge_keys = pair_keys(test_set.judgments, judge.judgments)
     counts = {"people": n_people, "judge": n_judge, "both": n,
               "judge_only": int((~np.isin(judge_keys, people_keys)).sum()),
               "people_only": int((~np.isin(people_keys, judge_keys)).sum()),
-              "queries_both": len(both_q),
-              "judge_only_queries": len(judge_q - set(test_set.judgments["query_id"]))}
+              "queries_both": len(qids),
+              "judge_only_queries": int((~judge_q.isin(people_q)).sum())}
     grades = pd.Index(range(k), name="people grade")
     return Agreement(
         judge=judge.name, pairs=pairs,

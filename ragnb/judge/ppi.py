@@ -29,7 +29,7 @@ judged them all.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -179,9 +179,11 @@ def judged_estimates(test_set: TestSet, runs: Sequence, metric: str, *, baseline
     whole = TestSet(queries=pd.DataFrame({"query_id": union.astype(str)}),
                     judgments=judge.judgments, name=f"{test_set.name} (judge {judge.name})",
                     source=judge.source)
-    people_ts = test_set
     f = score(whole, runs, metric, missing=missing, extra="drop").table
-    y = score(people_ts, runs, metric, missing=missing, extra="drop").table
+    # people's labels score only their queries: the runs cut to them first (same values)
+    mine = [replace(r, table=r.table[r.table["query_id"].isin(people_q).to_numpy()])
+            for r in runs]
+    y = score(test_set, mine, metric, missing=missing, extra="drop").table
     values = f.rename(columns={"value": "judge"}).merge(
         y.rename(columns={"value": "people"})[["config", "query_id", "people"]],
         on=["config", "query_id"], how="left")
@@ -190,7 +192,7 @@ def judged_estimates(test_set: TestSet, runs: Sequence, metric: str, *, baseline
     wide_y = values.pivot(index="query_id", columns="config", values="people")[configs]
     labelled = wide_f.index.astype(str).isin(people_q)
     n, m = int(labelled.sum()), int((~labelled).sum())
-    share = _people_share(test_set, runs, k)
+    share = _people_share(test_set, mine, k)
     refused = ""
     p = float("nan")
     if n < 3:
