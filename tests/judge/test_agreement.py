@@ -119,3 +119,21 @@ def test_every_grade_keeps_its_labeller():
     long = ts.labelled_by()
     assert sorted(map(tuple, long[["passage_id", "labeller", "grade"]].to_numpy().tolist())) == [
         ("a", "j", 2), ("a", "people", 1), ("b", "people", 2), ("c", "j", 1)]
+
+
+def test_agreement_per_stratum_and_on_each_configs_own_passages():
+    rows = [("q1", "a", 1), ("q1", "b", 0), ("q2", "c", 2), ("q2", "d", 0)]
+    judged = [("q1", "a", 1), ("q1", "b", 1), ("q2", "c", 0), ("q2", "d", 0)]
+    ts = _people_judge(rows, judged)
+    strata = pd.DataFrame({"query_id": ["q1", "q2"], "kind": ["x", "y"]})
+    tops = {"base": pd.DataFrame({"query_id": ["q1", "q2"], "passage_id": ["a", "c"]}),
+            "new": pd.DataFrame({"query_id": ["q1", "q2"], "passage_id": ["b", "c"]})}
+    a = agreement(ts, strata=strata, by="kind", topk=tops, configs=["base", "new"],
+                  resamples=50)
+    per = a.by_stratum.set_index("kind")
+    assert per.loc["x", "exact"] == pytest.approx(0.5) and per.loc["x", "bias"] == 0.5
+    assert per.loc["y", "exact"] == pytest.approx(0.5) and per.loc["y", "bias"] == -1.0
+    own = a.by_config.set_index("passages")
+    # only base: (q1, a) agree; only new: (q1, b) judge higher; both: (q2, c) judge lower by 2
+    assert own.loc["only base", "exact"] == 1 and own.loc["only new", "over"] == 1
+    assert own.loc["both", "bias"] == -2 and own.loc["both", "pairs"] == 1
