@@ -25,8 +25,9 @@ def description() -> str:
         "--strata file then serve every split (or --strata SPLIT=FILE per split).\n"
         "Roles: a test set named golden/production/confirmation has that role; else,\n"
         "given two or more, the first is golden and the second production (--role).\n"
-        "Baseline and challenger: --baseline/--challenger, else the configs with the\n"
-        "weakest and the strongest mean of the report metric on the first test set.\n"
+        "Baseline and challenger: --baseline/--challenger, else the first and the last of\n"
+        "--rounds, else of the configs in file order: never by score (the weakest and the\n"
+        "strongest of many configs on a split differ there by chance alone).\n"
         "The stratum column: --by, else the categorical column with the largest median\n"
         "stratum (never free text); init says which and lists the others.\n"
         "nDCG gain map: written into [workspace] gain: \"linear\" for TREC qrels (trec_eval's\n"
@@ -91,10 +92,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         relevance_level={"help": "the least relevant grade of every binary measure, written as "
                                  "[workspace] relevance_level (trec_eval's -l; default 1)"},
         metric={"default": "", "help": "report metric (default ndcg@10)"},
-        baseline={"default": "", "help": "baseline config (default: the weakest mean on the "
-                                         "first test set)"})
-    p.add_argument("--challenger", default="", help="challenger config (default: the "
-                                                    "strongest mean on the first test set)")
+        baseline={"default": "", "help": "baseline config (default: the first of --rounds, "
+                                         "else the first config in file order)"})
+    p.add_argument("--challenger", default="", help="challenger config (default: the last "
+                                                    "of --rounds, else the last config)")
     p.add_argument("--name", default="", help="workspace name (default: the folder name)")
     p.add_argument("--force", action="store_true", help="replace an existing ragnb.toml")
 

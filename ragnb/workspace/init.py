@@ -109,9 +109,9 @@ def scaffold(
     ``extra=None`` sets ``drop`` when some run ranks queries the test set lacks
     (TREC tracks judge a subset of the topics), counted in a note of every report.
     ``strata`` pairs a test-set name (None: every test set without its own) with a
-    strata file. Without ``baseline``/``challenger`` they are the configs with the
-    weakest and the strongest mean of the report metric on the first test set (a
-    stated rule, printed with how to change it).
+    strata file. Without ``baseline``/``challenger`` they are the first and the last of
+    the rounds, else of the configs in file order, never picked by score (a stated
+    rule, printed with how to change it and written beside them in the manifest).
     """
     from ragnb.workspace.workspace import open_workspace
 
@@ -201,18 +201,19 @@ def scaffold(
     metric = metric or "ndcg@10"
     try:
         if not (baseline and challenger):
-            (baseline, challenger), rule = _pair_by_rule(ws, first, metric, extra, missing,
-                                                         bool(ledger), baseline, challenger)
+            (baseline, challenger), rule = _pair_by_rule(ws, first, rounds, baseline,
+                                                         challenger)
         else:
             rule = "given (--baseline, --challenger)"
     except Exception:
         manifest.unlink(missing_ok=True)
         raise
     report = ["", "[report]", f"metric = {_q(metric)}", 'policy = "lower"']
+    picked = "" if rule.startswith("given") else "   # picked by ragnb init, not by score"
     if baseline:
-        report.append(f"baseline = {_q(baseline)}")
+        report.append(f"baseline = {_q(baseline)}{picked}")
     if challenger:
-        report.append(f"challenger = {_q(challenger)}")
+        report.append(f"challenger = {_q(challenger)}{picked}")
     lines[report_at:report_at] = report
     files: dict[str, list[str]] = {}
     for split, path in ({} if by else strata_of).items():
@@ -272,11 +273,15 @@ def _strata_files(strata: Sequence[tuple[str | None, str | Path]], names: list[s
             if n in named or shared}
 
 
-def _pair_by_rule(ws, split: str, metric: str, extra: str, missing: str, has_ledger: bool,
-                  baseline: str = "", challenger: str = "") -> tuple[tuple[str, str], str]:
-    """Baseline and challenger by the stated rule: the weakest and the strongest mean of
-    ``metric`` on ``split`` (file order breaks ties), keeping the one given; with a ledger,
-    where scoring a split to choose is a selection it should record, file order instead.
+def _pair_by_rule(ws, split: str, rounds: Sequence[str], baseline: str = "",
+                  challenger: str = "") -> tuple[tuple[str, str], str]:
+    """Baseline and challenger by a rule that reads no score: the first and the last of the
+    rounds when there are rounds (the first champion and the latest), else the first and
+    the last config in file order; a given one is kept.
+
+    Never by score: the weakest and the strongest of many configs on a split differ on it
+    by regression to the mean alone, so a page reading that split would call the gap fit
+    (seed 000's error, committed by the tool).
     """
     configs = ws.configs(split)
     for flag, given in (("--baseline", baseline), ("--challenger", challenger)):
@@ -285,25 +290,13 @@ def _pair_by_rule(ws, split: str, metric: str, extra: str, missing: str, has_led
                              f"{', '.join(configs) or 'none'}", key=flag)
     if len(configs) < 2:
         return (baseline or (configs[0] if configs else ""), challenger), "one config"
-    if has_ledger:   # choosing by score would be a selection the ledger should record
-        first = baseline or next(c for c in configs if c != challenger)
-        last = challenger or next(c for c in reversed(configs) if c != first)
-        return (first, last), ("the first and last config in file order, not by score: with "
-                               "a ledger, choosing by score is a selection")
-    from ragnb.io import as_run
-    from ragnb.metrics.score import score
-
-    entry = ws.manifest.test_sets[split]
-    runs = [as_run(entry.runs[c], name=c, order=ws.run_order) for c in configs]
-    text = ws.metric(metric)
-    scores = score(ws.test_set(split), runs, [text], extra=extra,
-                   missing="drop" if missing == "error" else missing)
-    means = {c: float(scores.values(c, text).mean()) for c in configs}
-    weakest = baseline or min((c for c in configs if c != challenger), key=lambda c: means[c])
-    strongest = challenger or max((c for c in configs if c != weakest), key=lambda c: means[c])
-    return (weakest, strongest), (f"the weakest and strongest mean {text} on {split} "
-                                  f"({means[weakest] * 100:.1f} and {means[strongest] * 100:.1f} "
-                                  "points)")
+    order = [c for c in rounds if c in configs] or configs
+    where = "the rounds" if order is not configs else "file order"
+    first = baseline or next(c for c in order if c != challenger)
+    last = challenger or next(c for c in reversed(order) if c != first)
+    return (first, last), (f"the first and the last in {where}, not by score (a pair picked "
+                           "by score on a split makes its gap look like fit there); name the "
+                           "pair you mean")
 
 
 def _gain_lines(test_sets: Sequence[TestSetSpec]) -> list[str]:
