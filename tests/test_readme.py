@@ -38,3 +38,26 @@ def test_readme_example_runs(command, monkeypatch):
     assert code == 0, err.getvalue()
     assert out.getvalue().strip()
     assert os.getcwd() == str(PROJ_ROOT)
+
+
+def test_the_readme_renders_as_commonmark_with_every_heading_and_fence():
+    """Rendered by a CommonMark parser (markdown-it-py), every ``#`` line outside a fence is
+    a heading and every fence closes: a fence closed with text after it (```` ``` text````)
+    once turned 30 lines, the heading "Explore interactively" among them, into code.
+    """
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark").parse(README)
+    headings = [tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "heading_open"]
+    written, inside = [], False
+    for line in README.splitlines():
+        if line.startswith("```"):
+            inside = not inside
+        elif not inside and re.match(r"#{1,6} ", line):
+            written.append(line.lstrip("#").strip())
+    assert not inside, "a code fence is never closed"
+    assert headings == written
+    assert "Explore interactively" in headings
+    for t in tokens:
+        if t.type == "fence":
+            assert not re.search(r"^#{2,} ", t.content, re.M), t.content[:80]
