@@ -25,8 +25,9 @@ DESCRIPTION = (
     "unseal run declares both configs; on a regression guard a superiority gate is\n"
     "refused unless the lead is clear, and other kinds only alert on drops.\n\n"
     "Output: the finding (answer first) on stdout; --json FILE for machines (- for\n"
-    "stdout); a Markdown summary to --summary FILE and appended to $GITHUB_STEP_SUMMARY\n"
-    "when set. Exit code 0 pass, 1 fail, 2 bad input or a ledger refusal."
+    "stdout, the finding then going to stderr); a Markdown summary to --summary FILE\n"
+    "and appended to $GITHUB_STEP_SUMMARY when set. Exit code 0 pass, 1 fail, 2 bad\n"
+    "input or a ledger refusal."
 )
 
 
@@ -146,7 +147,9 @@ def run(args: argparse.Namespace) -> int:
     report = GateReport(decision, split, baseline, challenger,
                         None if manifest is None else standing(manifest, se, margin, se_source),
                         recorded, key, tuple(notes))
-    sys.stdout.write(terminal_safe(report.to_text()))
+    # with --json -, stdout is the JSON alone (a machine parses it); the finding goes to stderr
+    text_out = sys.stderr if args.json == "-" else sys.stdout
+    text_out.write(terminal_safe(report.to_text()))
     if args.json:
         if args.json == "-":
             sys.stdout.write(report.to_json())

@@ -93,10 +93,10 @@ def test_pass_fail_exit_codes_json_and_summary(tmp_path, monkeypatch):
     assert cells[:7] == ["ndcg@10", "200", "49.8", "50.9", "+1.1", cells[5], "pass"]
     assert summary.startswith("## ✅ ragnb gate: PASS")
     # the same change, a stricter rule: exit 1, and the summary says why
-    code, out, _ = cli("gate", "-w", ws, "--challenger", "round-40", "--margin", "0.5",
-                       "--json", "-")
-    assert code == 1 and out.startswith("FAIL:")
-    assert json.loads(out[out.index("{"):])["verdict"] == "fail"
+    code, out, err = cli("gate", "-w", ws, "--challenger", "round-40", "--margin", "0.5",
+                         "--json", "-")
+    assert code == 1 and err.startswith("FAIL:")
+    assert json.loads(out)["verdict"] == "fail"
 
 
 def test_errors_exit_2_naming_the_key(tmp_path):
@@ -224,7 +224,7 @@ batch_size = 16
     code, out, err = cli("gate", "-w", tmp_path, "--challenger", "ance", "--json", "-",
                          "--no-record")
     assert code == 0, err
-    doc = json.loads(out[out.index("{"):])
+    doc = json.loads(out)
     code, per_query, err = cli("score", "-w", tmp_path, "--metric", "ndcg@10", "--per-query",
                                "--format", "json")
     assert code == 0, err
@@ -242,3 +242,16 @@ batch_size = 16
     assert [r["n"] for r in rows][:3] == [16, 32, 48] and rows[-1]["n"] == 158
     first = next(r for r in rows if r["status"] != "keep labelling")
     assert first["low"] > 0 and first["status"] == "gain above zero established"
+
+
+def test_json_to_stdout_is_json_alone_and_the_finding_goes_to_stderr(tmp_path):
+    """The README's CI example (``--json -``) once printed the text finding and the JSON
+    together on stdout, so the JSON did not parse.
+    """
+    ws, _ = workspace(tmp_path, 'kind = "non_inferiority"\nmargin = 3.0')
+    code, out, err = cli("gate", "-w", ws, "--challenger", "round-40", "--no-record",
+                         "--json", "-")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["verdict"] == "pass"
+    assert err.startswith("PASS: round-40 vs round-00 on production")
