@@ -18,7 +18,8 @@ Real-shaped differences
 Tables
     1. No change (delta = 0): how often each gate fails a config that did not
        change (``no_regression``, margin 0: fail when a drop is shown) and
-       passes it as better (``superiority``): the betting gate (``ragnb gate``),
+       passes it as better (``superiority``): the gate (``ragnb gate``: sign-flip
+       bounds for superiority, guarded t or betting otherwise),
        the paired percentile bootstrap and the t-interval read the same way.
     2. Power: the superiority gate's pass rate at +1, +2, +5 points.
     3. Non-inferiority at the margin: pass rate of ``non_inferiority`` with a
@@ -107,7 +108,7 @@ def band(p: float, draws: int) -> float:
 def table_no_change(sym, draws, sizes):
     print(f"\n## 1. No change (true difference 0): how often the gate errs ({draws:,} draws a "
           f"cell, alpha {ALPHA}; 2-SD band {band(ALPHA, draws) * 100:.1f}%)\n")
-    print("| n | gate | betting (ragnb gate) | percentile bootstrap | t-interval |")
+    print("| n | gate | ragnb gate | percentile bootstrap | t-interval |")
     print("|---:|---|---:|---:|---:|")
     for i, n in enumerate(sizes):
         rng = np.random.default_rng(SEED + i)
@@ -131,7 +132,7 @@ def table_no_change(sym, draws, sizes):
 
 def table_power(sym, draws, sizes, effects=(1, 2, 5)):
     print(f"\n## 2. Power: superiority gate (margin 0) pass rate ({draws:,} draws a cell)\n")
-    print("| n | " + " | ".join(f"+{e} pts betting | +{e} pts t" for e in effects) + " |")
+    print("| n | " + " | ".join(f"+{e} pts ragnb gate | +{e} pts t" for e in effects) + " |")
     print("|---:|" + "---:|" * (2 * len(effects)))
     for i, n in enumerate(sizes):
         cells = []
@@ -150,7 +151,7 @@ def table_power(sym, draws, sizes, effects=(1, 2, 5)):
 def table_margin(sym, draws, sizes, margin=2.0):
     print(f"\n## 3. Non-inferiority at the margin: true difference -{margin:g} points, margin "
           f"{margin:g} ({draws:,} draws a cell): pass rate must be <= {ALPHA:.0%}\n")
-    print("| n | betting (ragnb gate) | t-interval |")
+    print("| n | ragnb gate | t-interval |")
     print("|---:|---:|---:|")
     pop = shifted(sym, -margin / 100)
     for i, n in enumerate(sizes):
