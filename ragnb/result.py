@@ -105,28 +105,59 @@ def display_labels(configs: Any, display_names: Mapping[str, str] | None = None)
 
 @dataclass(frozen=True)
 class Headline:
-    """What a reader must get from the first screen of a report.
+    """What a reader must get from the first screen of a report: a sentence a person can say.
+
+    The rule every page keeps (``tests/pages/test_headlines.py`` holds it on the demo,
+    TREC CAsT 2021 and CODEC): ``answer`` is one sentence of at most
+    :data:`ANSWER_WORDS` words (whitespace-separated tokens) with at most one number
+    and its interval; ``next_step`` at most :data:`NEXT_WORDS` words; everything else the
+    reader should know (the other split's figure, overlap counts, caveats of a point
+    estimate, the gain map) is one fact a bullet in ``why``.
 
     Attributes
     ----------
     question : str
         The question the analysis answers.
     answer : str
-        One sentence: the answer with its key numbers and interval.
+        One sentence: the answer with its number and interval.
     next_step : str
-        What to do next.
+        What to do next, one short sentence.
     verdict : str
         A short label of the answer ("fit", "keep", "3 of 7 checks fail").
+    why : tuple of str
+        The facts behind the answer, one a bullet, shown directly under it.
     """
 
     question: str
     answer: str
     next_step: str
     verdict: str = ""
+    why: tuple[str, ...] = ()
 
-    def to_dict(self) -> dict[str, str]:
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "why", tuple(w for w in self.why if w))
+
+    @property
+    def said(self) -> str:
+        """The answer and every Why bullet, as one text (what the headline claims)."""
+        return " ".join((self.answer, *self.why))
+
+    def to_dict(self) -> dict[str, Any]:
         return {"question": self.question, "answer": self.answer,
-                "next_step": self.next_step, "verdict": self.verdict}
+                "next_step": self.next_step, "verdict": self.verdict, "why": list(self.why)}
+
+
+#: Most words (whitespace-separated tokens) in a headline's answer.
+ANSWER_WORDS = 35
+#: Most words in a headline's next step.
+NEXT_WORDS = 20
+#: A number with its interval as every surface prints one: ``+1.1 [-0.9, +3.2]``.
+NUMBER_WITH_INTERVAL = re.compile(r"[+\-−]?\d[\d.,]*%?\s*\[[^\]]*\d[^\]]*\]")
+
+
+def words(text: str) -> int:
+    """Words in ``text`` as the headline rule counts them: whitespace-separated tokens."""
+    return len(str(text).split())
 
 
 @runtime_checkable
@@ -394,7 +425,10 @@ class Finding:
     def headline_text(self) -> str:
         """The headline for a terminal: question, answer, next step and verdict, wrapped."""
         h = self.headline
-        out = [h.question, _wrap(h.answer), _wrap(f"Next: {h.next_step}")]
+        out = [h.question, _wrap(h.answer)]
+        out += [textwrap.fill(" ".join(w.split()), TEXT_WIDTH, initial_indent="  - ",
+                              subsequent_indent="    ") for w in h.why]
+        out.append(_wrap(f"Next: {h.next_step}"))
         if h.verdict:
             out.append(f"Verdict: {h.verdict}")
         return "\n".join(out)
@@ -439,8 +473,11 @@ class Finding:
     def _repr_html_(self) -> str:
         """Rich display in JupyterLab: headline, sections (every text escaped), checks."""
         h = self.headline
-        parts = [f"<h3>{html.escape(h.question)}</h3>", f"<p>{html.escape(h.answer)}</p>",
-                 f"<p><strong>Next:</strong> {html.escape(h.next_step)}</p>"]
+        parts = [f"<h3>{html.escape(h.question)}</h3>", f"<p>{html.escape(h.answer)}</p>"]
+        if h.why:
+            parts.append("<ul>" + "".join(f"<li>{html.escape(w)}</li>" for w in h.why)
+                         + "</ul>")
+        parts.append(f"<p><strong>Next:</strong> {html.escape(h.next_step)}</p>")
         for s in self.sections:
             cap = html.escape(s.caption + (" (appendix)" if s.appendix else ""))
             if s.kind == "table":

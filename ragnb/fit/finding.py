@@ -62,57 +62,71 @@ def four_cell_headline(fc: FourCell, display_names: Mapping[str, str]) -> Headli
     champ = display_name(fc.champion, display_names)
     base = display_name(fc.baseline, display_names)
     family = _family(fc.reading)
-    gains = (f"{champ} gains {points(g['delta'], signed=True)} "
-             f"{interval(g['ci_low'], g['ci_high'], signed=True)} points of "
-             f"{metric_label(fc.metric)} over "
-             f"{base} on {fc.golden} and {points(p['delta'], signed=True)} "
-             f"{interval(p['ci_low'], p['ci_high'], signed=True)} on {fc.production}")
+    metric = metric_label(fc.metric)
+    g_pts, p_pts = points(g["delta"], signed=True), points(p["delta"], signed=True)
+    p_ci = interval(p["ci_low"], p["ci_high"], signed=True)
+    gap = fc.carry
+    why = [f"Gain on {fc.golden}: {g_pts} {interval(g['ci_low'], g['ci_high'], signed=True)} "
+           f"points; on {fc.production}: {p_pts} {p_ci}.",
+           f"Gain gap ({fc.production} minus {fc.golden}): {points(gap.delta, signed=True)} "
+           f"{interval(gap.ci_low, gap.ci_high, signed=True)} points ("
+           + ("resolved below 0: the gain did not carry over" if family == "fit" else
+              "not below 0" if family == "carried" else "not resolved") + ")."]
+    if family == "fit" and not pd.isna(fc.share_not_carried):
+        why.append(f"{fc.share_not_carried:.0%} of the {fc.golden} gain did not carry over "
+                   "(a point estimate).")
+    dif = fc.difficulty
+    moves = f"{points(dif.delta, signed=True)} {interval(dif.ci_low, dif.ci_high, signed=True)}"
+    if fc.reading.startswith(("difficulty", "easier")):
+        level = "harder" if fc.reading.startswith("difficulty") else "easier"
+        why.append(f"{fc.production.capitalize()} is {level} for a fixed pipeline: the baseline "
+                   f"moves {moves} points from {fc.golden} to {fc.production}.")
+    elif family != "refused":
+        why.append(f"No level difference between the sets is resolved: the baseline moves "
+                   f"{moves} points from {fc.golden} to {fc.production}.")
     overlap = fc.overlap
     if overlap is not None and overlap.shared and family != "refused":
-        gains += f" (the {overlap.disjoint} {fc.production} queries not shared with {fc.golden})"
+        why.append(f"Gains are read on the {overlap.disjoint} {fc.production} queries not "
+                   f"shared with {fc.golden}.")
     if overlap is not None and overlap.same_text and family != "refused":
-        gains += (f" ({len(overlap.same_text)} {fc.production} queries repeat the text of a "
-                  f"{fc.golden} query: counted, not set aside)")
+        why.append(f"{len(overlap.same_text)} {fc.production} queries repeat the text of a "
+                   f"{fc.golden} query: counted, not set aside.")
+    why.append(f"Metric: {metric}.")
     needed = ("" if pd.isna(fc.queries_needed) or np.isinf(fc.queries_needed)
-              else f"about {int(math.ceil(fc.queries_needed)):,} queries per set would "
-                   "resolve it")
+              else f"about {int(math.ceil(fc.queries_needed)):,} queries per set")
     if family == "refused":
         answer = f"No fit verdict: {overlap.describe() if overlap else ''}"
-        next_step = (f"Score a {fc.production} sample that shares no query with {fc.golden} "
-                     "(a fresh sample nobody selected against), then read the table again.")
+        next_step = (f"Score a {fc.production} sample that shares no query with "
+                     f"{fc.golden}, then read again.")
         verdict = "refused: test sets overlap"
+        why = [f"Metric: {metric}."]
     elif family == "inconclusive":
-        level_note = "" if fc.reading == "inconclusive" else f" ({fc.reading})"
-        answer = (f"Inconclusive at this n{level_note}: {gains}"
-                  + (f"; {needed}" if needed else "") + ".")
-        next_step = ("Collect more queries (or label more) before deciding: "
-                     + (needed if needed else "the sample does not resolve the question") + ".")
+        answer = (f"Inconclusive at this n: {champ} vs {base} is {g_pts} points on "
+                  f"{fc.golden} and {p_pts} {p_ci} on {fc.production} ({fc.metric}).")
+        if needed:
+            why.append(f"{needed[0].upper()}{needed[1:]} would resolve the gap at its "
+                       "observed size (80% power).")
+        next_step = (f"Collect {needed} before deciding." if needed else
+                     "Collect more queries (or label more) before deciding.")
         verdict = "inconclusive at this n"
-    else:
-        share = ("" if family != "fit" or pd.isna(fc.share_not_carried) else
-                 f"; {fc.share_not_carried:.0%} of the {fc.golden} gain did not carry over "
-                 "(point estimate)")
-        level = ""
-        if not fc.reading.startswith(("difficulty", "easier")):
-            dif = fc.difficulty
-            moves = (f"{points(dif.delta, signed=True)} "
-                     f"{interval(dif.ci_low, dif.ci_high, signed=True)}")
-            level = (f"; no level difference between the sets is resolved (the baseline moves "
-                     f"{moves} points from {fc.golden} to {fc.production})")
-        answer = f"{fc.reading.capitalize()}: {gains}{share}{level}."
+    elif family == "fit":
+        answer = (f"Fit: {champ}'s {g_pts}-point gain over {base} on {fc.golden} is "
+                  f"{p_pts} {p_ci} points of {fc.metric} on {fc.production}.")
+        next_step = (f"Quote the {fc.production} gain, not the {fc.golden} one; stop "
+                     f"selecting on {fc.golden}.")
+        why.append("Label bias is not ruled out until both configurations' top k are pooled "
+                   "and labelled (04-label-bias).")
         verdict = fc.reading
-        if family == "fit":
-            next_step = (f"Quote the {fc.production} gain ({points(p['delta'], signed=True)} "
-                         f"points), not the {fc.golden} one; stop selecting on {fc.golden}, and "
-                         "pool and label both configurations' top k to rule out label bias.")
-        else:
-            next_step = (f"Ship {champ}: the gain holds on {fc.production} queries nobody "
-                         "selected against (rule out label bias by pooled labelling first if "
-                         f"{fc.production} was labelled shallowly).")
-        if fc.reading.startswith(("difficulty", "easier")):
-            next_step += (f" The baseline itself moves on {fc.production}: check its coverage "
-                          "(test-set health).")
-    return Headline("Is the gain real or fit?", answer, next_step, verdict)
+    else:
+        answer = (f"Carried over: {champ} gains {p_pts} {p_ci} points of {fc.metric} over {base} on "
+                  f"{fc.production}, queries nobody selected against.")
+        next_step = (f"Ship {champ}; first rule out label bias if {fc.production} was "
+                     "labelled shallowly.")
+        verdict = fc.reading
+    if fc.reading.startswith(("difficulty", "easier")):
+        why.append(f"The baseline itself moves on {fc.production}: check its coverage "
+                   "(test-set health).")
+    return Headline("Is the gain real or fit?", answer, next_step, verdict, tuple(why))
 
 
 @register(FourCell)

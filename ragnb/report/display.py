@@ -267,12 +267,15 @@ def show_checks(checks: pd.DataFrame, *, caption: str = "Checks") -> None:
 
 
 def headline_html(headline: Any) -> str:
-    """The headline block: the question, the answer in one sentence, what to do next."""
+    """The headline block: the question, the answer in one sentence, its Why bullets, what to
+    do next."""
     h = headline.to_dict() if hasattr(headline, "to_dict") else dict(headline)
+    why = "".join(f"<li>{html.escape(w)}</li>" for w in h.get("why") or ())
     return (
         '<section class="ragnb-headline" id="ragnb-headline">'
         f'<h1 class="ragnb-question">{html.escape(h["question"])}</h1>'
         f'<p class="ragnb-answer">{html.escape(h["answer"])}</p>'
+        + (f'<ul class="ragnb-why">{why}</ul>' if why else "") +
         f'<p class="ragnb-next"><strong>Next:</strong> {html.escape(h["next_step"])}</p>'
         "</section>"
     )
@@ -294,8 +297,7 @@ def show_finding(result: Any, /, *, table: bool = True, **context: Any) -> None:
     f = finding(result, **context)
     _display_bundle({HEADLINE_MIMETYPE: f.headline.to_dict(),
                      "text/html": headline_html(f.headline),
-                     "text/plain": f"{f.headline.question}\n{f.headline.answer}\n"
-                                   f"Next: {f.headline.next_step}"})
+                     "text/plain": f.headline_text()})
     for section in f.sections:
         if section.kind != "table" or table:
             show_section(section)

@@ -44,6 +44,9 @@ HEADER_CSS = """
   margin: 8px 0 12px 0; font-family: var(--jp-ui-font-family, system-ui, sans-serif); }
 .ragnb-headline h1.ragnb-question { font-size: 20px; margin: 4px 0 8px 0; padding: 0; }
 .ragnb-headline .ragnb-answer { font-size: 17px; line-height: 1.45; margin: 0 0 8px 0; }
+.ragnb-headline .ragnb-why { font-size: 14px; line-height: 1.4; margin: 0 0 8px 0;
+  padding-left: 20px; color: #333; }
+.ragnb-headline .ragnb-why li { margin: 1px 0; }
 .ragnb-headline .ragnb-next { font-size: 15px; margin: 0; color: #123; }
 .ragnb-headline .jp-InternalAnchorLink, .ragnb-headline .anchor-link { display: none; }
 figure.ragnb-table { margin: 0.6em 0 1em 0; max-width: 100%; }

@@ -56,7 +56,7 @@ def test_run_shows_the_four_cells_the_reading_and_the_split_ledger():
     # the demo's splits share no query id (nothing set aside); 92 production queries repeat
     # a golden query's templated text, which is counted and named, not set aside
     assert overlap.shared == () and len(overlap.same_text) == 92
-    assert "92 production queries repeat the text of a golden query" in finding.headline.answer
+    assert "92 production queries repeat the text of a golden query" in finding.headline.said
     prod = s[s["split"] == "production"]
     wide = prod.pivot(index="query_id", columns="config", values="value")
     assert len(wide) == 200

@@ -67,7 +67,7 @@ def test_fit_seed_000_inconclusive_reading_gives_queries_needed():
         if "inconclusive" in fc.reading:
             head = four_cell_headline(fc, {})
             assert head.answer.startswith("Inconclusive at this n")
-            assert "queries per set would resolve it" in head.answer
+            assert "queries per set would resolve the gap" in head.said
             assert fc.queries_needed > 30
             return
     pytest.fail("no inconclusive reading in 20 draws at n = 30")
@@ -101,8 +101,8 @@ def test_partly_shared_production_is_read_on_its_disjoint_part():
     prod = fc.deltas.set_index("split").loc["production"]
     assert prod["n"] == 150 and fc.overlap.disjoint == 150
     assert "the fit is read on the 150 production queries not shared" in fc.explanation
-    assert "(the 150 production queries not shared with golden)" in four_cell_headline(
-        fc, {}).answer
+    assert "read on the 150 production queries not shared with golden" in four_cell_headline(
+        fc, {}).said
 
 
 def test_identical_texts_under_other_ids_are_counted_and_named():
