@@ -142,9 +142,10 @@ def _chart_caption(tr: Trajectory) -> str:
 def _watch_sections(watch: Finding) -> list[Section]:
     """Production as it arrives: what it is and its answer, then its chart and table."""
     h = watch.headline
-    text = WATCH_TEXT + "\n\n" + markdown_text("**{question}** {answer} Next: {next}",
-                                               question=h.question, answer=h.answer,
-                                               next=h.next_step)
+    text = WATCH_TEXT + "\n\n" + markdown_text(
+        "**{question}** {answer} This is a second method's figure (valid at every look, so "
+        "wider than the headline's fixed-n interval): the headline's reading stands.",
+        question=h.question, answer=h.answer)
     return [markdown_section(text, "Production as it arrives"), *watch.sections]
 
 

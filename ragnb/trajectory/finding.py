@@ -29,8 +29,12 @@ def _moved(row: Any, *, verb: bool = True) -> str:
     """
     total, low, high = row["total"], row["ci_low"], row["ci_high"]
     word = ("rose " if total >= 0 else "fell ") if verb else ""
-    return (f"{word}{points(total, signed=True)} {interval(low, high, signed=True)}"
+    return (f"{word}{points(total, signed=True)} {interval(low, high, signed=True)} points"
             + (" (not resolved)" if low <= 0 <= high else ""))
+
+
+def _word(row: Any) -> str:
+    return "rose" if row["total"] >= 0 else "fell"
 
 
 @register(Trajectory)
@@ -40,33 +44,44 @@ def trajectory_finding(tr: Trajectory, *, display_names: Mapping[str, str],
     mv = tr.movement.set_index("split")
     inf = tr.inflation
     few = inf["rounds"] + 1 < MIN_CHAMPIONS  # the hinge needs a rise and a flat stretch
-    when = (f"the lines part after round {tr.divergence_round}"
-            if tr.divergence_round is not None else
-            f"there are too few to date a divergence (at least {MIN_CHAMPIONS})" if few
-            else "no divergence round is resolved")
-    across = (f"With {inf['rounds'] + 1} champions ({inf['rounds']} rounds)" if few else
-              f"Across {inf['rounds']} rounds")
-    answer = (f"{across} {when}: {tr.golden} {_moved(mv.loc[tr.golden])} "
-              f"points and {tr.production} {_moved(mv.loc[tr.production], verb=False)}, "
-              f"while selection alone explains {inf['label']} of the {tr.golden} rise.")
-    next_step = (f"Treat gains on {tr.golden} after round {tr.divergence_round} as fit; rank "
-                 f"candidates on a fresh sample." if tr.divergence_round is not None else
-                 f"Keep rescoring champions on {tr.production}; nothing dates a split yet.")
-    verdict = ("diverged" if tr.divergence_round is not None else
-               "too few rounds" if few else "no divergence")
-    if few:
-        next_step = (f"Rescore every champion kept on {tr.golden} (at least {MIN_CHAMPIONS}, "
-                     f"[rounds] configs) on {tr.production}; until then read the four-cell "
-                     "table (ragnb report 01-fit).")
+    gold, prod = mv.loc[tr.golden], mv.loc[tr.production]
+    if tr.divergence_round is not None:
+        answer = (f"Golden and production part after round {tr.divergence_round}: "
+                  f"{tr.production} moved {_moved(prod, verb=False)} over {inf['rounds']} "
+                  f"rounds while {tr.golden} {_word(gold)} {points(gold['total'], signed=True)}.")
+        next_step = (f"Treat {tr.golden} gains after round {tr.divergence_round} as fit; rank "
+                     "candidates on a fresh sample.")
+        verdict = "diverged"
+    elif few:
+        answer = (f"Too few rounds to date a divergence: {inf['rounds'] + 1} champions "
+                  f"(at least {MIN_CHAMPIONS} needed); {tr.production} moved "
+                  f"{_moved(prod, verb=False)}.")
+        next_step = (f"Rescore at least {MIN_CHAMPIONS} {tr.golden} champions on "
+                     f"{tr.production}; until then read 01-fit.")
+        verdict = "too few rounds"
+    else:
+        answer = (f"No divergence is resolved over {inf['rounds']} rounds: {tr.production} "
+                  f"moved {_moved(prod, verb=False)} and {tr.golden} "
+                  f"{points(gold['total'], signed=True)}.")
+        next_step = f"Keep rescoring champions on {tr.production}; nothing dates a split yet."
+        verdict = "no divergence"
+    why = [f"{tr.golden.capitalize()} {_moved(gold)}, first to last champion; "
+           f"{tr.production} {_moved(prod)}.",
+           f"Selection alone explains {inf['label']} of the {tr.golden} "
+           f"{'rise' if gold['total'] >= 0 else 'movement'}.",
+           f"Rounds are counted from 0 (the first champion is round 0)."]
+    if tr.metric:
+        why.append(f"Metric: {metric_label(tr.metric)}.")
     ov = tr.overlap
     if ov is not None and ov.refused:  # production is golden again: nothing to date
         answer = f"No divergence reading: {ov.describe()}"
         next_step = (f"Rescore the champions on a {tr.production} sample that shares no query "
                      f"with {tr.golden}.")
         verdict = "refused: test sets overlap"
+        why = []
     elif ov is not None and ov.shared:
-        answer = answer[:-1] + (f" ({tr.production}: the {ov.disjoint} queries not shared with "
-                                f"{tr.golden}).")
+        why.append(f"{tr.production.capitalize()} is read on the {ov.disjoint} queries not "
+                   f"shared with {tr.golden}.")
     table = tr.movement.drop(columns=["ci_low", "ci_high"])
     table["total"] = [f"{points(t, signed=True)} {interval(lo, hi, signed=True)}"
                       for t, lo, hi in tr.movement[["total", "ci_low", "ci_high"]].to_numpy()]
@@ -76,7 +91,7 @@ def trajectory_finding(tr: Trajectory, *, display_names: Mapping[str, str],
         table["effect_size"] = ["—" if pd.isna(v) else f"{v:+.2f}" for v in table["effect_size"]]
     table = table.rename(columns={"total": "total (points) [interval]",
                                   "effect_size": "effect size (mean diff / SD of diffs)",
-                                  "range_from_second": "range from round 2 (points)"})
+                                  "range_from_second": "range from round 1 on (points)"})
     checks = []
     if four_cell is not None:
         ep = tr.endpoint_check(four_cell)
@@ -89,12 +104,13 @@ def trajectory_finding(tr: Trajectory, *, display_names: Mapping[str, str],
     if ov is not None:
         checks.append(("production shares no query with golden", not ov.shared, ov.describe()))
     return Finding(
-        Headline("When did golden and production part?", answer, next_step, verdict),
+        Headline("When did golden and production part?", answer, next_step, verdict,
+                 tuple(why)),
         table, chart_or(chart, _own_chart, tr, display_names),
         checks_frame(checks), tr.description,
         caption=(f"{metric_label(tr.metric)}: total" if tr.metric else "Total")
         + f" movement per line in {POINTS}: last − first, with its effect size "
-          "(last − first per query: mean / SD); range from round 2 on",
+          "(last − first per query: mean / SD); range from round 1 on (rounds count from 0)",
         source=tr,
     )
 

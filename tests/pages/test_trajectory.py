@@ -93,15 +93,16 @@ def test_the_endpoints_are_the_mean_per_query_scores(finding):
     assert np.isclose(fc.delta("production"), gain) and np.isclose(fc.delta("golden"), rise)
     mv = finding.source.movement.set_index("split")["total"]
     assert np.isclose(mv["production"], gain) and np.isclose(mv["golden"], rise)
-    answer = finding.headline.answer
+    answer = finding.headline.said
     # each line's movement carries the four-cell delta's own interval (same seed, same
     # resamples): production's spans 0 and is said to be unresolved
     d = fc.deltas.set_index("split")
     ci = {s: f"[{d.loc[s, 'ci_low'] * 100:+.1f}, {d.loc[s, 'ci_high'] * 100:+.1f}]"
           for s in ("golden", "production")}
     assert d.loc["production", "ci_low"] < 0 < d.loc["production", "ci_high"]
-    assert (f"golden rose {rise * 100:+.1f} {ci['golden']} points and production "
-            f"{gain * 100:+.1f} {ci['production']} (not resolved)") in answer
+    assert f"Golden rose {rise * 100:+.1f} {ci['golden']} points" in answer
+    assert (f"production moved {gain * 100:+.1f} {ci['production']} points (not resolved)"
+            in finding.headline.answer)
     # production as it arrives: the last batch has every production query, the same gain
     batches = finding.objects["watch"].batches
     assert int(batches["n"].iloc[-1]) == 200 and np.isclose(batches["estimate"].iloc[-1], gain)
@@ -121,7 +122,7 @@ def test_the_endpoints_are_the_mean_per_query_scores(finding):
 def test_the_divergence_names_what_changed_and_the_chart_names_the_champions(finding):
     tr = finding.source
     assert tr.divergence_round == 9
-    assert "lines part after round 9" in finding.headline.answer
+    assert "Golden and production part after round 9" in finding.headline.answer
     table = pd.read_csv(DEMO_DIR / MANIFEST["rounds"]["path"])
     change = table.set_index("round").loc[9, "change"]
     divergence = plain_markdown(finding.sections[2].content)
@@ -146,7 +147,7 @@ def test_the_split_ledger_and_the_inflation_agree(finding):
     ledger = finding.sections[9].content.set_index("split")
     assert ledger.loc["golden", "selections against"] == 40            # the demo ledger's count
     figure = finding.objects["inflation"]["golden"].inflation
-    assert f"{figure * 100:.2f} points" in finding.headline.answer
+    assert f"{figure * 100:.2f} points" in finding.headline.said
     assert ledger.loc["golden", "selection inflation (points)"].startswith(f"{figure * 100:.2f}")
 
 

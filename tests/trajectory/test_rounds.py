@@ -122,6 +122,7 @@ def test_too_few_champions_say_so_rather_than_no_divergence():
                     resamples=200)
     head = finding(tr, chart=False).headline
     assert tr.divergence_round is None and head.verdict == "too few rounds"
-    assert head.answer.startswith("With 3 champions (2 rounds) there are too few to date a "
-                                  "divergence (at least 4): golden rose")
+    assert head.answer.startswith("Too few rounds to date a divergence: 3 champions (at least "
+                                  "4 needed)")
+    assert "Golden rose" in head.said
     assert "no divergence" not in head.answer and "01-fit" in head.next_step
