@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ragnb.fit.fourcell import REFUSED, FourCell
-from ragnb.metrics.registry import metric_label
+from ragnb.metrics.registry import metric_label, metric_short
 from ragnb.result import (
     POINTS,
     Finding,
@@ -102,7 +102,7 @@ def four_cell_headline(fc: FourCell, display_names: Mapping[str, str]) -> Headli
         why = [f"Metric: {metric}."]
     elif family == "inconclusive":
         answer = (f"Inconclusive at this n: {champ} vs {base} is {g_pts} points on "
-                  f"{fc.golden} and {p_pts} {p_ci} on {fc.production} ({fc.metric}).")
+                  f"{fc.golden} and {p_pts} {p_ci} on {fc.production} ({metric_short(fc.metric)}).")
         if needed:
             why.append(f"{needed[0].upper()}{needed[1:]} would resolve the gap at its "
                        "observed size (80% power).")
@@ -111,14 +111,14 @@ def four_cell_headline(fc: FourCell, display_names: Mapping[str, str]) -> Headli
         verdict = "inconclusive at this n"
     elif family == "fit":
         answer = (f"Fit: {champ}'s {g_pts}-point gain over {base} on {fc.golden} is "
-                  f"{p_pts} {p_ci} points of {fc.metric} on {fc.production}.")
+                  f"{p_pts} {p_ci} points of {metric_short(fc.metric)} on {fc.production}.")
         next_step = (f"Quote the {fc.production} gain, not the {fc.golden} one; stop "
                      f"selecting on {fc.golden}.")
         why.append("Label bias is not ruled out until both configurations' top k are pooled "
                    "and labelled (04-label-bias).")
         verdict = fc.reading
     else:
-        answer = (f"Carried over: {champ} gains {p_pts} {p_ci} points of {fc.metric} over {base} on "
+        answer = (f"Carried over: {champ} gains {p_pts} {p_ci} points of {metric_short(fc.metric)} over {base} on "
                   f"{fc.production}, queries nobody selected against.")
         next_step = (f"Ship {champ}; first rule out label bias if {fc.production} was "
                      "labelled shallowly.")

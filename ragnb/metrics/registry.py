@@ -291,20 +291,34 @@ def metric_label(text: str) -> str:
     >>> metric_label("ndcg_cut_10"), metric_label("rr@10")
     ('ndcg_linear@10 (linear gain g)', 'rr@10')
     """
+    base, gain = _base_and_gain(text)
+    return base if gain is None else f"{base} ({GAIN_WORDS.get(gain, f'gain map {gain}')})"
+
+
+def metric_short(text: str) -> str:
+    """The metric as a headline says it: :func:`metric_label` without the gain map (a Why
+    bullet names that).
+
+    >>> metric_short("ndcg@10(gain=linear)"), metric_short("rr@10")
+    ('ndcg@10', 'rr@10')
+    """
+    return _base_and_gain(text)[0]
+
+
+def _base_and_gain(text: str) -> tuple[str, str | None]:
     try:
         metric = parse_metric(text)
     except InputError:
-        return str(text)
+        return str(text), None
     gain = metric.gain_map() if metric.spec.gain is not None else None
     if gain is None:
-        return str(text)
+        return str(text), None
     base = metric.spec.name + (f"@{metric.k}" if metric.k is not None else "")
     rest = [f"{p.name}={metric.params[p.name]}" for p in metric.spec.params
             if p.name != "gain" and metric.params[p.name] != p.default]
     if rest:
         base += "(" + ",".join(rest) + ")"
-    words = GAIN_WORDS.get(gain.name, f"gain map {gain.name}")
-    return f"{base} ({words})"
+    return base, gain.name
 
 
 def metric_help() -> str:

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ragnb.metrics.registry import metric_label
+from ragnb.metrics.registry import metric_label, metric_short
 from ragnb.result import (
     POINTS,
     Finding,
@@ -146,29 +146,41 @@ def strata_headline(bd: Breakdown, display_names: Mapping[str, str]) -> Headline
             where.append("no stratum resolves an effect on its own after Holm" + (
                 "" if top is None else
                 f" (largest move: {col} = {top['stratum']} "
-                f"{points(top['delta'], signed=True, digits=2)} "
-                f"{interval(top['ci_low'], top['ci_high'], signed=True, digits=2)}, "
+                f"{points(top['delta'], signed=True)} "
+                f"{interval(top['ci_low'], top['ci_high'], signed=True)} points, "
                 f"n = {int(top['n'])})"))
     r = bd.reconciliation
     if r is not None:
         where.append(f"the reported {r.reported:+g} "
                      + ("does not reconcile with the strata" if r.flagged
                         else "reconciles with the strata within rounding"))
-    answer = (f"{chal} vs {base}: pooled {points(pooled['delta'], signed=True, digits=2)} "
-              f"{interval(pooled['ci_low'], pooled['ci_high'], signed=True, digits=2)} points "
-              f"of {metric_label(bd.metric)} over {int(pooled['n'])} queries; {'; '.join(where)}.")
+    figure = (f"{points(pooled['delta'], signed=True)} "
+              f"{interval(pooled['ci_low'], pooled['ci_high'], signed=True)} points of "
+              f"{metric_short(bd.metric)} over {int(pooled['n'])} queries")
+    if differ:
+        where_gain = (f"; the gain is in {_labels(ups, col)}" if len(ups) else
+                      f"; the loss is in {_labels(downs, col)}" if len(downs) else "")
+        answer = f"The strata differ: {chal} vs {base} is {figure} pooled{where_gain}."
+    elif claims.agree:
+        answer = (f"{chal} vs {base}: {figure}, and the "
+                  f"{'gain' if len(ups) else 'loss'} holds in every stratum ({col}).")
+    else:
+        answer = f"{chal} vs {base}: {figure}; no stratum is shown to differ."
+    why = [(w[0].upper() + w[1:] if w.startswith(("the ", "no ", "but ")) else w) + "."
+           for w in where]
+    why.append(f"Metric: {metric_label(bd.metric)}.")
+    needed = _needed(pooled["queries_needed"])
     if r is not None and r.flagged:
         next_step = ("Find the scoring pass behind the reported figure: it does not reconcile "
                      "with the strata.")
     elif differ:
-        next_step = (f"Report the gain per stratum ({col}), not pooled: the strata differ.")
+        next_step = f"Report the gain per stratum ({col}), not pooled."
     elif pooled_side == 0:
-        next_step = ("Report the pooled figure with its interval; the pooled gain is "
-                     f"inconclusive at this n ({_needed(pooled['queries_needed'])} queries "
-                     "would resolve a gain of this size) and no stratum is shown to differ.")
+        next_step = ("Report the pooled figure; "
+                     + (f"{needed} queries would resolve a gain this size." if needed != "—"
+                        else "this sample does not resolve it."))
     else:
-        next_step = ("Report the pooled figure with its interval: no test shows the strata "
-                     "differ, so a per-stratum story is not supported at this n.")
+        next_step = "Report the pooled figure with its interval, not a per-stratum story."
     if r is not None and r.flagged:
         verdict = "check failed"
     elif differ:
@@ -177,7 +189,7 @@ def strata_headline(bd: Breakdown, display_names: Mapping[str, str]) -> Headline
         verdict = "strata agree"
     else:
         verdict = "inconclusive at this n"
-    return Headline("Where does the gain come from?", answer, next_step, verdict)
+    return Headline("Where does the gain come from?", answer, next_step, verdict, tuple(why))
 
 
 @register(Breakdown)

@@ -42,9 +42,9 @@ def test_confident_strata_sentences_are_rarely_false(name):
         if claims.agree:
             assert "holds in every stratum (stratum)" in head.answer
         elif claims.gains:
-            assert "stratum = " + ", ".join(claims.gains) in head.answer
+            assert "stratum = " + ", ".join(claims.gains) in head.said
         if not claims.differ:
-            assert "concentrated" not in head.answer and "per stratum" not in head.next_step
+            assert "concentrated" not in head.said and "per stratum" not in head.next_step
     assert wrong <= allowed_wrong(DRAWS), (wrong, verdicts)
 
 
@@ -69,7 +69,7 @@ def test_the_cast_repro_no_longer_names_an_uncorrected_stratum():
     head = strata_headline(bd, {})
     claims = strata_claims(bd)
     assert claims.gains == () and not claims.differ
-    assert "no stratum resolves an effect on its own after Holm" in head.answer
+    assert "No stratum resolves an effect on its own after Holm" in head.said
     assert "per stratum" not in head.next_step
     assert head.verdict == "inconclusive at this n"
 
