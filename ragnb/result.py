@@ -67,17 +67,34 @@ POINTS_LABELS = "format(datum.value * 100, '.3~r')"
 CHECK_COLUMNS = ("check", "holds", "detail")
 
 
-def points(value: float, *, signed: bool = False, digits: int = 1) -> str:
-    """A metric value (0-1) in points, ``value x 100`` with ``digits`` decimals; "—" if missing."""
+def decimals(*values: float) -> int:
+    """The precision rule of every surface: points with one decimal; two (then three) only
+    where one decimal would print a nonzero figure as 0.0.
+
+    >>> decimals(0.0123), decimals(0.0003), decimals(0.00002, 0.02)
+    (1, 2, 3)
+    """
+    least = min((abs(v) * 100 for v in values if v is not None and not pd.isna(v) and v != 0),
+                default=1.0)
+    return 1 if least >= 0.05 else 2 if least >= 0.005 else 3
+
+
+def points(value: float, *, signed: bool = False, digits: int | None = None) -> str:
+    """A metric value (0-1) in points, ``value x 100``; "—" if missing. Decimals follow
+    :func:`decimals` unless ``digits`` is given.
+    """
     if value is None or pd.isna(value):
         return "—"
-    return f"{value * 100:{'+' if signed else ''}.{digits}f}"
+    d = decimals(value) if digits is None else digits
+    return f"{value * 100:{'+' if signed else ''}.{d}f}"
 
 
-def interval(low: float, high: float, *, signed: bool = False, digits: int = 1) -> str:
-    """An interval in points, ``[low, high]`` (metric values 0-1 in, points out)."""
-    return (f"[{points(low, signed=signed, digits=digits)}, "
-            f"{points(high, signed=signed, digits=digits)}]")
+def interval(low: float, high: float, *, signed: bool = False, digits: int | None = None
+             ) -> str:
+    """An interval in points, ``[low, high]`` (metric values 0-1 in, points out), both ends
+    to the same decimals (:func:`decimals`)."""
+    d = decimals(low, high) if digits is None else digits
+    return f"[{points(low, signed=signed, digits=d)}, {points(high, signed=signed, digits=d)}]"
 
 
 def display_name(config: str, display_names: Mapping[str, str] | None = None) -> str:

@@ -161,21 +161,23 @@ def test_three_way_headline_counts_verdicts_and_shows_points():
     tw = ThreeWay(pd.DataFrame(tests), pd.DataFrame(verdicts), "rr@10", "method")
     f = finding(tw, display_names={"b": "bge"}, chart=False)
     assert f.headline.answer == (
-        "Against base on rr@10 (50 queries, joint bounds of the difference, points), of 3 "
-        "challengers: 1 wins whatever the labels: a (conservative +1.00 [+0.50, +1.50]) "
-        "(conservative interval above zero); 1 depends on the missing labels: bge (b) "
-        "(optimistic +2.00 [+1.50, +2.50]) (optimistic interval above zero, conservative not); "
-        "1 cannot win even if every unjudged passage goes its way: c (optimistic "
-        "-4.00 [-4.50, -3.50]) (optimistic interval below zero).")
+        "1 of 3 challengers wins whatever the labels: a gains +1.0 [+0.5, +1.5] rr@10 points "
+        "over base even if every unjudged passage goes against it.")
+    assert f.headline.why[:3] == (
+        "Wins whatever the labels (conservative interval above zero): a conservative +1.0 "
+        "[+0.5, +1.5].",
+        "Labels decide (optimistic interval above zero, conservative not): bge (b) optimistic "
+        "+2.0 [+1.5, +2.5].",
+        "Cannot win (optimistic interval below zero): c optimistic -4.0 [-4.5, -3.5].")
     assert f.headline.next_step.startswith("Judge the pooled unjudged passages")
     assert list(f.display_table.columns) == ["challenger", "current", "effect size",
                                              "conservative", "optimistic", "verdict",
                                              "joint bounds", "separate bounds"]
     assert list(f.display_table["effect size"]) == ["+0.20", "+0.00", "-0.50"]  # the current test's
-    assert f.display_table.loc[0, "conservative"] == "+1.00 [+0.50, +1.50] *"
-    assert f.display_table.loc[1, "current"] == "+0.00 [-0.50, +0.50]"
-    assert f.display_table.loc[1, "joint bounds"] == "[-1.00, +2.00]"
-    assert f.display_table.loc[1, "separate bounds"] == "[-21.00, +22.00]"
+    assert f.display_table.loc[0, "conservative"] == "+1.0 [+0.5, +1.5] *"
+    assert f.display_table.loc[1, "current"] == "+0.0 [-0.5, +0.5]"
+    assert f.display_table.loc[1, "joint bounds"] == "[-1.0, +2.0]"
+    assert f.display_table.loc[1, "separate bounds"] == "[-21.0, +22.0]"
 
 
 def test_breakdown_headline_names_the_stratum_that_moved_most_either_way():
@@ -198,7 +200,7 @@ def test_breakdown_headline_names_the_stratum_that_moved_most_either_way():
                          display_table=lambda: strata, description="")
     f = breakdown_finding(bd, display_names={}, chart=False)
     # named with its column (issue 23 #1: a bare "129" read as "129 queries")
-    assert "largest move: kind = b -10.00 [-20.00, +1.00], n = 10" in f.headline.answer
+    assert "largest move: kind = b -10.0 [-20.0, +1.0] points, n = 10" in f.headline.said
 
 
 def test_every_analysis_result_has_the_one_shape():

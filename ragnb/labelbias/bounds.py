@@ -260,12 +260,12 @@ class Bounds(Analysis):
             "stratum": t["stratum"],
             "queries": t["n"],
             "unjudged share": [f"{v:.1%}" if pd.notna(v) else "—" for v in t["unjudged_share"]],
-            "lower": [points(v, digits=2) for v in t["lower"]],
-            "condensed": [points(v, digits=2) for v in t["condensed"]],
-            "upper": [points(v, digits=2) for v in t["upper"]],
-            "exact bounds": [interval(lo, hi, digits=2)
+            "lower": [points(v) for v in t["lower"]],
+            "condensed": [points(v) for v in t["condensed"]],
+            "upper": [points(v) for v in t["upper"]],
+            "exact bounds": [interval(lo, hi)
                              for lo, hi in zip(t["bound_min"], t["bound_max"])],
-            "bound width": [points(v, digits=2) for v in t["bound_width"]],
+            "bound width": [points(v) for v in t["bound_width"]],
         })
 
     def policy_violations(self) -> pd.Series:

@@ -82,8 +82,11 @@ def verdict_chart(result: ThreeWay, *, title: str | None = None,
 
     ``display_names`` (config -> name) names the challengers and the baseline.
     """
-    t = _named(result.tests.merge(result.verdicts, on=["baseline", "challenger"]),
-               ("baseline", "challenger"), display_names)
+    from ragnb.labelbias.verdict import READINGS, readings
+
+    t = result.tests.merge(result.verdicts, on=["baseline", "challenger"])
+    t["verdict"] = t["challenger"].map(readings(result))  # the headline's and table's words
+    t = _named(t, ("baseline", "challenger"), display_names)
     challengers = list(pd.unique(t["challenger"]))
     y = alt.Y("test:N", sort=["current", "conservative", "optimistic"], title=None)
     base = alt.Chart()
@@ -94,8 +97,10 @@ def verdict_chart(result: ThreeWay, *, title: str | None = None,
                       "(challenger - baseline, points)"),
         x2="ci_high:Q",
         color=alt.Color("verdict:N", title="verdict",
-                        scale=alt.Scale(domain=["adopt", "labelling decides", "reject"],
-                                        range=["#1a9850", "#fdae61", "#d73027"])),
+                        scale=alt.Scale(domain=list(READINGS),
+                                        range=["#1a9850", "#fdae61", "#74add1", "#999999",
+                                               "#d73027"]),
+                        legend=alt.Legend(labelLimit=300)),
         tooltip=["challenger", "test", alt.Tooltip("delta:Q", format="+.4f"),
                  alt.Tooltip("ci_low:Q", format="+.4f"), alt.Tooltip("ci_high:Q", format="+.4f"),
                  "verdict"],

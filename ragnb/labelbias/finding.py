@@ -9,10 +9,11 @@ import pandas as pd
 
 from ragnb.labelbias.bounds import Bounds
 from ragnb.labelbias.verdict import ThreeWay
-from ragnb.metrics.registry import metric_label
+from ragnb.metrics.registry import metric_label, metric_short
 from ragnb.result import (
     POINTS,
     Finding,
+    ANSWER_WORDS,
     Headline,
     chart_or,
     checks_frame,
@@ -21,6 +22,7 @@ from ragnb.result import (
     interval,
     points,
     register,
+    words,
 )
 from ragnb.stats.power import queries_needed
 
@@ -32,28 +34,28 @@ def bounds_finding(b: Bounds, *, display_names: Mapping[str, str], chart: Any = 
     t = b.summary()
     widest = t.loc[t["bound_width"].idxmax()] if len(t) else None
     shown = "; ".join(f"{display_name(r['config'], display_names)} "
-                      f"{interval(r['bound_min'], r['bound_max'], digits=2)} "
-                      f"(now {points(r['lower'], digits=2)})" for r in t.to_dict("records"))
+                      f"{interval(r['bound_min'], r['bound_max'])} "
+                      f"(now {points(r['lower'])})" for r in t.to_dict("records"))
+    why = (f"Exact bounds in points: {shown}.", f"Metric: {metric_label(b.metric)}.")
     if widest is None or not widest["bound_width"] > 0:
-        answer = (f"The missing labels cannot move {b.metric}: no config has an unjudged "
-                  f"passage in its top k ({shown}).")
+        answer = (f"The missing labels cannot move {metric_short(b.metric)}: no config has an "
+                  "unjudged passage in its top k.")
         verdict, next_step = "exact", "Compare the scores as they are: every label is known."
     else:
-        answer = (f"The missing labels could move {b.metric} by up to "
-                  f"{points(widest['bound_width'], digits=2)} points, for "
+        answer = (f"The missing labels could move {metric_short(b.metric)} by up to "
+                  f"{points(widest['bound_width'])} points, for "
                   f"{display_name(widest['config'], display_names)} "
-                  f"({widest['unjudged_share']:.1%} of its top k unjudged); exact bounds in "
-                  f"points: {shown}.")
-        verdict = f"up to {points(widest['bound_width'], digits=2)} points"
-        next_step = ("Read the three-way verdict for which decisions these bounds could flip, "
-                     "and label the pooled passages where the bounds are widest.")
+                  f"({widest['unjudged_share']:.1%} of its top k unjudged).")
+        verdict = f"up to {points(widest['bound_width'])} points"
+        next_step = ("Read the three-way verdict, and label the pooled passages where the "
+                     "bounds are widest.")
     bad = b.policy_violations()
     checks = [(f"lower and upper policies lie within the exact bounds ({c})", n == 0,
                f"{n} queries outside" if n else "")
               for c, n in zip(display_labels(bad.index, display_names), bad.tolist())]
     return Finding(
         Headline("How much could the missing labels change each score?", answer, next_step,
-                 verdict),
+                 verdict, why),
         b.display_table(strata, display_names=dict(display_names)),
         chart_or(chart, _bounds_chart, b, display_names),
         checks_frame(checks), b.description,
@@ -116,7 +118,15 @@ def three_way_finding(tw: ThreeWay, *, display_names: Mapping[str, str],
     The bounds named in the answer (``joint`` or ``separate``) are those the
     intervals used (:func:`ragnb.labelbias.verdict.three_way`).
     """
-    from ragnb.labelbias.verdict import ADOPT, REJECT, UNDECIDED
+    from ragnb.labelbias.verdict import (
+        CANNOT,
+        LABELS,
+        NOT_SHOWN,
+        QUERIES,
+        READINGS,
+        WINS,
+        readings,
+    )
 
     v = tw.verdicts
     t = tw.tests.set_index(["challenger", "test"])
@@ -125,63 +135,77 @@ def three_way_finding(tw: ThreeWay, *, display_names: Mapping[str, str],
              for b in tw.tests.loc[tw.tests["test"] != "current", "bounds"].unique()]
     bounds_kind = kinds[0] if len(kinds) == 1 else "joint"
     n = int(tw.tests["n"].iloc[0]) if len(tw.tests) else 0
+    reading = readings(tw)
+    metric = metric_short(tw.metric)
 
     def shown(chal: str, test: str) -> str:
         r = t.loc[(chal, test)]
-        return (f"{test} {points(r['delta'], signed=True, digits=2)} "
-                f"{interval(r['ci_low'], r['ci_high'], signed=True, digits=2)}")
+        return (f"{points(r['delta'], signed=True)} "
+                f"{interval(r['ci_low'], r['ci_high'], signed=True)}")
 
-    def needed(chal: str) -> str:
-        r = t.loc[(chal, "optimistic")]
+    def needed(chal: str, test: str) -> float:
+        r = t.loc[(chal, test)]
         if not r["delta"] > 0:
-            return ""
-        more = queries_needed(float(r["se"]) * np.sqrt(float(r["n"])), float(r["delta"]))
-        return f", about {more:,.0f} queries to resolve it" if np.isfinite(more) else ""
+            return np.inf
+        return queries_needed(float(r["se"]) * np.sqrt(float(r["n"])), float(r["delta"]))
 
-    def clause(chals: list[str], one: str, many: str, why: str, test: str,
-               extra=lambda c: "") -> str | None:
-        if not chals:
-            return None
-        if len(chals) <= NAMED_WITH_INTERVAL:
-            names = ", ".join(f"{display_name(c, display_names)} ({shown(c, test)}{extra(c)})"
-                              for c in chals)
-            return f"{len(chals)} {one if len(chals) == 1 else many}: {names} ({why})"
-        names = ", ".join(display_name(c, display_names) for c in chals)
-        return (f"{len(chals)} {many}: {names} ({why}; each run's intervals in the table)")
+    def of(kind: str) -> list[str]:
+        return [c for c in reading.index if reading[c] == kind]
 
-    def runs_of(kind: str) -> list[str]:
-        return list(v.loc[v["verdict"] == kind, "challenger"])
+    def best(chals: list[str], test: str) -> str:
+        return max(chals, key=lambda c: t.loc[(c, test), "delta"])
 
-    rejected = runs_of(REJECT)
-    below = [c for c in rejected if t.loc[(c, "optimistic"), "ci_high"] < 0]
-    short = [c for c in rejected if c not in below]
-    parts = [p for p in (
-        clause(runs_of(ADOPT), "wins whatever the labels", "win whatever the labels",
-               "conservative interval above zero", "conservative"),
-        clause(runs_of(UNDECIDED), "depends on the missing labels",
-               "depend on the missing labels",
-               "optimistic interval above zero, conservative not", "optimistic"),
-        clause(below, "cannot win even if every unjudged passage goes its way",
-               "cannot win even if every unjudged passage goes their way",
-               "optimistic interval below zero", "optimistic"),
-        clause(short, "is not shown to win even if every unjudged passage goes its way, "
-               f"inconclusive at {n} queries",
-               "are not shown to win even if every unjudged passage goes their way, "
-               f"inconclusive at {n} queries",
-               "optimistic interval includes zero", "optimistic", needed),
-    ) if p]
-    answer = (f"Against {base} on {tw.metric} ({n} queries, {bounds_kind} bounds of the "
-              f"difference, points), of {len(v)} challenger{'s' if len(v) != 1 else ''}: "
-              + "; ".join(parts) + ".")
-    undecided = [display_name(c, display_names) for c in runs_of(UNDECIDED)]
-    if undecided:
+    #: reading -> the test whose interval shows it, and the clause a Why bullet says
+    said = {WINS: ("conservative", "conservative interval above zero"),
+            LABELS: ("optimistic", "optimistic interval above zero, conservative not"),
+            QUERIES: ("conservative", "ahead under every labelling, but the conservative "
+                                      "interval includes zero: sampling noise, not the labels, "
+                                      "leaves it open"),
+            CANNOT: ("optimistic", "optimistic interval below zero"),
+            NOT_SHOWN: ("optimistic", f"optimistic interval includes zero at {n} queries")}
+    why = []
+    for kind in READINGS:
+        chals = of(kind)
+        if chals:
+            test, because = said[kind]
+            why.append(f"{kind.capitalize()} ({because}): "
+                       + ", ".join(f"{display_name(c, display_names)} {test} {shown(c, test)}"
+                                   for c in chals) + ".")
+    why.append(f"{n} queries; {bounds_kind} bounds of the difference; metric: "
+               f"{metric_label(tw.metric)}.")
+    m = len(v)
+    lead = next((k for k in READINGS if of(k)), None)
+    if lead is None:
+        answer = f"No challenger to compare with {base}."
+    elif lead in (NOT_SHOWN, CANNOT):
+        top = best(of(lead), "optimistic")
+        who = f"{len(of(lead))} of {m} challenger{'s' if m != 1 else ''}"
+        answer = (f"{lead.capitalize()} for {who}: the best, {display_name(top, display_names)},"
+                  f" is {shown(top, 'optimistic')} {metric} points over {base} if every "
+                  "unjudged passage goes its way.")
+    else:
+        test = said[lead][0]
+        top = best(of(lead), test)
+        k = len(of(lead))
+        cond = {WINS: "even if every unjudged passage goes against it",
+                LABELS: "if every unjudged passage goes its way",
+                QUERIES: "with every unjudged passage against it"}[lead]
+        who = f"{k} of {m} challenger{'s' if m != 1 else ''}"
+        opening = (f"{who} win{'s' if k == 1 else ''} whatever the labels" if lead == WINS
+                   else f"{lead.capitalize()} for {who}")
+        answer = (f"{opening}: {display_name(top, display_names)} gains {shown(top, test)} "
+                  f"{metric} points over {base} {cond}.")
+    if words(answer) > ANSWER_WORDS:
+        answer = answer.replace(f" over {base}", " over the baseline")
+    if of(LABELS):
         next_step = (f"Judge the pooled unjudged passages, in the judge-next order {judge_next}, "
-                     f"before deciding on {', '.join(undecided)}.")
-    elif short:
-        next_step = ("No verdict depends on the missing labels; "
-                     f"{', '.join(display_name(c, display_names) for c in short)} "
-                     f"{'needs' if len(short) == 1 else 'need'} more queries to show a win or "
-                     "rule one out.")
+                     "before deciding.")
+    elif of(QUERIES) or of(NOT_SHOWN):
+        more = min((needed(c, said[reading[c]][0]) for c in of(QUERIES) + of(NOT_SHOWN)),
+                   default=np.inf)
+        next_step = ("Collect more queries" + (f" (about {more:,.0f} resolve the closest)"
+                                               if np.isfinite(more) else "")
+                     + "; labelling alone cannot decide.")
     else:
         next_step = "Decide now: no verdict depends on the missing labels."
     rows = []
@@ -189,26 +213,22 @@ def three_way_finding(tw: ThreeWay, *, display_names: Mapping[str, str],
         row = {"challenger": display_name(chal, display_names)}
         for r in g.to_dict("records"):
             star = " *" if (r["ci_low"] > 0 or r["ci_high"] < 0) else ""
-            row[r["test"]] = (f"{points(r['delta'], signed=True, digits=2)} "
-                              f"{interval(r['ci_low'], r['ci_high'], signed=True, digits=2)}"
-                              f"{star}")
+            row[r["test"]] = (f"{points(r['delta'], signed=True)} "
+                              f"{interval(r['ci_low'], r['ci_high'], signed=True)}{star}")
             if r["test"] == "current":
                 es = r.get("effect_size", np.nan)
                 row["effect size"] = "—" if pd.isna(es) else f"{es:+.2f}"
         vr = v.loc[v["challenger"] == chal].iloc[0]
-        row["verdict"] = (vr["verdict"] if vr["verdict"] != REJECT else
-                          "reject: cannot win" if chal in below else
-                          "reject: not shown to win")  # the headline's two readings
+        row["verdict"] = reading[chal]  # the headline's and the chart legend's words
         if "joint_min" in v:
-            row["joint bounds"] = interval(vr["joint_min"], vr["joint_max"], signed=True,
-                                           digits=2)
+            row["joint bounds"] = interval(vr["joint_min"], vr["joint_max"], signed=True)
             row["separate bounds"] = interval(vr["separate_min"], vr["separate_max"],
-                                              signed=True, digits=2)
+                                              signed=True)
         rows.append(row)
     table = pd.DataFrame(rows)
     return Finding(
         Headline("Is the answer key biased?", answer, next_step,
-                 f"{int((v['verdict'] == UNDECIDED).sum())} undecided"),
+                 _verdict_word(reading), tuple(why)),
         table, None if chart is False else (chart if chart is not None
                                           else _verdict_chart(tw, display_names)),
         checks_frame([]),
@@ -221,6 +241,19 @@ def three_way_finding(tw: ThreeWay, *, display_names: Mapping[str, str],
                 "labelled apart (the looser pairing of its levels' bounds)",
         source=tw,
     )
+
+
+def _verdict_word(reading: pd.Series) -> str:
+    """The page's verdict: the count of its leading reading, in the table's words
+    (``labels decide: 2 of 5``, ``not shown to win: 3 of 3``).
+    """
+    from ragnb.labelbias.verdict import READINGS
+
+    counts = reading.value_counts()
+    for kind in READINGS:
+        if counts.get(kind, 0):
+            return f"{kind}: {counts[kind]} of {len(reading)}"
+    return "no challenger"
 
 
 def _verdict_chart(tw: ThreeWay, display_names: Mapping[str, str]) -> Any:
@@ -261,7 +294,7 @@ def shard_lesson(projection: pd.DataFrame, metric: str, *,
                 "on the metric, not by the share of new positives.")
     return (f"Labelling {shard_of}: {share} moved "
             f"{display_name(str(moved['config']), display_names)}'s {metric} by "
-            f"{points(moved['effect_full'], signed=True, digits=2)} points over all "
-            f"{int(moved['n_total'])} queries ({points(moved['projected'], signed=True, digits=2)}"
+            f"{points(moved['effect_full'], signed=True)} points over all "
+            f"{int(moved['n_total'])} queries ({points(moved['projected'], signed=True)}"
             " projected once every query is labelled): judge by the effect on the metric, not "
             "by the share of new positives.")

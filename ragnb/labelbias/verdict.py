@@ -213,6 +213,32 @@ def decide(conservative_low: float, optimistic_low: float) -> tuple[str, str]:
                        "not: judging the unjudged passages decides")
 
 
+#: What a challenger's verdict reads as: one vocabulary for the headline, the table and the
+#: chart's legend. ``labelling decides`` splits by what would decide it: the labels when some
+#: labelling puts the mean difference at or below 0 (conservative mean <= 0), more queries
+#: when every labelling leaves it above 0 (conservative mean > 0, its interval not);
+#: ``reject`` splits into "cannot win" (optimistic interval below 0) and "not shown to win".
+WINS, LABELS, QUERIES, NOT_SHOWN, CANNOT = ("wins whatever the labels", "labels decide",
+                                            "more queries decide", "not shown to win",
+                                            "cannot win")
+READINGS = (WINS, LABELS, QUERIES, NOT_SHOWN, CANNOT)
+
+
+def readings(result: ThreeWay) -> pd.Series:
+    """Challenger -> its reading (:data:`READINGS`), from its verdict and intervals."""
+    t = result.tests.set_index(["challenger", "test"])
+    out = {}
+    for c, verdict in zip(result.verdicts["challenger"], result.verdicts["verdict"],
+                          strict=True):
+        if verdict == ADOPT:
+            out[c] = WINS
+        elif verdict == UNDECIDED:
+            out[c] = QUERIES if t.loc[(c, "conservative"), "delta"] > 0 else LABELS
+        else:
+            out[c] = CANNOT if t.loc[(c, "optimistic"), "ci_high"] < 0 else NOT_SHOWN
+    return pd.Series(out, name="reading", dtype=object)
+
+
 def format_interval(delta: float, low: float, high: float, digits: int = 4) -> str:
     """``+0.0068 [-0.0290, +0.0433]`` with a trailing ``*`` when the interval excludes 0."""
     f = f"{{:+.{digits}f}}"

@@ -62,7 +62,7 @@ def test_seed_003_shard_1_on_the_demo():
     assert k["ci_low"] <= rise <= k["ci_high"]
     # the lesson speaks of this table: KURE+R1 moved most (its +0.78 points, +2.97 projected)
     lesson = shard_lesson(t.reset_index(), "rr@10", display_names={"m2_r1": "KURE"})
-    effect, projected = (f"{v * 100:+.2f}" for v in (k["effect_full"], k["projected"]))
+    effect, projected = (f"{v * 100:+.1f}" for v in (k["effect_full"], k["projected"]))
     assert lesson == (
         "Labelling the shard's 43 of 164 queries: 7 new relevant passages in 530 judgments "
         f"(1.3%) moved KURE (m2_r1)'s rr@10 by {effect} points over all 164 queries "

@@ -148,5 +148,5 @@ def test_trajectory_counts_shared_queries_and_refuses_a_copy_of_golden():
     assert tr.overlap.disjoint == 40 and not tr.overlap.refused
     prod = tr.points[tr.points["split"] == "production"]
     assert (prod["n"] == 40).all()   # the line is drawn on the 40 unshared queries
-    assert "(production: the 40 queries not shared with golden)" in finding(
-        tr, chart=False).headline.answer
+    assert "Production is read on the 40 queries not shared with golden." in finding(
+        tr, chart=False).headline.why
