@@ -92,7 +92,8 @@ def points(value: float, *, signed: bool = False, digits: int | None = None) -> 
 def interval(low: float, high: float, *, signed: bool = False, digits: int | None = None
              ) -> str:
     """An interval in points, ``[low, high]`` (metric values 0-1 in, points out), both ends
-    to the same decimals (:func:`decimals`)."""
+    to the same decimals (:func:`decimals`).
+    """
     d = decimals(low, high) if digits is None else digits
     return f"[{points(low, signed=signed, digits=d)}, {points(high, signed=signed, digits=d)}]"
 

@@ -62,7 +62,7 @@ def four_cell_headline(fc: FourCell, display_names: Mapping[str, str]) -> Headli
     champ = display_name(fc.champion, display_names)
     base = display_name(fc.baseline, display_names)
     family = _family(fc.reading)
-    metric = metric_label(fc.metric)
+    metric, short = metric_label(fc.metric), metric_short(fc.metric)
     g_pts, p_pts = points(g["delta"], signed=True), points(p["delta"], signed=True)
     p_ci = interval(p["ci_low"], p["ci_high"], signed=True)
     gap = fc.carry
@@ -102,7 +102,7 @@ def four_cell_headline(fc: FourCell, display_names: Mapping[str, str]) -> Headli
         why = [f"Metric: {metric}."]
     elif family == "inconclusive":
         answer = (f"Inconclusive at this n: {champ} vs {base} is {g_pts} points on "
-                  f"{fc.golden} and {p_pts} {p_ci} on {fc.production} ({metric_short(fc.metric)}).")
+                  f"{fc.golden} and {p_pts} {p_ci} on {fc.production} ({short}).")
         if needed:
             why.append(f"{needed[0].upper()}{needed[1:]} would resolve the gap at its "
                        "observed size (80% power).")
@@ -111,15 +111,15 @@ def four_cell_headline(fc: FourCell, display_names: Mapping[str, str]) -> Headli
         verdict = "inconclusive at this n"
     elif family == "fit":
         answer = (f"Fit: {champ}'s {g_pts}-point gain over {base} on {fc.golden} is "
-                  f"{p_pts} {p_ci} points of {metric_short(fc.metric)} on {fc.production}.")
+                  f"{p_pts} {p_ci} points of {short} on {fc.production}.")
         next_step = (f"Quote the {fc.production} gain, not the {fc.golden} one; stop "
                      f"selecting on {fc.golden}.")
         why.append("Label bias is not ruled out until both configurations' top k are pooled "
                    "and labelled (04-label-bias).")
         verdict = fc.reading
     else:
-        answer = (f"Carried over: {champ} gains {p_pts} {p_ci} points of {metric_short(fc.metric)} over {base} on "
-                  f"{fc.production}, queries nobody selected against.")
+        answer = (f"Carried over: {champ} gains {p_pts} {p_ci} points of {short} over {base} "
+                  f"on {fc.production}, queries nobody selected against.")
         next_step = (f"Ship {champ}; first rule out label bias if {fc.production} was "
                      "labelled shallowly.")
         verdict = fc.reading

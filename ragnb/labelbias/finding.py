@@ -8,12 +8,21 @@ import numpy as np
 import pandas as pd
 
 from ragnb.labelbias.bounds import Bounds
-from ragnb.labelbias.verdict import ThreeWay
+from ragnb.labelbias.verdict import (
+    CANNOT,
+    LABELS,
+    NOT_SHOWN,
+    QUERIES,
+    READINGS,
+    WINS,
+    ThreeWay,
+    readings,
+)
 from ragnb.metrics.registry import metric_label, metric_short
 from ragnb.result import (
+    ANSWER_WORDS,
     POINTS,
     Finding,
-    ANSWER_WORDS,
     Headline,
     chart_or,
     checks_frame,
@@ -84,32 +93,32 @@ def three_way_finding(tw: ThreeWay, *, display_names: Mapping[str, str],
     ``judge_next``: where the reader finds the judge-next order the next step points
     to ("below" on the page; a command where the judge-next list is not printed).
 
-    Each clause is exactly what :data:`ragnb.labelbias.verdict.RULE` established
-    for the runs it names (clauses with no run are left out); with at most
-    :data:`NAMED_WITH_INTERVAL` runs a clause gives each run's deciding interval
-    in points.
+    Every run gets one reading (:func:`ragnb.labelbias.verdict.readings`), and the
+    headline, the table's verdict column and the chart's legend say it in the same words.
+    The answer names the first reading that holds for some run, in the order of
+    :data:`~ragnb.labelbias.verdict.READINGS`, with that reading's best run and the
+    interval that shows it. Each reading gets a Why bullet that names its runs with their
+    intervals:
 
-    ==========================================================  ==========================
-    sentence                                                    condition, per run
-    ==========================================================  ==========================
-    "A win(s) whatever the labels (conservative interval         conservative ``ci_low > 0``
-    above zero ...)"                                            (verdict ``adopt``)
-    "B depend(s) on the missing labels (optimistic interval     optimistic ``ci_low > 0``,
-    above zero, conservative not ...)"                          conservative ``ci_low <= 0``
-    "C cannot win even if every unjudged passage goes its/      optimistic ``ci_high < 0``
-    their way (optimistic interval below zero ...)"             (verdict ``reject``)
-    "D is/are not shown to win even if every unjudged passage   optimistic ``ci_low <= 0 <=
-    goes its/their way, inconclusive at n queries (optimistic   ci_high`` (verdict
-    interval includes zero ...; about N queries to resolve      ``reject``); N: queries
-    it)"                                                        needed for the optimistic
-                                                                mean at 80% power, when > 0
-    Next: "Judge the pooled unjudged passages ... before        some run ``labelling
-    deciding on B."                                             decides``
-    Next: "No verdict depends on the missing labels; D ...      no run ``labelling decides``,
-    more queries ..."                                           some run D
-    Next: "Decide now: no verdict depends on the missing        otherwise
-    labels."
-    ==========================================================  ==========================
+    ========================  ==================================  ===========================
+    reading                   condition, per run                  interval in the answer
+    ========================  ==================================  ===========================
+    wins whatever the labels  conservative ``ci_low > 0``         conservative
+    labels decide             optimistic ``ci_low > 0``,          optimistic
+                              conservative ``ci_low <= 0`` and
+                              conservative mean ``<= 0``
+    more queries decide       as above, conservative mean ``> 0`` conservative
+    not shown to win          optimistic ``ci_low <= 0 <=         optimistic
+                              ci_high``
+    cannot win                optimistic ``ci_high < 0``          optimistic
+    ========================  ==================================  ===========================
+
+    The next step depends on the readings present:
+
+    - some run reads "labels decide": judge the pooled passages;
+    - some run reads "more queries decide" or "not shown to win": collect more queries,
+      with the fewest any of them needs at 80% power;
+    - otherwise: decide now.
 
     A ``reject`` whose optimistic interval includes zero is a power limit, not
     a finding that the run cannot win: with a real gain of a few points and
@@ -118,16 +127,6 @@ def three_way_finding(tw: ThreeWay, *, display_names: Mapping[str, str],
     The bounds named in the answer (``joint`` or ``separate``) are those the
     intervals used (:func:`ragnb.labelbias.verdict.three_way`).
     """
-    from ragnb.labelbias.verdict import (
-        CANNOT,
-        LABELS,
-        NOT_SHOWN,
-        QUERIES,
-        READINGS,
-        WINS,
-        readings,
-    )
-
     v = tw.verdicts
     t = tw.tests.set_index(["challenger", "test"])
     base = display_name(str(v["baseline"].iloc[0]), display_names) if len(v) else "—"
@@ -155,19 +154,26 @@ def three_way_finding(tw: ThreeWay, *, display_names: Mapping[str, str],
     def best(chals: list[str], test: str) -> str:
         return max(chals, key=lambda c: t.loc[(c, test), "delta"])
 
-    #: reading -> the test whose interval shows it, and the clause a Why bullet says
-    said = {WINS: ("conservative", "conservative interval above zero"),
-            LABELS: ("optimistic", "optimistic interval above zero, conservative not"),
+    #: reading -> the test whose interval shows it, the clause its Why bullet says, and how
+    #: the answer names its best run ({name}, {figure}) and under which labelling
+    goes_its_way = "if every unjudged passage goes its way"
+    said = {WINS: ("conservative", "conservative interval above zero", "{name} gains {figure}",
+                   "even if every unjudged passage goes against it"),
+            LABELS: ("optimistic", "optimistic interval above zero, conservative not",
+                     "{name} gains {figure}", goes_its_way),
             QUERIES: ("conservative", "ahead under every labelling, but the conservative "
                                       "interval includes zero: sampling noise, not the labels, "
-                                      "leaves it open"),
-            CANNOT: ("optimistic", "optimistic interval below zero"),
-            NOT_SHOWN: ("optimistic", f"optimistic interval includes zero at {n} queries")}
+                                      "leaves it open", "{name} gains {figure}",
+                      "with every unjudged passage against it"),
+            NOT_SHOWN: ("optimistic", f"optimistic interval includes zero at {n} queries",
+                        "the best, {name}, is {figure}", goes_its_way),
+            CANNOT: ("optimistic", "optimistic interval below zero",
+                     "the best, {name}, is {figure}", goes_its_way)}
     why = []
     for kind in READINGS:
         chals = of(kind)
         if chals:
-            test, because = said[kind]
+            test, because = said[kind][:2]
             why.append(f"{kind.capitalize()} ({because}): "
                        + ", ".join(f"{display_name(c, display_names)} {test} {shown(c, test)}"
                                    for c in chals) + ".")
@@ -177,24 +183,15 @@ def three_way_finding(tw: ThreeWay, *, display_names: Mapping[str, str],
     lead = next((k for k in READINGS if of(k)), None)
     if lead is None:
         answer = f"No challenger to compare with {base}."
-    elif lead in (NOT_SHOWN, CANNOT):
-        top = best(of(lead), "optimistic")
-        who = f"{len(of(lead))} of {m} challenger{'s' if m != 1 else ''}"
-        answer = (f"{lead.capitalize()} for {who}: the best, {display_name(top, display_names)},"
-                  f" is {shown(top, 'optimistic')} {metric} points over {base} if every "
-                  "unjudged passage goes its way.")
     else:
-        test = said[lead][0]
+        test, _, named, cond = said[lead]
         top = best(of(lead), test)
         k = len(of(lead))
-        cond = {WINS: "even if every unjudged passage goes against it",
-                LABELS: "if every unjudged passage goes its way",
-                QUERIES: "with every unjudged passage against it"}[lead]
         who = f"{k} of {m} challenger{'s' if m != 1 else ''}"
         opening = (f"{who} win{'s' if k == 1 else ''} whatever the labels" if lead == WINS
                    else f"{lead.capitalize()} for {who}")
-        answer = (f"{opening}: {display_name(top, display_names)} gains {shown(top, test)} "
-                  f"{metric} points over {base} {cond}.")
+        runner = named.format(name=display_name(top, display_names), figure=shown(top, test))
+        answer = f"{opening}: {runner} {metric} points over {base} {cond}."
     if words(answer) > ANSWER_WORDS:
         answer = answer.replace(f" over {base}", " over the baseline")
     if of(LABELS):
@@ -247,8 +244,6 @@ def _verdict_word(reading: pd.Series) -> str:
     """The page's verdict: the count of its leading reading, in the table's words
     (``labels decide: 2 of 5``, ``not shown to win: 3 of 3``).
     """
-    from ragnb.labelbias.verdict import READINGS
-
     counts = reading.value_counts()
     for kind in READINGS:
         if counts.get(kind, 0):

@@ -268,7 +268,8 @@ def show_checks(checks: pd.DataFrame, *, caption: str = "Checks") -> None:
 
 def headline_html(headline: Any) -> str:
     """The headline block: the question, the answer in one sentence, its Why bullets, what to
-    do next."""
+    do next.
+    """
     h = headline.to_dict() if hasattr(headline, "to_dict") else dict(headline)
     why = "".join(f"<li>{html.escape(w)}</li>" for w in h.get("why") or ())
     return (

@@ -69,7 +69,7 @@ def trajectory_finding(tr: Trajectory, *, display_names: Mapping[str, str],
            f"{tr.production} {_moved(prod)}.",
            f"Selection alone explains {inf['label']} of the {tr.golden} "
            f"{'rise' if gold['total'] >= 0 else 'movement'}.",
-           f"Rounds are counted from 0 (the first champion is round 0)."]
+           "Rounds are counted from 0 (the first champion is round 0)."]
     if tr.metric:
         why.append(f"Metric: {metric_label(tr.metric)}.")
     ov = tr.overlap
