@@ -169,8 +169,9 @@ class Headline:
 ANSWER_WORDS = 35
 #: Most words in a headline's next step.
 NEXT_WORDS = 20
-#: A number with its interval as every surface prints one: ``+1.1 [-0.9, +3.2]``.
-NUMBER_WITH_INTERVAL = re.compile(r"[+\-−]?\d[\d.,]*%?\s*\[[^\]]*\d[^\]]*\]")
+#: A number with its interval as every surface prints one: ``+1.1 [-0.9, +3.2]``, also
+#: with its unit between (``-9.8 points [-12.3, -7.6]``).
+NUMBER_WITH_INTERVAL = re.compile(r"[+\-−]?\d[\d.,]*%?(?:\s*points)?\s*\[[^\]]*\d[^\]]*\]")
 
 
 def words(text: str) -> int:
@@ -375,7 +376,7 @@ def plain_markdown(text: str) -> str:
 
 def _wrap(text: str, indent: str = "") -> str:
     return textwrap.fill(" ".join(str(text).split()), TEXT_WIDTH, initial_indent=indent,
-                         subsequent_indent=indent)
+                         subsequent_indent=indent, break_on_hyphens=False)
 
 
 @dataclass(frozen=True)
@@ -445,7 +446,8 @@ class Finding:
         h = self.headline
         out = [h.question, _wrap(h.answer)]
         out += [textwrap.fill(" ".join(w.split()), TEXT_WIDTH, initial_indent="  - ",
-                              subsequent_indent="    ") for w in h.why]
+                              subsequent_indent="    ", break_on_hyphens=False)
+                for w in h.why]
         out.append(_wrap(f"Next: {h.next_step}"))
         if h.verdict:
             out.append(f"Verdict: {h.verdict}")

@@ -303,5 +303,6 @@ def test_ragnb_run_the_api_and_the_report_state_the_same_headline(tmp_path):
     assert shown == api.to_dict()
     nxt = next(i for i, line in enumerate(printed) if line.startswith("Next: "))
     assert printed[0] == shown["question"]
-    assert " ".join(printed[1:nxt]) == " ".join(shown["answer"].split())
+    said = shown["answer"] + "".join(f" - {w}" for w in shown["why"])   # the Why bullets
+    assert " ".join(" ".join(printed[1:nxt]).split()) == " ".join(said.split())
     assert f"Verdict: {shown['verdict']}" in printed

@@ -61,3 +61,36 @@ def test_the_readme_renders_as_commonmark_with_every_heading_and_fence():
     for t in tokens:
         if t.type == "fence":
             assert not re.search(r"^#{2,} ", t.content, re.M), t.content[:80]
+
+
+def test_the_first_screen_is_for_the_user():
+    """Issue 33: 4,657 words, no `pip install`, no picture, the developer's commands only.
+    Above the reference material: at most 1,500 words, `pip install` and the two commands
+    on the user's own files, and the picture of a page (a file in the repository)."""
+    user = README.split("\n## Reference", 1)[0]
+    assert len(user.split()) <= 1500
+    quick = user.split("## Quick start", 1)[1].split("```bash", 1)[1].split("```", 1)[0]
+    lines = [ln.split("#", 1)[0].strip() for ln in quick.splitlines()]
+    assert any(ln.startswith("pip install ") for ln in lines)
+    assert any(ln.startswith("ragnb init ") for ln in lines)
+    assert any(ln.startswith("ragnb report --all ") for ln in lines)
+    pictures = re.findall(r"!\[[^\]]+\]\(([^)]+)\)", user)
+    assert pictures and all((PROJ_ROOT / p).is_file() for p in pictures)
+    assert README.startswith("# ragnb\n\n```bash\nmake reports") and "\nmake test " in README
+
+
+@pytest.mark.parametrize("page", sorted((PROJ_ROOT / "docs").glob("*.md")), ids=lambda p: p.name)
+def test_every_docs_page_renders_and_every_link_resolves(page):
+    from markdown_it import MarkdownIt
+
+    text = page.read_text()
+    inside = False
+    for line in text.splitlines():
+        if line.startswith("```"):
+            inside = not inside
+    assert not inside, f"{page.name}: a code fence is never closed"
+    assert MarkdownIt("commonmark").parse(text)[0].type == "heading_open"
+    for target in re.findall(r"\]\(([^)#]+)\)", README + text):
+        if not target.startswith("http"):
+            base = PROJ_ROOT if target.startswith("docs/") else page.parent
+            assert (base / target).exists(), (page.name, target)

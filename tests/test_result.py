@@ -92,7 +92,8 @@ def test_keep_headline_states_thresholds_and_values_in_points():
     verdict = evaluate_keep(summary, "all_files >= 0.80, caller >= 0.90")
     f = finding(verdict)
     assert f.headline.verdict == verdict.verdict == "fix"
-    assert "all_files 58.6 [47.8, 71.4] against all_files >= 80.0" in f.headline.answer
+    assert f.headline.answer == ("Fix the retriever: all_files recall is 58.6 [47.8, 71.4] "
+                                 "points against all_files >= 80.0; 1 of 2 clauses fail.")
     assert list(f.display_table["mean (points)"]) == ["58.6", "95.0"]
     # no method column given: the description falls back to each clause's n
     assert f.description == verdict.description
@@ -120,12 +121,12 @@ def test_split_use_description_says_how_inflation_was_made():
     f = su.finding()
     assert f.description == su.description
     assert su.description.endswith("the guard's checks run on dev; SE of its pair: 0.45 points")
-    assert "by at most 1.23 points (worst case: all candidates equal)" in f.headline.answer
+    assert "by at most 1.23 points (worst case: all candidates equal)" in f.headline.why[0]
     assert f.display_table["selection inflation (points)"].tolist() == [
         "at most 1.23 (worst case: all candidates equal)"]
     data = SplitUse(manifests.assign(inflation_method="empirical-Bayes selection bootstrap"),
                     guard, "dev", 0.0045).finding()
-    assert "by about 1.23 points (empirical-Bayes selection bootstrap)" in data.headline.answer
+    assert "by about 1.23 points (empirical-Bayes selection bootstrap)" in data.headline.why[0]
 
 
 def test_health_headline_counts_the_checks_that_hold():
@@ -135,11 +136,10 @@ def test_health_headline_counts_the_checks_that_hold():
     review.add("held-back 20%", False, "-9.8 points", urgency=1,
                failure="held-back 20% disagrees with the rest by -9.8 points")
     f = finding(review)
-    assert f.headline.answer == ("1 of 3 health checks hold for production; failing: "
-                                 "held-back 20% disagrees with the rest by -9.8 points; 32 "
-                                 "near-duplicate groups.")
-    assert f.headline.next_step.startswith("Fix first: held-back 20% disagrees with the rest "
-                                           "by -9.8 points")
+    assert f.headline.answer == ("1 of 3 health checks hold for production; most urgent: "
+                                 "held-back 20% disagrees with the rest by -9.8 points.")
+    assert f.headline.why[0] == "Also failing: 32 near-duplicate groups."
+    assert f.headline.next_step == "Fix the held-back 20% check first; its chart is below."
     assert list(f.checks["holds"]) == [True, False, False]
 
 

@@ -57,20 +57,52 @@ def _recall_chart(tr: TaskRecall) -> Any:
 @register(KeepVerdict)
 def keep_finding(kv: KeepVerdict, *, display_names: Mapping[str, str],
                  chart: Any = None) -> Finding:
-    """Headline: keep or fix, with each clause's value and interval in points."""
+    """Headline: keep or fix, said by the clause that decides it; every clause is a Why.
+
+    ==================================================================  ====================
+    answer                                                              verdict
+    ==================================================================  ====================
+    "Fix the retriever: M is x [lo, hi] points against C; k of m        some clause fails
+    clauses fail."  (M: the failed clause missing its threshold most)
+    "Not decided: M is x [lo, hi] points, an interval that straddles    none fails, one is
+    C."                                                                 open
+    "Keep the retriever: all m clauses hold; the closest, M, is         every clause holds
+    x [lo, hi] points against C."
+    ==================================================================  ====================
+    """
     from ragnb.codetasks.keep import parse_keep
 
     c = kv.clauses
     stated = {cl.metric: cl.in_points() for cl in parse_keep(kv.condition, source="condition")}
-    parts = [f"{r['metric']} {points(r['mean'])} {interval(r['ci_low'], r['ci_high'])} "
-             f"against {stated.get(r['metric'], r['condition'])} ({r['status']})"
-             for r in c.to_dict("records")]
-    answer = (f"{kv.verdict.capitalize()} the retriever (recall in points): "
-              + "; ".join(parts) + ".")
-    next_step = {"keep": "Keep the retriever; re-check on the next batch of merged changes.",
-                 "fix": "Fix the clause that fails (the gap is named above) before keeping the "
-                        "retriever.",
-                 }.get(kv.verdict, "Mine more tasks: the intervals straddle the thresholds.")
+    said = {r["metric"]: f"{r['metric']} recall is {points(r['mean'])} "
+                         f"{interval(r['ci_low'], r['ci_high'])} points"
+            for r in c.to_dict("records")}
+    margin = {r["metric"]: min(abs(r["ci_low"] - t), abs(r["ci_high"] - t))
+              for r, t in zip(c.to_dict("records"),
+                              [cl.threshold for cl in parse_keep(kv.condition,
+                                                                 source="condition")])}
+    status = dict(zip(c["metric"], c["status"]))
+    m = len(c)
+    failed = [x for x in c["metric"] if status[x] == "failed"]
+    open_ = [x for x in c["metric"] if status[x] not in ("failed", "met")]
+    if failed:
+        lead = max(failed, key=lambda x: margin[x])
+        answer = (f"Fix the retriever: {said[lead]} against {stated[lead]}; "
+                  f"{len(failed)} of {m} clauses fail.")
+        next_step = f"Close the {lead} gap before keeping the retriever."
+    elif open_:
+        lead = open_[0]
+        answer = (f"Not decided: {said[lead]}, an interval that straddles {stated[lead]}.")
+        next_step = "Mine more tasks: the interval straddles the threshold."
+    else:
+        lead = min(c["metric"], key=lambda x: margin[x]) if m else ""
+        answer = (f"Keep the retriever: all {m} clauses hold; the closest, "
+                  f"{said[lead]} against {stated[lead]}." if m else
+                  "Keep the retriever: the condition has no clause.")
+        next_step = "Keep the retriever; re-check on the next batch of merged changes."
+    why = [f"{said[x]} against {stated[x]}: {status[x]}." for x in c["metric"] if x != lead]
+    why.append("Recall in points (recall x 100); a clause holds when its whole interval meets "
+               "the threshold and fails when its whole interval misses it.")
     table = pd.DataFrame({
         "clause (points)": [stated.get(m, str(x)) for m, x in zip(c["metric"], c["condition"])],
         "mean (points)": [points(v) for v in c["mean"]],
@@ -80,7 +112,7 @@ def keep_finding(kv: KeepVerdict, *, display_names: Mapping[str, str],
     })
     return Finding(
         Headline("Does the code retriever find every file a change needs?", answer, next_step,
-                 kv.verdict),
+                 kv.verdict, tuple(why)),
         table, chart, checks_frame([]), kv.description,
         caption=f"Each keep clause against its interval, recall in {POINTS}",
         source=kv,

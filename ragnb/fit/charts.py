@@ -12,6 +12,9 @@ import altair as alt
 from ragnb.metrics.registry import metric_label
 from ragnb.result import display_name
 
+#: Each role's colour on every page: the baseline grey, the champion (challenger) red.
+ROLE_COLORS = {"baseline": "#888888", "champion": "#cc0000"}
+
 
 def four_cell_chart(fc, display_names: Mapping[str, str] | None = None) -> alt.LayerChart:
     """Means with intervals in points (x100): baseline and champion on each split (a FourCell).
@@ -26,13 +29,17 @@ def four_cell_chart(fc, display_names: Mapping[str, str] | None = None) -> alt.L
         config_role=lambda d: d["config"].map({fc.baseline: "baseline", fc.champion: "champion"}),
         config=lambda d: [display_name(c, display_names) for c in d["config"]],
         label=lambda d: d["config"] + ", " + d["config_role"])
+    labels = [f"{base_name}, baseline", f"{champ_name}, champion"]
     base = alt.Chart(cells).encode(
         x=alt.X("split:N", title=None, sort=[fc.golden, fc.production],
                 axis=alt.Axis(labelAngle=0)),
-        xOffset=alt.XOffset("label:N", sort=[f"{base_name}, baseline",
-                                             f"{champ_name}, champion"]),
+        xOffset=alt.XOffset("label:N", sort=labels),
+        # the role sets the colour, whatever the names' alphabetical order (issue 33 #10);
+        # the legend sits below the plot, its labels whole
         color=alt.Color("label:N", title="config",
-                        scale=alt.Scale(range=["#888888", "#cc0000"])),
+                        scale=alt.Scale(domain=labels, range=list(ROLE_COLORS.values())),
+                        legend=alt.Legend(orient="bottom", direction="vertical",
+                                          labelLimit=0)),
     )
     bars = base.mark_errorbar(thickness=2).encode(
         y=alt.Y("ci_low:Q", title=f"mean {metric_label(fc.metric)} (points)",

@@ -31,16 +31,17 @@ from ragnb.result import (
 @register(HealthReview)
 def health_finding(hr: HealthReview, *, display_names: Mapping[str, str],
                    chart: Any = None) -> Finding:
-    """Headline: how many health checks hold; the failures said as what failed, worst first.
+    """Headline: how many health checks hold and the most urgent failure; the rest are Why.
 
     ======================================================  ================================
     sentence                                                condition
     ======================================================  ================================
-    "k of n health checks hold for S; failing: F1; F2."     some check fails; ``Fi`` each
+    "k of n health checks hold for S; most urgent: F1."     some check fails; ``Fi`` each
                                                             failure as the check words it
                                                             (:mod:`ragnb.health.review`),
                                                             "(on T)" when computed on T != S
-    Next: "Fix first: F1 — its chart is below."             the most urgent failure
+    Why: "Also failing: Fi." each further failure; "Holding: C, ...." the checks that hold
+    Next: "Fix the C1 check first; its chart is below."     the most urgent failure's check
     "All n health checks hold for S." (+ "; C ran on T")    every check holds (C: the checks
                                                             computed on another split T)
     Next: "Keep using the test set; ..."                    every check holds
@@ -49,22 +50,27 @@ def health_finding(hr: HealthReview, *, display_names: Mapping[str, str],
     checks = checks_frame([(e.check, e.holds, e.detail) for e in hr.entries])
     first = hr.failing()
     n = len(hr.entries)
+    holding = [e.check for e in hr.entries if e.holds]
+    why = [f"Also failing: {hr.said(e)}." for e in first[1:]]
     if first:
-        answer = (f"{n - len(first)} of {n} health checks hold for {hr.split}; failing: "
-                  + "; ".join(hr.said(e) for e in first) + ".")
-        next_step = f"Fix first: {hr.said(first[0])} — its chart is below."
+        answer = (f"{n - len(first)} of {n} health checks hold for {hr.split}; most urgent: "
+                  f"{hr.said(first[0])}.")
+        if holding:
+            why.append("Holding: " + ", ".join(holding) + ".")
+        next_step = f"Fix the {first[0].check} check first; its chart is below."
         shown = chart if chart is not None else first[0].chart
     else:
         elsewhere = [e for e in hr.entries if e.split != hr.split]
         answer = (f"All {n} health checks hold for {hr.split}"
                   + "".join(f"; the {e.check} check ran on {e.split}" for e in elsewhere) + ".")
+        why.append("Holding: " + ", ".join(holding) + ".")
         next_step = "Keep using the test set; re-run this check with every new corpus build."
         shown = chart if chart is not None else (hr.entries[0].chart if hr.entries else None)
     table = checks.assign(holds=checks["holds"].map({True: "holds", False: "fails"}),
                           split=[e.split for e in hr.entries])
     return Finding(
         Headline("Is the test set still a fair ruler?", answer, next_step,
-                 f"{n - len(first)} of {n} hold"),
+                 f"{n - len(first)} of {n} hold", tuple(why)),
         table, shown, checks, hr.description,
         caption="Each health check and the split it ran on; metric differences in points "
                 "(metric × 100), shares in %",

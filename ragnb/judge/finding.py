@@ -80,27 +80,31 @@ def _headline(baseline: str, challenger: str, a: Agreement, e: JudgedEstimates |
                         f"Judge {a.judge}'s labels are the people's own, every grade the same "
                         f"on all {a.counts['both']:,} pairs: nothing is measured.",
                         "Check that the judge file is not a copy of the qrels.", "no judge")
+    leaning = _leaning(a)
+    leans = [f"The judge{leaning.removeprefix(' and')}."] if leaning else []
     if e is None or not challenger:
         word = ("its labels can stand in for people's" if a.kappa >= 0.8 else
-                "use it only with its error carried (PPI), not as people's labels")
+                "use it only with its error carried (PPI)")
         return Headline("Can the judge's labels stand in for people's?",
                         f"Judge {a.judge} agrees exactly with people on {a.exact:.0%} of "
                         f"{a.counts['both']:,} pairs ({band(a.kappa)}, κ {a.kappa:.2f} "
-                        f"{_kappa_interval(a)}){_leaning(a)}: {word}.",
+                        f"{_kappa_interval(a)}): {word}.",
                         "Give the test set runs and a baseline to read differences with the "
-                        "judge's error carried.", band(a.kappa))
+                        "judge's error carried.", band(a.kappa), tuple(leans))
     c, b = display_name(challenger, names), display_name(baseline, names)
     judged = e.difference(challenger, ESTIMATORS[1])
+    alone = (f"The judge alone says {points(judged['estimate'], signed=True)} points, a biased "
+             f"figure ({trust}).")
     if e.refused:
         row = e.difference(challenger, ESTIMATORS[0])
-        answer = (f"People alone put {c} vs {b} at {_pt(row)} points ({e.n_labelled} "
-                  f"queries) and the judge alone at {points(judged['estimate'], signed=True)} "
-                  f"(biased; {trust}); PPI is not given: {e.refused}.")
+        answer = (f"{c} vs {b}: {_pt(row)} points from people alone on {e.n_labelled} "
+                  "queries; the judge's labels are not used.")
+        why = [f"PPI is not given: {e.refused}.", alone, *leans]
     else:
         row = e.difference(challenger, ESTIMATORS[2])
-        answer = (f"With the judge's error carried (PPI++), {c} vs {b} is {_pt(row)} points; "
-                  f"the judge alone says {points(judged['estimate'], signed=True)} (biased; "
-                  f"{trust}).")
+        answer = (f"{c} vs {b}: {_pt(row)} points with the judge's error carried (PPI++, "
+                  f"{e.n_labelled} people-judged queries).")
+        why = [alone, *leans]
     side = _side(row)
     verdict = {1: "better", -1: "worse", 0: "inconclusive at this n"}[side]
     if side:
@@ -116,7 +120,7 @@ def _headline(baseline: str, challenger: str, a: Agreement, e: JudgedEstimates |
                 if math.isfinite(need) and need > e.n_labelled else
                 "More people-judged queries, drawn at random, would narrow it.")
     return Headline(f"Is {c} better than {b}, reading the judge's labels honestly?", answer,
-                    step, verdict)
+                    step, verdict, tuple(why))
 
 
 def _leaning(a: Agreement) -> str:

@@ -82,8 +82,14 @@ def split_use_finding(su: SplitUse, *, display_names: Mapping[str, str],
               "selection bias and noise)" if outcome == "not told apart" else
               f"ranking two close candidates on it is {outcome}")
     answer = (f"{su.split} has been used to choose {int(n)} time{'' if int(n) == 1 else 's'} "
-              f"({budget}), which inflates its best score by {how}; {ranked}.")
+              f"({budget}); {ranked}.")
+    why = [f"Choosing on it inflates its best score by {how}."]
+    if demoted:
+        why.append(f"{su.split} was demoted to a regression guard: it no longer ranks "
+                   "candidates.")
     sealed = m[m.get("sealed", pd.Series(False, index=m.index)).fillna(False).astype(bool)]
+    if len(sealed):
+        why.append(f"Sealed for confirmation: {', '.join(sealed['split'])}.")
     keep = f"; keep {', '.join(sealed['split'])} sealed for confirmation" if len(sealed) else ""
     if demoted or outcome == "refused":
         next_step = (f"Rank candidates on a fresh split{keep}; use {su.split} only as a "
@@ -103,7 +109,7 @@ def split_use_finding(su: SplitUse, *, display_names: Mapping[str, str],
     checks = [(f"{r['check']}: {r['outcome']}", True, "") for r in su.guard.to_dict("records")]
     return Finding(
         Headline("How often has each split been used to choose?", answer, next_step,
-                 outcome),
+                 outcome, tuple(why)),
         table, chart, checks_frame(checks), su.description,
         caption=f"Each split's use for selection; inflation in {POINTS}",
         source=su,

@@ -47,7 +47,7 @@ def test_every_surface_gives_the_pages_headline():
                         judge=str(JUDGE), judge_name="umbrela-like", extra="drop",
                         resamples=200)
     # the same PPI++ interval everywhere (the page's names carry display names)
-    interval = page.split(" is ", 1)[1].split(" points")[0]
+    interval = page.split(": ", 1)[1].split(" points")[0]
     for text in (out, out2, " ".join(out3.split()), api.headline.answer):
         assert interval in " ".join(text.split())
 

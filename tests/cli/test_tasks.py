@@ -29,8 +29,9 @@ def test_score_demo_with_keep_condition(capsys):
     # the page's headline first (07-code-tasks): the keep verdict, thresholds in points
     words = " ".join(said.split())
     assert words.startswith("Does the code retriever find every file a change needs? Fix the "
-                            "retriever (recall in points): all_files 54.3 ")
-    assert "against all_files >= 80.0 (failed); caller 44.7 " in words
+                            "retriever: caller recall is 44.7 ")
+    assert "- all_files recall is 54.3 " in words
+    assert "points against all_files >= 80.0: failed." in words
     assert "Verdict: fix" in said.splitlines()
 
 

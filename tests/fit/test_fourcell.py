@@ -122,6 +122,20 @@ def test_chart_spec(demo_four_cell):
     assert len(spec["datasets"][next(iter(spec["datasets"]))]) == 4   # four cells
 
 
+@pytest.mark.parametrize("names", [{"base": "zeta", "champ": "alpha"},
+                                   {"base": "alpha", "champ": "zeta"}])
+def test_the_champion_is_red_whatever_the_names_order(names):
+    """Issue 33 #10: the colour followed the alphabet (red champion on one workspace, grey on
+    another); and the legend cut the names off ("January baseline (round-00), bas...")."""
+    fc = four_cell(case(0.5, 0.5, 0.05, 0.05, n=40), baseline="base", champion="champ",
+                   resamples=200)
+    color = four_cell_chart(fc, names).to_dict()["layer"][0]["encoding"]["color"]
+    assert dict(zip(color["scale"]["domain"], color["scale"]["range"])) == {
+        f"{names['base']} (base), baseline": "#888888",
+        f"{names['champ']} (champ), champion": "#cc0000"}
+    assert color["legend"]["labelLimit"] == 0
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("scenario", list(SCENARIOS))
 def test_joint_reading_is_right_in_simulated_scenarios(scenario):

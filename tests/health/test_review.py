@@ -51,12 +51,11 @@ def test_a_failing_held_back_check_is_said_as_what_failed_on_its_split():
     f = finding(health_review("production", holdout_split="golden",
                               **_inputs(diverged=True, groups=3)))
     assert f.headline.answer == (
-        "5 of 7 health checks hold for production; failing: held-back 20% disagrees with the "
-        "rest by -9.8 points [-14.0, -5.6] (on golden); 3 near-duplicate groups hold 6 of 50 "
-        "queries.")
-    assert f.headline.next_step == (
-        "Fix first: held-back 20% disagrees with the rest by -9.8 points [-14.0, -5.6] (on "
-        "golden) — its chart is below.")
+        "5 of 7 health checks hold for production; most urgent: held-back 20% disagrees with "
+        "the rest by -9.8 points [-14.0, -5.6] (on golden).")
+    assert f.headline.why[0] == "Also failing: 3 near-duplicate groups hold 6 of 50 queries."
+    assert f.headline.why[-1].startswith("Holding: coverage, ")
+    assert f.headline.next_step == "Fix the held-back 20% check first; its chart is below."
     assert "20% agrees" not in f.headline.answer
 
 
@@ -65,12 +64,15 @@ def test_every_rule_fails_on_its_own_figures_on_one_split():
                                                   outside=("search",), small=("login",),
                                                   groups=1, diverged=True)))
     assert f.headline.answer == (
-        "0 of 7 health checks hold for golden; failing: held-back 20% disagrees with the rest "
-        "by -9.8 points [-14.0, -5.6]; 3 of 40 answerable queries have no answer in the build "
-        "(92.5% covered [90.0%, 100.0%]); 4 of 50 queries have stale or removed judgments; "
-        "unanswerable share 30.0% [20.0%, 40.0%] misses the target 15%; declared source share "
-        "outside its interval: search; 1 of 2 buckets are too small to see 5 points: login; "
-        "1 near-duplicate groups hold 2 of 50 queries.")
+        "0 of 7 health checks hold for golden; most urgent: held-back 20% disagrees with the "
+        "rest by -9.8 points [-14.0, -5.6].")
+    assert f.headline.why == tuple(f"Also failing: {x}." for x in (
+        "3 of 40 answerable queries have no answer in the build (92.5% covered [90.0%, "
+        "100.0%])", "4 of 50 queries have stale or removed judgments",
+        "unanswerable share 30.0% [20.0%, 40.0%] misses the target 15%",
+        "declared source share outside its interval: search",
+        "1 of 2 buckets are too small to see 5 points: login",
+        "1 near-duplicate groups hold 2 of 50 queries"))
     assert list(f.checks["holds"]) == [False] * 7
     assert set(f.display_table["split"]) == {"golden"}
 
@@ -79,7 +81,7 @@ def test_a_check_added_by_hand_without_a_failure_sentence_says_it_fails():
     review = HealthReview("production")
     review.add("coverage", False, "3 lost")
     assert finding(review).headline.answer == ("0 of 1 health checks hold for production; "
-                                               "failing: coverage fails (3 lost).")
+                                               "most urgent: coverage fails (3 lost).")
 
 
 def test_the_row_of_all_queries_is_not_counted_as_a_bucket():
@@ -89,5 +91,5 @@ def test_the_row_of_all_queries_is_not_counted_as_a_bucket():
     inputs["buckets"] = pd.DataFrame({"bucket": ["billing", "login", "all queries"],
                                       "too_small": [True, True, False]})
     f = finding(health_review("production", **inputs))
-    assert f.headline.answer == ("6 of 7 health checks hold for production; failing: 2 of 2 "
-                                 "buckets are too small to see 5 points: billing, login.")
+    assert f.headline.answer == ("6 of 7 health checks hold for production; most urgent: 2 of "
+                                 "2 buckets are too small to see 5 points: billing, login.")

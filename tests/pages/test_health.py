@@ -149,8 +149,9 @@ def test_coverage_and_the_unanswerable_count_are_the_files_own(finding):
         == sorted(lost)
     assert finding.headline.answer.startswith("2 of 7 health checks hold for production")
     assert "6 of 173 answerable queries have no answer in the build (96.5% covered" \
-        in finding.headline.answer
-    assert "53 of 200 queries have stale or removed judgments" in finding.headline.answer
+        in " ".join(finding.headline.why)
+    assert "Also failing: 53 of 200 queries have stale or removed judgments." \
+        in finding.headline.why
     said = {s.caption: s.content for s in finding.sections if s.kind == "markdown"}
     assert said["Staleness: judged before the document changed"] == (
         "**Judgment freshness fails:** 53 of 200 queries have stale or removed judgments.")
@@ -192,7 +193,7 @@ def test_the_headline_counts_the_buckets_the_table_lists(finding):
     small = buckets[buckets["too_small"]]
     assert (len(small), len(buckets)) == (6, 6)
     assert (f"{len(small)} of {len(buckets)} buckets are too small to see 5 points: "
-            + ", ".join(small["bucket"])) in finding.headline.answer
+            + ", ".join(small["bucket"])) in " ".join(finding.headline.why)
 
 
 def test_ragnb_run_prints_the_api_finding(finding):

@@ -48,7 +48,8 @@ def test_the_headline_reads_its_own_table(finding):
     answer = finding.headline.answer
     assert f"{ppi['estimate'] * 100:+.1f} [{ppi['low'] * 100:+.1f}, {ppi['high'] * 100:+.1f}]" \
         in answer
-    assert f"the judge alone says {judged['estimate'] * 100:+.1f} (biased" in answer
+    assert f"The judge alone says {judged['estimate'] * 100:+.1f} points, a biased figure" \
+        in finding.headline.why[0]
     assert finding.headline.verdict == ("better" if ppi["low"] > 0 else
                                         "worse" if ppi["high"] < 0 else "inconclusive at this n")
     assert len(re.findall(r"[.!?](\s|$)", answer)) == 1  # one sentence
@@ -112,8 +113,9 @@ def test_judge_labels_nobody_retrieved_or_judged_are_counted(tmp_path):
     f = run(resolve("08-judge", ws, resamples=50))
     assert "judge_unused: 2 — judge labels of pairs no run retrieved and no person judged" \
         in f.to_text()
+    assert "from people alone on 2 queries; the judge's labels are not used" in f.headline.answer
     assert "PPI is not given: only 2 people-labelled queries: PPI needs at least 3" \
-        in f.headline.answer
+        in f.headline.why[0]
 
 
 def test_an_identical_judge_is_said_not_celebrated(tmp_path):

@@ -97,9 +97,11 @@ def test_run_shows_the_split_use_then_the_history_then_the_guard(page):
     assert captions[7].startswith("The regression guard on golden: the close ranking it refuses")
     assert all(s.content for s in finding.sections if s.kind == "markdown")  # no empty header
     h = finding.headline
-    assert h.verdict == "refused" and h.answer.startswith(
-        "golden has been used to choose 40 times (budget 40), which inflates its best score "
-        "by about 0.23 points (empirical-Bayes selection bootstrap)")
+    assert h.verdict == "refused" and h.answer == (
+        "golden has been used to choose 40 times (budget 40); ranking two close candidates on "
+        "it is refused.")
+    assert h.why[0] == ("Choosing on it inflates its best score by about 0.23 points "
+                        "(empirical-Bayes selection bootstrap).")
     assert "NaN" not in finding.to_text() and "nan" not in finding.to_text()
 
 

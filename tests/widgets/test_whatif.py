@@ -56,7 +56,7 @@ def test_starts_with_the_spec_and_one_checkbox_per_stratum(comparison):
     # the same headline block as the report page, from the same result shape
     pooled = w.breakdown.pooled["delta"] * 100
     assert 'id="ragnb-headline"' in w.status_html.value
-    assert f"pooled {pooled:+.2f} [" in w.status_html.value
+    assert f": {pooled:+.1f} [" in w.status_html.value
     assert "checks hold" in w.status_html.value
     assert WARNING.split(":")[0] in w.log_html.value and "<li>none</li>" in w.log_html.value
 

@@ -113,7 +113,7 @@ def test_every_surface_shows_the_one_figure(demo):
     # 02: the trajectory computes it itself from the rounds (same function, same seed)
     tr = trajectory(scores, rounds, resamples=200)
     shown["02 trajectory"] = tr.inflation["inflation"]
-    assert points in finding(tr, display_names={}).headline.answer
+    assert points in " ".join(finding(tr, display_names={}).headline.why)
     # 01: the four-cell table's split rows and its ledger table
     per_split = {"golden": fresh(), "production": winf.workspace_inflation(ws, "production",
                                                                            "ndcg@10")}
@@ -131,7 +131,7 @@ def test_every_surface_shows_the_one_figure(demo):
     guard = guard_report("golden", means, "round-40", 40, 0.0029, 0.16, inflation=fresh())
     assert guard.loc[0, "selection_bias_points"] == round(figure.points, 2)
     assert guard.loc[0, "outcome"] == "refused" and points in guard.loc[0, "detail"]
-    headline = SplitUse(manifests, guard, "golden", 0.0029).finding().headline.answer
+    headline = SplitUse(manifests, guard, "golden", 0.0029).finding().headline.why[0]
     assert f"by about {points} (empirical-Bayes selection bootstrap)" in headline
     # the CLI, each command in a fresh cache
     base = ["--baseline", "round-00", "--challenger", "round-40", "--metric", "ndcg@10",
