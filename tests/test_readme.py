@@ -94,3 +94,16 @@ def test_every_docs_page_renders_and_every_link_resolves(page):
         if not target.startswith("http"):
             base = PROJ_ROOT if target.startswith("docs/") else page.parent
             assert (base / target).exists(), (page.name, target)
+
+
+def test_the_changelog_names_the_packaged_version():
+    """Issue 33 #6: a version that moves. The top entry of CHANGELOG.md is the version
+    ``pyproject.toml`` declares, and the installed package reports."""
+    import tomllib
+
+    import ragnb
+
+    declared = tomllib.loads((PROJ_ROOT / "pyproject.toml").read_text())["project"]["version"]
+    top = re.search(r"(?m)^## (\d+\.\d+\.\d+) — \d{4}-\d{2}-\d{2}$",
+                    (PROJ_ROOT / "CHANGELOG.md").read_text())
+    assert top and top.group(1) == declared == ragnb.__version__
