@@ -137,10 +137,13 @@ def run(args: argparse.Namespace) -> int:
         cols.remove("stratum")
     if len(metrics) == 1:
         cols.remove("metric")
+    if args.format == "table" and not args.out:
+        # the Finding first and alone: headline, its table in points, method, short notes;
+        # the full frame is behind --format csv|tsv|json (issue 33 #5)
+        print(finding_text(found, header[3:]), end="")
+        return 0
     out = result
     if args.format == "table":
-        if not args.out:  # the answer first, then the table it reads
-            print(found.headline_text() + "\n")
         out = result[cols].copy()
         out["queries_needed"] = [f"{int(v):,}" if v == v and v != float("inf") else "—"
                                  for v in out["queries_needed"]]
@@ -150,6 +153,23 @@ def run(args: argparse.Namespace) -> int:
         "baseline_mean", "challenger_mean", "delta", "ci_low", "ci_high", "se", "mde",
         "inflation"), notes_below=True, dash=DASH)
     return 0
+
+
+def finding_text(found, notes: list[str]) -> str:
+    """``found.to_text()``, then ``notes`` (header lines without their ``#``; checks that
+    hold only counted, in the finding's "Checks" line) numbered, then where the full table
+    is.
+    """
+    import textwrap
+
+    from ragnb.result import TEXT_WIDTH
+
+    said = [" ".join(n.removeprefix("# ").removeprefix("note: ").split()) for n in notes
+            if not (n.startswith("# check [") and ": ok — " in n)]  # "Checks:" counts those
+    lines = [textwrap.fill(f"[{i}] {n}", TEXT_WIDTH, subsequent_indent="    ",
+                           break_on_hyphens=False) for i, n in enumerate(said, start=1)]
+    return (found.to_text() + ("\nNotes:\n" + "\n".join(lines) + "\n" if lines else "")
+            + "\nThe full table (values 0-1, every column): --format csv, tsv or json.\n")
 
 
 def refuse_close_ranking(manifest, scores, metrics: list[str], figures=None) -> None:

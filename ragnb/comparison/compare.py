@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from ragnb.comparison.finding import comparison_finding
 from ragnb.metrics import parse_metric
 from ragnb.metrics.score import score
-from ragnb.result import Finding
+from ragnb.result import Finding, notes_sections
 from ragnb.stats.family import compare_metrics
 
 
@@ -21,8 +22,8 @@ def compare(test_set: Any, runs: Sequence[Any], metrics: str | Sequence[str], *,
     ----------
     test_set : TestSet
         :func:`ragnb.read_test_set`'s result.
-    runs : sequence of Run
-        :func:`ragnb.read_run`'s results, one per config.
+    runs : sequence of Run, paths or what :func:`ragnb.score` reads
+        One per config, in order (:func:`ragnb.read_run`'s results, paths, DataFrames).
     metrics : str or sequence of str
         ``"ndcg@10"``, ``["ndcg@10", "rr@10"]`` (one Holm family: metrics x challengers).
     baseline : str, optional
@@ -38,7 +39,8 @@ def compare(test_set: Any, runs: Sequence[Any], metrics: str | Sequence[str], *,
         the Finding of page ``08-judge``); ``judge_name``, ``challenger``, ``resamples``,
         ``seed``, ``missing`` and ``extra`` are its options.
     **options
-        Of :func:`ragnb.stats.compare` (``resamples``, ``seed``, ``ci``, ``method``).
+        Of :func:`ragnb.score` (``upper_grade``, ``no_relevant``, ``missing``, ``extra``)
+        and of :func:`ragnb.stats.compare` (``resamples``, ``seed``, ``ci``, ``method``).
 
     Returns
     -------
@@ -55,11 +57,22 @@ def compare(test_set: Any, runs: Sequence[Any], metrics: str | Sequence[str], *,
     names = [str(parse_metric(m)) for m in ([metrics] if isinstance(metrics, str) else metrics)]
     if judge is not None:
         return _judged(test_set, runs, names[0], baseline, display_names, judge, options)
-    scores = score(test_set, list(runs), names, policy=policy)  # type: ignore[arg-type]
-    base = baseline or runs[0].name
-    return compare_scores(scores, baseline=base, metrics=names,
-                          challengers=[r.name for r in runs if r.name != base],
-                          display_names=display_names, **options)
+    # the reader's options go to score, as `ragnb compare` passes them (issue 36 #2)
+    reading = {k: options.pop(k) for k in READING if k in options}
+    scores = score(test_set, runs, names, policy=policy, **reading)  # type: ignore[arg-type]
+    configs = scores.configs   # in the runs' order, whatever each run was given as
+    base = baseline or configs[0]
+    found = compare_scores(scores, baseline=base, metrics=names,
+                           challengers=[c for c in configs if c != base],
+                           display_names=display_names, **options)
+    # what reading dropped or noticed is shown with the finding, counted (the CLI prints the
+    # same notes under its table)
+    return replace(found, sections=(*found.sections,
+                                    *notes_sections(scores.notes, appendix=False)))
+
+
+#: Options of :func:`ragnb.score` that :func:`compare` passes on.
+READING = ("upper_grade", "no_relevant", "missing", "extra")
 
 
 def _judged(test_set: Any, runs: Sequence[Any], metric: str, baseline: str | None,

@@ -91,8 +91,11 @@ def comparison_headline(table: pd.DataFrame, display_names: Mapping[str, str]) -
         parts.append(strata)
         next_step += (" Whether the strata differ (not only which resolve on their own): "
                       "ragnb report 03-strata.")
+    from ragnb.metrics.registry import metric_label
+
+    why = tuple(f"Metric: {metric_label(str(m))}." for m in dict.fromkeys(rows["metric"]))
     return Headline(f"Is the challenger better than {base}?", "; ".join(parts) + ".",
-                    next_step, verdict)
+                    next_step, verdict, why)
 
 
 #: Strata named in the comparison's answer, at most (the largest moves first).
@@ -135,7 +138,7 @@ def comparison_finding(table: pd.DataFrame, *, display_names: Mapping[str, str] 
         **{k: [points(v, signed=k.startswith("Δ")) for v in table[c]] for k, c in SHOWN.items()
            if k != "n"},
         "n": table["n"],
-        "95% interval": [interval(lo, hi, signed=True)
+        "95% interval": [interval(lo, hi, signed=True) if lo == lo and hi == hi else "—"
                          for lo, hi in zip(table["ci_low"], table["ci_high"])],
         "p (Holm)": [f"{p:.2g}" if p == p else "—" for p in table["p_holm"]],
     })

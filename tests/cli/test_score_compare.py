@@ -280,16 +280,30 @@ def test_compare_text_is_answer_table_then_notes_with_a_dash_and_its_reason(tmp_
                          "--metric", "ndcg@10", "--resamples", "300", "--strata", strata,
                          "--by", "kind")
     assert code == 0, err
+    # issue 33 #5: the default output is the Finding (headline, its table in points, method,
+    # short notes); the raw 16-column frame is behind --format csv|tsv|json
     lines = out.splitlines()
     verdict = next(i for i, line in enumerate(lines) if line.startswith("Verdict: "))
-    head = lines[verdict + 2]
-    assert head.split()[:3] == ["challenger", "stratum", "n"]          # the table comes next
-    rows = {line.split()[1]: line.split() for line in lines[verdict + 3: verdict + 6]}
-    assert set(rows) == {"big", "tiny", "pooled"} and rows["tiny"][2] == "3"
+    assert lines[verdict + 2].startswith("Challenger − baseline in points (metric × 100)")
+    head = lines[verdict + 3]
+    assert head.split() == ["challenger", "metric", "stratum", "baseline", "challenger", "mean",
+                            "Δ", "(points)", "n", "95%", "interval", "p", "(Holm)"]
+    rows = {line.split()[2]: line.split() for line in lines[verdict + 5: verdict + 8]}
+    assert set(rows) == {"big", "tiny", "pooled"} and rows["tiny"][6] == "3"
     assert rows["tiny"][-1] == "—" and "NaN" not in out and "nan" not in out.lower().split()
-    notes = lines[verdict + 6:]
-    assert notes[0] == "# A dash: no test for the row (too few queries to say)."
-    assert notes[1] == "# metric values and differences in points (metric x 100); csv and " \
-                       "json keep 0-1"
-    assert all(line.startswith("#") and len(line) <= 100 for line in notes)
-    assert any(line.startswith("# check [champ] stratum sizes add up: ok") for line in notes)
+    assert lines[verdict + 8] == "A dash: no test for the row (too few queries to say)."
+    assert "queries_needed" not in out and "p_bootstrap " not in out and "# " not in out
+    notes = lines[lines.index("Notes:") + 1:]
+    assert all(len(line) <= 100 for line in notes)
+    assert not any("stratum sizes add up: ok" in line for line in notes)  # counted in Checks
+    assert "Checks: 6 of 7 checks hold; failing: champ: strata under 10 queries (tiny (n=3))" \
+        in lines
+    assert notes[0] == "[1] check [champ] strata under 10 queries: FLAGGED — tiny (n=3)"
+    assert rows["tiny"][-2] == "—"                                  # no interval: one dash
+    assert lines[-1] == "The full table (values 0-1, every column): --format csv, tsv or json."
+    code, raw, _ = cli("compare", "--judgments", DEMO_DIR / "production.jsonl",
+                       "--baseline", f"jan={DEMO_DIR / 'runs/production/round-00.jsonl'}",
+                       "--challenger", f"champ={DEMO_DIR / 'runs/production/round-40.jsonl'}",
+                       "--metric", "ndcg@10", "--resamples", "300", "--strata", strata,
+                       "--by", "kind", "--format", "csv")
+    assert code == 0 and "queries_needed" in raw.splitlines()[0]

@@ -1,0 +1,42 @@
+"""``ragnb.compare`` on files as a user gives them (issue 36 #2)."""
+import pytest
+
+import ragnb
+from ragnb.errors import InputError
+from ragnb.paths import DEMO_DIR
+
+RUNS = DEMO_DIR / "runs" / "production"
+
+
+def test_runs_may_be_paths_and_keep_their_order():
+    """Paths as runs once stopped on AttributeError ('str' object has no attribute 'name')."""
+    f = ragnb.compare(str(DEMO_DIR / "production.jsonl"),
+                      [str(RUNS / "round-00.jsonl"), str(RUNS / "round-40.jsonl")], "ndcg@10",
+                      resamples=200)
+    row = f.source.iloc[0]
+    assert (row["baseline"], row["challenger"], int(row["n"])) == ("round-00", "round-40", 200)
+    # seed 000's production figure (demo README): +1.1 [-0.9, +3.2]
+    assert "+1.1 [-0.9, +3.2] points of ndcg@10" in f.headline.answer
+    assert "Metric: ndcg@10 (exp gain 2^g-1)." in f.headline.why
+
+
+@pytest.mark.realdata
+def test_the_reader_options_are_honoured_on_cast(real_data):
+    """CAsT 2021's runs rank 81 queries the qrels lack: an error without ``extra="drop"``,
+    which ``ragnb.compare`` once accepted and ignored."""
+    base = real_data / "trec-cast-2021" / "2021"
+    qrels = base / "trec-cast-qrels-docs.2021.qrel"
+    runs = [base / "baselines" / "document_runs" / f"{n}.run.gz"
+            for n in ("org_convdr", "org_manual_bm25")]
+    if not all(r.exists() for r in runs):
+        pytest.skip(f"CAsT 2021 runs not found under {base}")
+    with pytest.raises(InputError, match="not in the test set"):
+        ragnb.compare(str(qrels), [str(r) for r in runs], "ndcg_cut_10", resamples=200)
+    f = ragnb.compare(str(qrels), [str(r) for r in runs], "ndcg_cut_10", extra="drop",
+                      resamples=200)
+    row = f.source.iloc[0]
+    assert int(row["n"]) == len(ragnb.read_test_set(qrels).query_ids)
+    # issue 36 #1: the workspace's figure for the same pair (linear gain, as trec_eval)
+    assert "+3.2 [-1.6, +8.0] points of ndcg_linear@10" in f.headline.answer
+    # what was dropped is counted and shown with the finding
+    assert "dropped_run_queries: 81" in f.to_text()
