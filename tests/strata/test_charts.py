@@ -35,7 +35,8 @@ def test_rows_in_table_order_pooled_marked_sizes_in_labels():
     assert data["delta"].round(3).tolist()[:3] == [2.667, 0.0, -10.0]
     assert data.loc[3, "delta"] == bd.pooled["delta"] * 100
     layers = spec["layer"]
-    assert [layer["mark"]["type"] for layer in layers] == ["rule", "rule", "point", "point"]
+    assert [layer["mark"]["type"] for layer in layers] == ["rule", "rule", "point", "point",
+                                                           "point", "point"]  # + clip arrows
     assert layers[2]["encoding"]["size"]["field"] == "n"          # dot area shows the size
     assert layers[3]["encoding"]["shape"]["scale"]["range"] == ["circle", "diamond", "square"]
     assert layers[1]["encoding"]["y"]["sort"] == data["row"].tolist()
@@ -66,3 +67,30 @@ def test_the_widget_spec_is_the_altair_chart():
         assert strata_spec(bd) == altair_dict(strata_chart(bd))
         assert strata_spec(bd, display_names=names) == altair_dict(
             strata_chart(bd, display_names=names))
+
+
+def test_one_small_stratums_wide_interval_is_cut_not_stretching_the_axis():
+    """Issue 33: on the demo, malformed (14 queries, [-29.8, +29.3]) stretched the axis to
+    +-30 and squeezed the other strata (widths 4-13 points) into a fifth of the plot."""
+    from ragnb.paths import DEMO_DIR
+    from ragnb.workspace import open_workspace
+    from ragnb.workspace.splits import score_splits
+
+    ws = open_workspace(DEMO_DIR)
+    test_sets, runs = ws.splits(["production"], ["round-00", "round-40"])
+    scores, _ = score_splits(test_sets, runs, "ndcg@10")
+    scores = scores[scores["split"] == "production"]
+    labels = ws.strata("production").set_index("query_id")["query_type"]
+    bd = breakdown(scores, labels, "query_type", baseline="round-00", challenger="round-40",
+                   resamples=500)
+    spec, data = chart_data(strata_chart(bd))
+    lo, hi = spec["layer"][1]["encoding"]["x"]["scale"]["domain"]
+    rows = data.set_index("stratum")
+    assert rows.loc["malformed", "clip_low"] and rows.loc["malformed", "clip_high"]
+    assert not rows.drop("malformed")[["clip_low", "clip_high"]].any().any()
+    # every other interval and every estimate inside; the axis about 21 points wide, not 60
+    assert lo <= rows["ci_low"].drop("malformed").min() and hi >= rows["ci_high"].drop(
+        "malformed").max()
+    assert hi - lo < 25   # the equal-weight average spans [-10.2, +10.2] itself
+    assert rows.loc["malformed", "ci_high_shown"] == hi      # the arrow sits at the edge
+    assert spec["title"]["subtitle"][-1].startswith("cut at the edge (arrow): malformed (n=14)")
