@@ -287,23 +287,61 @@ def rows_not_shown(table: pd.DataFrame, max_rows: int | None) -> str:
             if hidden else "")
 
 
-def format_unit(value: Any, unit: str) -> str:
-    """One value (0-1) in a display unit: ``points[:digits]``, ``signed points``, ``percent``."""
+def format_unit(value: Any, unit: str, digits: int | None = None) -> str:
+    """One value (0-1) in a display unit: ``points[:digits]``, ``signed points``, ``percent``.
+
+    Points without ``:digits`` take ``digits`` (a table's :func:`table_decimals`), else
+    the value's own :func:`decimals`.
+    """
     if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)):
         return MISSING
-    name, _, digits = unit.partition(":")
+    name, _, stated = unit.partition(":")
     if name in ("points", "signed points"):
-        return points(float(value), signed=name == "signed points", digits=int(digits or 1))
+        return points(float(value), signed=name == "signed points",
+                      digits=int(stated) if stated else digits)
     if name == "percent":
-        return f"{float(value) * 100:.{int(digits or 1)}f}%"
+        return f"{float(value) * 100:.{int(stated or 1)}f}%"
     raise InputError(f"unknown unit {unit!r}: points, signed points or percent", key="units")
 
 
+def table_decimals(table: pd.DataFrame, units: Mapping[str, str]) -> int:
+    """One precision for a table's points columns (``units``): :func:`decimals` over all
+    their values, raised (to 3 at most) while two different figures of one row would print
+    alike (a lower and an upper bound 0.03 points apart both as 74.4).
+
+    >>> t = pd.DataFrame({"lower": [0.7441, 0.5], "upper": [0.7444, 0.6]})
+    >>> table_decimals(t, {"lower": "points", "upper": "points"})
+    2
+    """
+    columns = [c for c, u in units.items() if c in table and u.partition(":")[0]
+               in ("points", "signed points") and not u.partition(":")[2]]
+    if not columns:
+        return 1
+    values = table[columns].apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float) * 100
+    d = decimals(*(values[np.isfinite(values)] / 100))
+    while d < 3:
+        alike = False
+        for row in values:
+            row = row[np.isfinite(row)]
+            shown = np.round(row, d)
+            for i in range(len(row)):
+                for j in range(i + 1, len(row)):
+                    if abs(row[i] - row[j]) > 1e-9 and shown[i] == shown[j]:
+                        alike = True
+        if not alike:
+            break
+        d += 1
+    return d
+
+
 def shown_in_units(table: pd.DataFrame, units: Mapping[str, str] | None) -> pd.DataFrame:
-    """``table`` with its ``units`` columns formatted (:func:`format_unit`)."""
+    """``table`` with its ``units`` columns formatted (:func:`format_unit`), its points to
+    one precision (:func:`table_decimals`).
+    """
     if not units:
         return table
-    return table.assign(**{c: [format_unit(v, u) for v in table[c]]
+    d = table_decimals(table, units)
+    return table.assign(**{c: [format_unit(v, u, d) for v in table[c]]
                            for c, u in units.items() if c in table})
 
 

@@ -139,7 +139,7 @@ def bounds_text(bounds, result, *, strata=None, per_query: bool = False,
     if per_query:   # every query's row instead of the means (and their every-column copy)
         parts[1:3] = [table_section(bounds.per_query, f"{bounds.metric} per query in points "
                                     "(metric × 100): the three policies and the exact bounds",
-                                    units=dict.fromkeys(PER_QUERY_POINTS, "points:2"))]
+                                    units=dict.fromkeys(PER_QUERY_POINTS, "points"))]
     own = finding(bounds, chart=False)
     checks = own.checks
     if result is not None:

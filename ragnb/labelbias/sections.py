@@ -46,7 +46,7 @@ BOUNDS_BODY = ["config", "unjudged_share", "lower", "condensed", "upper", "bound
                "bound_max"]
 #: Display units of the bounds' body table: a share of passages in percent, metric values in
 #: points with two decimals.
-BOUNDS_UNITS = {"unjudged_share": "percent", **dict.fromkeys(BOUNDS_BODY[2:], "points:2")}
+BOUNDS_UNITS = {"unjudged_share": "percent", **dict.fromkeys(BOUNDS_BODY[2:], "points")}
 #: Columns of the judge-next list shown (the CSV and ``judge_next`` have every column).
 JUDGE_NEXT_COLUMNS = ["order", "query_id", "query", "passage_id", "retrieved_by", "challenger",
                       "direction", "swing"]
@@ -56,7 +56,7 @@ EFFECT_ON = "effect on"
 #: every row: the lesson states them, the appendix keeps every column).
 SHARD_BODY = ["config", EFFECT_ON, "n_shard", "effect_full", "projected", "ci_low", "ci_high"]
 #: Display units of the shard projection (changes of a mean, signed points).
-SHARD_UNITS = dict.fromkeys(("effect_full", "projected", "ci_low", "ci_high"), "signed points:2")
+SHARD_UNITS = dict.fromkeys(("effect_full", "projected", "ci_low", "ci_high"), "signed points")
 #: What a dash in the bounds table means.
 BOUNDS_DASH = ("A dash: not defined (a config with no passage in its top k for these queries "
                "has no unjudged share).")
@@ -130,7 +130,7 @@ def judge_next_sections(pool: Pool, next_up: pd.DataFrame | None, *, first: Iter
         sections.append(table_section(
             named(shown, display_names), "Judge next: ordered by how far one label could move "
             "a challenger-minus-baseline difference (swing in points)",
-            units={"swing": "points:2"}, max_rows=max_rows))
+            units={"swing": "points"}, max_rows=max_rows))
     return sections
 
 

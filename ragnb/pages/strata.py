@@ -128,7 +128,7 @@ def _by_query(inputs: StrataInputs, comparison: Any, column: str, names: dict[st
                           metric=i.metric, strata=query_strata)
     what = f"{i.metric} in points: {i.challenger} − {i.baseline}, stratum {column}"
     # data stays 0-1 (the CSV); the page shows points
-    units = {"baseline": "points:2", "challenger": "points:2", "delta": "signed points:2"}
+    units = {"baseline": "points", "challenger": "points", "delta": "signed points"}
     sections = [Section(f"Every query's difference ({what}), sorted", "chart",
                         query_delta_chart(deltas, display_names=names)),
                 table_section(deltas.head(EXTREMES), f"Largest losses ({what})", units=units),

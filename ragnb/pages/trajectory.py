@@ -238,7 +238,7 @@ def run(inputs: TrajectoryInputs) -> Finding:
         table_section(_endpoints(check, names),
                       f"The {i.production} line's endpoints and the four-cell {i.production} "
                       "cells, in points",
-                      units={"trajectory": "points:2", "four-cell cell": "points:2"}),
+                      units={"trajectory": "points", "four-cell cell": "points"}),
         split_status_section(splits),
     ]
     sections += notes_sections(notes)

@@ -38,7 +38,7 @@ from ragnb.report.kernel import PACKAGE_DIR_ENV, REPORT_ENV
 from ragnb.report.provenance import PROVENANCE_MIMETYPE
 from ragnb.result import escape_markdown as escape_markdown  # re-exported
 from ragnb.result import format_unit as format_unit  # re-exported
-from ragnb.result import markdown_text, plain_markdown
+from ragnb.result import markdown_text, plain_markdown, table_decimals
 from ragnb.spreadsheet import people_csv
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -171,8 +171,9 @@ def table_html(
         Rows shown; the rest are counted under the table.
     units : dict, optional
         Column -> unit of its (0-1) values as shown: ``"points"`` (x100, one
-        decimal; ``"points:2"`` two), ``"signed points"`` (with a sign) or
-        ``"percent"``. The CSV keeps the values as they are.
+        decimal unless a nonzero figure of the column would print 0.0:
+        :func:`ragnb.result.table_decimals`; ``"points:2"`` two), ``"signed points"``
+        (with a sign) or ``"percent"``. The CSV keeps the values as they are.
     display_names : dict, optional
         Config -> display name: cells of the config columns
         (:data:`CONFIG_COLUMNS`) show ``name (config)``; the CSV keeps the codes.
@@ -194,9 +195,10 @@ def table_html(
                                 for c in CONFIG_COLUMNS if c in frame})
     if units:
         frame = frame.copy()
+        digits = table_decimals(frame, units)
         for column, unit in units.items():
             if column in frame:
-                frame[column] = [format_unit(v, unit) for v in frame[column]]
+                frame[column] = [format_unit(v, unit, digits) for v in frame[column]]
     shown = frame if max_rows is None else frame.head(max_rows)
     head = "".join(f'<th class="{"num" if n else "txt"}">{html.escape(str(c))}</th>'
                    for c, n in zip(frame.columns, numeric))

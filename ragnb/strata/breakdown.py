@@ -179,9 +179,16 @@ class Breakdown(Analysis):
                      "reported over all queries includes them.")
         return text
 
-    def display_table(self, scale: float = 100.0, digits: int = 2) -> pd.DataFrame:
-        """The table as shown: deltas, intervals and MDE in points (x ``scale``)."""
+    def display_table(self, scale: float = 100.0, digits: int | None = None) -> pd.DataFrame:
+        """The table as shown: deltas, intervals and MDE in points (x ``scale``), to one
+        precision (default: :func:`ragnb.result.table_decimals`).
+        """
         t = self.table
+        if digits is None:
+            from ragnb.result import table_decimals
+
+            cols = ["baseline_mean", "challenger_mean", "delta", "ci_low", "ci_high"]
+            digits = table_decimals(t[cols], dict.fromkeys(cols, "points"))
 
         def f(v, signed=True):
             if pd.isna(v):

@@ -31,7 +31,7 @@ ALL = "all strata"
 CUTOFFS = (5, 10, 20, 50)
 _BLOCK_STYLE = "line-height: 1.4; white-space: normal"
 #: The per-query score table's metric columns, shown in points (the data stays 0-1).
-SCORE_UNITS = {"baseline": "points:2", "challenger": "points:2", "delta": "signed points:2"}
+SCORE_UNITS = {"baseline": "points", "challenger": "points", "delta": "signed points"}
 
 
 class QueryInspector:

@@ -97,9 +97,9 @@ def test_shard_projection(capsys):
     assert "projected to the whole set, in points (metric × 100)" in " ".join(out.split())
     body = [ln.split() for ln in lines if ln.split()[:2] == ["m2_r1", "its"]]
     assert [b[1:3] for b in body] == [["its", "mean"], ["its", "difference"]]
-    assert body[0][3:5] == [str(n), f"{effect * 100:+.2f}"]
+    assert body[0][3:5] == [str(n), f"{effect * 100:+.1f}"]
     projected = float(row["projected"]) * 100
-    assert body[0][5] == f"{projected:+.2f}"
+    assert body[0][5] == f"{projected:+.1f}"
     # the lesson speaks of this table's largest move (m2_r1), in its figures (issue 23 #11)
     # (the headline's one decimal, ragnb.result.decimals; the table keeps two)
     assert (f"moved m2_r1's rr@10 by {effect * 100:+.1f} points over all {big_n} queries "

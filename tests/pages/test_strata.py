@@ -65,9 +65,9 @@ def test_the_strata_sizes_add_up_and_the_losses_are_the_per_query_differences(fi
     losses = section.content   # data 0-1 (its CSV), shown in points by its units
     assert set(losses["query_id"]) <= set(diff.index[diff <= diff.iloc[4]])
     assert list(losses["delta"]) == pytest.approx(list(diff.iloc[:5].to_numpy()))
-    assert section.units == {"baseline": "points:2", "challenger": "points:2",
-                             "delta": "signed points:2"}
-    assert f"{diff.iloc[0] * 100:+.2f}" in finding.to_text()
+    assert section.units == {"baseline": "points", "challenger": "points",
+                             "delta": "signed points"}
+    assert f"{diff.iloc[0] * 100:+.1f}" in finding.to_text()
     pooled = finding.source.pooled["delta"]
     assert np.isclose(pooled, diff.mean())
     assert not pd.isna(pooled) and "NaN" not in finding.to_text()

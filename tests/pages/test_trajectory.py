@@ -116,7 +116,7 @@ def test_the_endpoints_are_the_mean_per_query_scores(finding):
     assert list(finding.sections[8].content["equal"]) == ["yes", "yes"]
     assert finding.checks["holds"].all() and len(finding.checks) == 6
     text = finding.to_text()
-    assert f"{production[last].mean() * 100:.2f}" in text and "NaN" not in text
+    assert f"{production[last].mean() * 100:.1f}" in text and "NaN" not in text
 
 
 def test_the_divergence_names_what_changed_and_the_chart_names_the_champions(finding):

@@ -178,7 +178,7 @@ def test_03_largest_losses_and_wins_and_06_version_diff_are_in_points(project_re
         columns = list(data.columns)
         for shown, (_, row) in zip(rows, data.iterrows(), strict=False):
             for col, unit in (("baseline", ""), ("challenger", ""), ("delta", "+")):
-                assert shown[columns.index(col)] == f"{row[col] * 100:{unit}.2f}", (caption, col)
+                assert shown[columns.index(col)] == f"{row[col] * 100:{unit}.1f}", (caption, col)
     page = project_reports["06-health"].html_path.read_text()
     readings = re.findall(r"round-\d\d: ([\d.]+) points on \S+ \(\d+ queries\) → ([\d.]+) on",
                           page)

@@ -71,13 +71,13 @@ def voila_url(tmp_path_factory):
 
 
 def expected_pooled(metric: str, exclude=()) -> str:
-    """The pooled Δ the table must show, from the per-query scores (points, 2 decimals)."""
+    """The pooled Δ the table must show, from the per-query scores (points, one decimal)."""
     comp = demo_comparison()
     wide = score(comp.test_set, comp.runs, metric).table.pivot(
         index="query_id", columns="config", values="value")
     keep = comp.table.loc[~comp.table["query_type"].isin(exclude), "query_id"]
     d = (wide["round-40"] - wide["round-00"]).loc[list(keep)]
-    return f"{d.mean() * 100:+.2f}"
+    return f"{d.mean() * 100:+.1f}"
 
 
 def test_widget_changes_recompute_the_table_in_the_browser(voila_url):
