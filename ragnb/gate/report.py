@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import html
 import json
+import math
 import re
 from dataclasses import dataclass, field
 
-from ragnb.gate.decide import GateDecision, rule_sentence
+from ragnb.gate.decide import POWER, GateDecision, rule_sentence
 from ragnb.gate.record import SplitStanding
 
 #: ``schema`` of the JSON document; bump when a field changes meaning.
@@ -86,7 +87,8 @@ class GateReport:
         lines += [f"  {r.metric}: n={r.n}, baseline {r.baseline_mean * 100:.1f}, "
                   f"challenger {r.challenger_mean * 100:.1f}, difference "
                   f"{r.delta * 100:+.1f} [{r.low * 100:+.1f}, {r.high * 100:+.1f}] "
-                  f"-> {'pass' if r.passed else 'fail'}" for r in d.rows.itertuples()]
+                  f"-> {'pass' if r.passed else 'fail'}; {power_text(r)}"
+                  for r in d.rows.itertuples()]
         if len(d.strata):
             lines.append(f"# strata: a drop beyond {d.stratum_drop:g} points fails "
                          "(Holm over metric x stratum)")
@@ -119,7 +121,9 @@ class GateReport:
                 f"[{r.low * 100:+.1f}, {r.high * 100:+.1f}] | "
                 f"{'pass' if r.passed else '**fail**'} |"
                 for r in d.rows.itertuples()]
-        out += ["", "_Metric values and differences in points (metric × 100)._"]
+        out += ["", "_Metric values and differences in points (metric × 100)._", ""]
+        out += [f"- {e(r.metric)}: {e(power_text(r)[len('power: '):])}."
+                for r in d.rows.itertuples()]
         if len(d.strata):
             out += ["", f"### Per-stratum drops (fail beyond {d.stratum_drop:g} points, Holm)",
                     "", "| metric | stratum | n | difference | interval | Holm p | |",
@@ -153,7 +157,24 @@ def _md(text: object) -> str:
 
 
 def _records(df) -> list[dict]:
+    """Rows as JSON values: numpy scalars as Python ones, NaN and infinity as null."""
     out = []
     for rec in df.to_dict(orient="records"):
-        out.append({k: (v.item() if hasattr(v, "item") else v) for k, v in rec.items()})
+        vals = {k: (v.item() if hasattr(v, "item") else v) for k, v in rec.items()}
+        out.append({k: None if isinstance(v, float) and not math.isfinite(v) else v
+                    for k, v in vals.items()})
     return out
+
+
+def power_text(r) -> str:
+    """The gate's MDE and queries needed for one metric row, in points, or why not."""
+    if not math.isfinite(r.mde):
+        return "power: no closed form for the betting interval (Cochran's rule fails here)"
+    drop = r.mde < r.threshold          # no_regression: the power to fail a drop
+    said = (f"fails a true drop to {r.mde * 100:+.1f} points or below" if drop else
+            f"passes a true difference of {r.mde * 100:+.1f} points or more")
+    verb = "fail on" if drop else "pass"
+    need = (f"{int(r.queries_needed):,} queries would {verb} the observed difference as often"
+            if math.isfinite(r.queries_needed) else
+            "the observed difference is on the other side of the threshold")
+    return f"power: at this n the gate {said} {POWER:.0%} of the time; {need}"
