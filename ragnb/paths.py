@@ -11,7 +11,9 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 PROJ_ROOT = PACKAGE_DIR.parent
 DATA_DIR = PROJ_ROOT / "data"
 DEMO_DIR = DATA_DIR / "demo"
-NOTEBOOKS_DIR = PROJ_ROOT / "notebooks"
+#: The pages: ``notebooks/`` in the repository, reached through the link ``ragnb/notebooks``
+#: there and shipped inside an installed package (pyproject.toml).
+NOTEBOOKS_DIR = PACKAGE_DIR / "notebooks"
 REPORTS_DIR = PROJ_ROOT / "reports"
 
 

@@ -107,3 +107,19 @@ def test_the_changelog_names_the_packaged_version():
     top = re.search(r"(?m)^## (\d+\.\d+\.\d+) — \d{4}-\d{2}-\d{2}$",
                     (PROJ_ROOT / "CHANGELOG.md").read_text())
     assert top and top.group(1) == declared == ragnb.__version__
+
+
+@pytest.mark.slow
+def test_the_wheel_ships_the_pages(tmp_path):
+    """The README's quick start once failed on an installed ragnb ("a page is one of the
+    notebooks , not '07-code-tasks'"): the wheel held no notebook. It holds every page."""
+    import subprocess
+    import sys
+    import zipfile
+
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", str(PROJ_ROOT),
+                    "-w", str(tmp_path)], check=True, capture_output=True, timeout=600)
+    (wheel,) = tmp_path.glob("ragnb-*.whl")
+    shipped = {n for n in zipfile.ZipFile(wheel).namelist() if n.endswith(".ipynb")}
+    pages = {f"ragnb/notebooks/{p.name}" for p in (PROJ_ROOT / "notebooks").glob("*.ipynb")}
+    assert pages and shipped == pages

@@ -13,8 +13,8 @@ from ids like ``106_3``.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from os import PathLike
 
 import pandas as pd
@@ -150,6 +150,24 @@ class StratumChoice:
     reason: str
     alternatives: tuple[str, ...] = ()
     free_text: tuple[str, ...] = ()
+    #: The chosen column's labels that differ only in case or spaces (issue 33 #6):
+    #: the most frequent spelling -> every spelling of it.
+    near_duplicates: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+def near_duplicate_labels(values: pd.Series) -> dict[str, tuple[str, ...]]:
+    """Labels equal once case and spaces are set aside (``Long answer`` / ``long  answer``):
+    the most frequent spelling (ties: the first in sort order) -> all its spellings, sorted.
+
+    >>> near_duplicate_labels(pd.Series(["factoid", "Factoid", "factoid", "list"]))
+    {'factoid': ('Factoid', 'factoid')}
+    """
+    counts = values.dropna().astype(str).value_counts()
+    groups: dict[str, list[str]] = {}
+    for label in sorted(counts.index):
+        groups.setdefault(" ".join(label.split()).casefold(), []).append(label)
+    return {max(g, key=lambda x: (counts[x], -g.index(x))): tuple(sorted(g))
+            for g in groups.values() if len(g) > 1}
 
 
 def suggest_stratum(table: pd.DataFrame, max_levels: int = 30) -> StratumChoice:
@@ -168,7 +186,10 @@ def suggest_stratum(table: pd.DataFrame, max_levels: int = 30) -> StratumChoice:
         if c in ("query_id", "line"):
             continue
         values = table[c].dropna()
-        sizes = values.astype("str").value_counts()
+        # sized as the strata would be once labels that differ only in case or spaces are
+        # merged (the merge init offers): `Factoid` beside `factoid` is not a stratum
+        sizes = values.astype("str").map(lambda v: " ".join(v.split()).casefold()
+                                         ).value_counts()
         if len(sizes) < 2:
             continue
         text = values.astype("str")
@@ -192,4 +213,5 @@ def suggest_stratum(table: pd.DataFrame, max_levels: int = 30) -> StratumChoice:
                                    + described), tuple(free))
     return StratumChoice(column, f"{-neg_levels} values, median {median:g} queries a stratum "
                                  f"(smallest {smallest}): the largest median of the categorical "
-                                 "columns", tuple(described), tuple(free))
+                                 "columns", tuple(described), tuple(free),
+                         near_duplicate_labels(table[column]))

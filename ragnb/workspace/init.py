@@ -231,6 +231,17 @@ def scaffold(
             found.append(f"  other stratum columns: {', '.join(choice.alternatives)}")
         if choice.free_text:
             found.append(f"  free text, never strata: {', '.join(choice.free_text)}")
+        if choice.near_duplicates:
+            spec = _merge_spec(root, choice)
+            said = "; ".join(" / ".join(repr(x) for x in spellings)
+                             for spellings in choice.near_duplicates.values())
+            found.append(f"  labels of {choice.column} that differ only in case or spaces: "
+                         f"{said}; a merge is written to {spec.name}, not applied: "
+                         f"uncomment its `spec` line in {MANIFEST_NAME} to use it")
+            for split in splits:
+                i = lines.index(f"[test_sets.{_key(split)}.strata]")
+                lines.insert(i + 2, f"# spec = {_q(spec.name)}   # merges labels that differ "
+                                    "only in case or spaces (written by ragnb init)")
     write_atomic(manifest, "\n".join(lines) + "\n")
     try:
         ws = open_workspace(manifest, trusted_paths=True)
@@ -359,6 +370,23 @@ def _read_all(ws) -> tuple[list[str], int, list[tuple[str, str, int, int]]]:
                          f"{[c for c in table.columns if c not in ('query_id', 'line')]}"
                          + (f"; {n_out} not in the test set (counted in a note)" if n_out else ""))
     return found, outside, lacking
+
+
+def _merge_spec(root: Path, choice) -> Path:
+    """A strata spec merging ``choice``'s near-duplicate labels, written before any score
+    is seen (so pre-registered), beside the manifest.
+    """
+    from datetime import UTC, datetime
+
+    from ragnb.strata.spec import StrataSpec
+
+    spec = StrataSpec(choice.column, merge=dict(choice.near_duplicates),
+                      written_at=datetime.now(UTC), written_by="ragnb init",
+                      origin="pre-registered",
+                      note="labels that differ only in case or spaces, merged")
+    path = root / "strata-merge.toml"
+    write_atomic(path, spec.to_toml())
+    return path
 
 
 def _guess_stratum(ws, splits: list[str]):

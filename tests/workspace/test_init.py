@@ -124,3 +124,31 @@ def test_with_rounds_the_pair_is_the_first_and_the_latest_champion(files):
                          "--missing", "empty")
     assert code == 0, err
     assert "baseline weak, challenger strong: the first and the last in the rounds" in out
+
+
+def test_labels_that_differ_only_in_case_are_flagged_and_a_merge_offered(files):
+    """Issue 33 #6: `long answer` / `Long answer` were two strata (6 of 8 single queries).
+    init names them, writes a pre-registered merge and leaves it for the user to switch on;
+    with it on, the strata are the merged ones."""
+    from ragnb.strata.spec import read_spec
+
+    kinds = ["factoid", "Factoid", "factoid", "list ", "list", "factoid"] * 2
+    (files / "kinds.tsv").write_text("query_id\tkind\n" + "".join(
+        f"{q}\t{k}\n" for q, k in zip(QUERIES, kinds)))
+    code, out, err = cli("init", files / "ws", "--test-set", files / "all.qrels", "--runs",
+                         str(files / "runs" / "input.*.gz"), "--strata", files / "kinds.tsv",
+                         "--missing", "drop")
+    assert code == 0, err
+    said = " ".join(out.split())
+    assert ("labels of kind that differ only in case or spaces: 'Factoid' / 'factoid'; "
+            "'list' / 'list '; a merge is written to strata-merge.toml, not applied") in said
+    manifest = (files / "ws" / "ragnb.toml").read_text()
+    assert '# spec = "strata-merge.toml"   # merges labels' in manifest   # offered, not on
+    spec = read_spec(files / "ws" / "strata-merge.toml")
+    assert spec.origin == "pre-registered" and spec.column == "kind"
+    assert dict(spec.merge) == {"factoid": ("Factoid", "factoid"), "list": ("list", "list ")}
+    (files / "ws" / "ragnb.toml").write_text(manifest.replace("# spec = ", "spec = "))
+    ws = open_workspace(files / "ws")
+    labels = ws.strata(ws.test_set_names[0]).set_index("query_id")["kind"]
+    merged = labels.map({old: new for new, olds in spec.merge.items() for old in olds})
+    assert merged.value_counts().to_dict() == {"factoid": 8, "list": 4}
