@@ -373,19 +373,26 @@ def _read_all(ws) -> tuple[list[str], int, list[tuple[str, str, int, int]]]:
 
 
 def _merge_spec(root: Path, choice) -> Path:
-    """A strata spec merging ``choice``'s near-duplicate labels, written before any score
-    is seen (so pre-registered), beside the manifest.
+    """A strata spec (the format :func:`ragnb.strata.spec.read_spec` reads) merging
+    ``choice``'s near-duplicate labels, written before any score is seen (so
+    pre-registered), beside the manifest. Written here as text: the workspace layer does
+    not import the analyses.
     """
     from datetime import UTC, datetime
 
-    from ragnb.strata.spec import StrataSpec
+    def q(text: str) -> str:  # a TOML basic string (JSON's escapes are TOML's)
+        return json.dumps(text, ensure_ascii=False)
 
-    spec = StrataSpec(choice.column, merge=dict(choice.near_duplicates),
-                      written_at=datetime.now(UTC), written_by="ragnb init",
-                      origin="pre-registered",
-                      note="labels that differ only in case or spaces, merged")
+    lines = ["# Stratification spec for ragnb (see ragnb.strata.spec)",
+             f"column = {q(choice.column)}",
+             f"written_at = {datetime.now(UTC).strftime('%Y-%m-%dT%H:%M:%SZ')}",
+             'written_by = "ragnb init"', 'origin = "pre-registered"',
+             'note = "labels that differ only in case or spaces, merged"', "exclude = []", "",
+             "[merge]"]
+    lines += [f"{q(new)} = [{', '.join(q(o) for o in old)}]"
+              for new, old in choice.near_duplicates.items()]
     path = root / "strata-merge.toml"
-    write_atomic(path, spec.to_toml())
+    write_atomic(path, "\n".join(lines) + "\n")
     return path
 
 
