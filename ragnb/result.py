@@ -317,19 +317,10 @@ def table_decimals(table: pd.DataFrame, units: Mapping[str, str]) -> int:
                in ("points", "signed points") and not u.partition(":")[2]]
     if not columns:
         return 1
-    values = table[columns].apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float) * 100
-    d = decimals(*(values[np.isfinite(values)] / 100))
-    while d < 3:
-        alike = False
-        for row in values:
-            row = row[np.isfinite(row)]
-            shown = np.round(row, d)
-            for i in range(len(row)):
-                for j in range(i + 1, len(row)):
-                    if abs(row[i] - row[j]) > 1e-9 and shown[i] == shown[j]:
-                        alike = True
-        if not alike:
-            break
+    values = table[columns].apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float)
+    rows = [np.unique(np.round(r[np.isfinite(r)] * 100, 9)) for r in values]
+    d = decimals(*values[np.isfinite(values)])
+    while d < 3 and any(len(np.unique(np.round(r, d))) < len(r) for r in rows):
         d += 1
     return d
 

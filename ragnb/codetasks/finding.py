@@ -73,14 +73,14 @@ def keep_finding(kv: KeepVerdict, *, display_names: Mapping[str, str],
     from ragnb.codetasks.keep import parse_keep
 
     c = kv.clauses
-    stated = {cl.metric: cl.in_points() for cl in parse_keep(kv.condition, source="condition")}
+    clauses = {cl.metric: cl for cl in parse_keep(kv.condition, source="condition")}
+    stated = {m: cl.in_points() for m, cl in clauses.items()}
+    rows = c.to_dict("records")
     said = {r["metric"]: f"{r['metric']} recall is {points(r['mean'])} "
-                         f"{interval(r['ci_low'], r['ci_high'])} points"
-            for r in c.to_dict("records")}
-    margin = {r["metric"]: min(abs(r["ci_low"] - t), abs(r["ci_high"] - t))
-              for r, t in zip(c.to_dict("records"),
-                              [cl.threshold for cl in parse_keep(kv.condition,
-                                                                 source="condition")])}
+                         f"{interval(r['ci_low'], r['ci_high'])} points" for r in rows}
+    margin = {r["metric"]: min(abs(r["ci_low"] - clauses[r["metric"]].threshold),
+                               abs(r["ci_high"] - clauses[r["metric"]].threshold))
+              for r in rows}
     status = dict(zip(c["metric"], c["status"]))
     m = len(c)
     failed = [x for x in c["metric"] if status[x] == "failed"]

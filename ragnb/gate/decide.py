@@ -209,6 +209,20 @@ def rule(d, kind: str, margin: float, alpha: float) -> tuple[BettingInterval, fl
     return ci, threshold, bool(passed)
 
 
+def gate_test(d: np.ndarray, kind: str, margin: float) -> tuple[str, str]:
+    """Which test the gate reads for ``d``: ``"sign-flip"``, ``"t"`` or ``"betting"``, and
+    why the t-bounds are not trusted ("" otherwise); :func:`interval_for` and
+    :func:`gate_power` both follow it.
+    """
+    from ragnb.stats.interval import MIN_QUERIES, normal_enough
+
+    if kind == "superiority" and margin == 0 and d.size:
+        return "sign-flip", ""
+    trusted, why = (normal_enough(d) if d.size >= MIN_QUERIES
+                    else (False, f"n = {d.size} < {MIN_QUERIES}"))
+    return ("t", "") if trusted else ("betting", why)
+
+
 def interval_for(d, kind: str, margin: float, alpha: float) -> BettingInterval:
     """Each end a one-sided ``1 - alpha`` bound, from the most powerful test valid here.
 
@@ -220,18 +234,17 @@ def interval_for(d, kind: str, margin: float, alpha: float) -> BettingInterval:
       trusts them (:func:`ragnb.stats.interval.normal_enough`), else the betting interval,
       valid for any distribution; the guard the headline interval uses.
     """
-    from ragnb.stats.interval import MIN_QUERIES, floored_sd, normal_enough
+    from ragnb.stats.interval import floored_sd
     from ragnb.stats.permutation import sign_flip_bounds
 
     d = np.asarray(d, dtype=float)
     n = d.size
     mean = float(d.mean()) if n else float("nan")
-    if kind == "superiority" and margin == 0 and n:
+    test, why = gate_test(d, kind, margin)
+    if test == "sign-flip":
         low, high, _, method = sign_flip_bounds(d, alpha)
         return BettingInterval(low, high, mean, n, 2 * alpha, f"{method}, n={n}")
-    trusted, why = normal_enough(d) if n >= MIN_QUERIES else (False, f"n = {n} < "
-                                                                       f"{MIN_QUERIES}")
-    if trusted:
+    if test == "t":
         from scipy import special
 
         half = float(special.stdtrit(n - 1, 1 - alpha)) * floored_sd(d) / np.sqrt(n)
@@ -266,7 +279,7 @@ def gate_power(d, kind: str, margin: float, alpha: float, power: float = POWER
     """
     from scipy import special, stats
 
-    from ragnb.stats.interval import MIN_QUERIES, floored_sd, normal_enough
+    from ragnb.stats.interval import floored_sd
 
     d = np.asarray(d, dtype=float)
     n = d.size
@@ -275,7 +288,8 @@ def gate_power(d, kind: str, margin: float, alpha: float, power: float = POWER
     m = margin / 100
     delta = float(d.mean())
     a, b = stats.norm.ppf(1 - alpha), stats.norm.ppf(power)
-    if kind == "superiority" and margin == 0:
+    test, _ = gate_test(d, kind, margin)
+    if test == "sign-flip":
         s = float(d.std(ddof=1))
         if n <= a * a:
             return float("nan"), float("nan")
@@ -283,7 +297,7 @@ def gate_power(d, kind: str, margin: float, alpha: float, power: float = POWER
         need = (((a * np.sqrt(s * s + delta * delta) + b * s) / delta) ** 2 if delta > 0
                 else np.inf)
         return float(mde), float(np.ceil(need))
-    if not (n >= MIN_QUERIES and normal_enough(d)[0]):
+    if test == "betting":
         return float("nan"), float("nan")
     s = floored_sd(d)
     q = float(special.stdtrit(n - 1, 1 - alpha) + special.stdtrit(n - 1, power))

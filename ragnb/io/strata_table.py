@@ -155,6 +155,13 @@ class StratumChoice:
     near_duplicates: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
+def label_key(label: str) -> str:
+    """A stratum label with case and runs of spaces set aside: ``" Long  answer"`` ->
+    ``"long answer"``.
+    """
+    return " ".join(label.split()).casefold()
+
+
 def near_duplicate_labels(values: pd.Series) -> dict[str, tuple[str, ...]]:
     """Labels equal once case and spaces are set aside (``Long answer`` / ``long  answer``):
     the most frequent spelling (ties: the first in sort order) -> all its spellings, sorted.
@@ -165,7 +172,7 @@ def near_duplicate_labels(values: pd.Series) -> dict[str, tuple[str, ...]]:
     counts = values.dropna().astype(str).value_counts()
     groups: dict[str, list[str]] = {}
     for label in sorted(counts.index):
-        groups.setdefault(" ".join(label.split()).casefold(), []).append(label)
+        groups.setdefault(label_key(label), []).append(label)
     return {max(g, key=lambda x: (counts[x], -g.index(x))): tuple(sorted(g))
             for g in groups.values() if len(g) > 1}
 
@@ -188,8 +195,7 @@ def suggest_stratum(table: pd.DataFrame, max_levels: int = 30) -> StratumChoice:
         values = table[c].dropna()
         # sized as the strata would be once labels that differ only in case or spaces are
         # merged (the merge init offers): `Factoid` beside `factoid` is not a stratum
-        sizes = values.astype("str").map(lambda v: " ".join(v.split()).casefold()
-                                         ).value_counts()
+        sizes = values.astype("str").map(label_key).value_counts()
         if len(sizes) < 2:
             continue
         text = values.astype("str")

@@ -171,7 +171,7 @@ def table_html(
         Rows shown; the rest are counted under the table.
     units : dict, optional
         Column -> unit of its (0-1) values as shown: ``"points"`` (x100, one
-        decimal unless a nonzero figure of the column would print 0.0:
+        decimal unless a nonzero figure would print 0.0 or two figures of a row alike:
         :func:`ragnb.result.table_decimals`; ``"points:2"`` two), ``"signed points"``
         (with a sign) or ``"percent"``. The CSV keeps the values as they are.
     display_names : dict, optional
