@@ -218,13 +218,15 @@ def four_cell(scores: pd.DataFrame, *, baseline: str, champion: str, golden: str
         text = overlap.describe() + " " + text
     share = 1 - rp.delta / rg.delta if rg.delta > 0 else float("nan")
     needed = _queries_needed(rp, carry, rg, gap_ci) if "inconclusive" in reading else math.nan
-    method = (f"cells: {ci:.0%} percentile bootstrap of the mean; deltas: {ci:.0%} "
-              f"{describe_method(rg.method, resamples)}, p from the paired sign-flip test; "
-              f"difficulty and carry-over: {gap_ci:.1%} unpaired bootstrap of two independent "
-              f"samples (the two gaps are read jointly, so each at 1 - (1 - {ci:.0%}) / 2, "
-              f"Bonferroni); effect size: mean difference / SD of differences (Cohen's d_z, "
-              f"SD with n - 1); "
-              f"{resamples:,} resamples each, seeds derived from {seed}")
+    method = (f"cells: {ci:.0%} percentile bootstrap of the mean; deltas: "
+              + "; ".join(f"{s} {_interval_method(r, resamples)}"
+                          for s, r in ((golden, rg), (production, rp)))
+              + f"; difficulty and carry-over: {gap_ci:.1%} intervals of a difference of two "
+              f"independent samples (the two gaps are read jointly, so each at 1 - (1 - "
+              f"{ci:.0%}) / 2, Bonferroni): difficulty {_gap_method(difficulty)}, carry-over "
+              f"{_gap_method(carry)}; effect size: mean difference / SD of differences "
+              f"(Cohen's d_z, SD with n - 1); {resamples:,} resamples each, seeds derived "
+              f"from {seed}")
     split_rows = []
     for s, r in ((golden, rg), (production, rp)):
         given = (inflation or {}).get(s)
@@ -239,6 +241,18 @@ def four_cell(scores: pd.DataFrame, *, baseline: str, champion: str, golden: str
     return FourCell(metric, baseline, champion, golden, production, pd.DataFrame(cells),
                     deltas_df, difficulty, carry, reading, text, rp.delta, share, method,
                     pd.DataFrame(split_rows), overlap=overlap, queries_needed=needed)
+
+
+def _interval_method(r, resamples: int) -> str:
+    """The interval a delta actually got: the calibrated t, or the betting guard and why."""
+    if r.guard:
+        return f"{r.ci:.0%} {r.note}, p from the betting test"
+    return f"{r.ci:.0%} {describe_method(r.method, resamples)}, p from the paired sign-flip test"
+
+
+def _gap_method(gap: UnpairedBootstrap) -> str:
+    """The interval a gap actually got: the percentile bootstrap, or the betting guard."""
+    return gap.note if gap.guard else "percentile bootstrap"
 
 
 def _queries_needed(rp, carry, rg, gap_ci: float, power: float = 0.8) -> float:

@@ -29,11 +29,21 @@ The separate per-config bounds stay what they are: bounds on each config's
 mean per-query bounds of the difference both ways (``joint_min/max``,
 ``separate_min/max``) beside the verdict.
 
-The per-query bounds are valid per query, so bootstrapping them gives a valid
-conservative (optimistic) interval (STATS-REFERENCES §3). All three bootstraps
-of a challenger draw the same resampled queries (``path="index"``, one seed),
-and per query conservative <= current <= optimistic, so every replicate — and
-hence every percentile interval — is ordered the same way.
+The per-query bounds are valid per query, so any valid interval of their mean
+is a valid conservative (optimistic) interval (STATS-REFERENCES §3). Each test
+gets the headline interval of every other page (:mod:`ragnb.stats.interval`:
+the calibrated t-interval, the betting interval where Cochran's rule fails), so
+the ``current`` row is the very interval 01-fit and 03-strata print for the same
+pair (issue 33 #7); the seed's percentile bootstrap stays behind
+``method="percentile"`` (it covers 65-89% at 10-30 sparse queries).
+
+Order: per query conservative <= current <= optimistic, but intervals of
+different spread need not be ordered, so the rule reads the ends that keep the
+verdict coherent with the current row: adopt needs the conservative *and* the
+current lower ends above zero (never easier than either alone), and
+"optimistic above zero" also counts the current lower end (a mean that is
+above zero under the current labels is above zero under the optimistic ones,
+which dominate them query by query).
 
 Effect size: each test's per-query differences give ``mean / SD`` (Cohen's
 d_z, :func:`ragnb.stats.classic.effect_size`); the verdict table shows the
@@ -111,7 +121,7 @@ def three_way(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     ci: float = 0.95,
-    method: Method = "percentile",
+    method: Method = "t",
 ) -> ThreeWay:
     """Current, conservative and optimistic paired bootstraps and the verdict per challenger.
 
@@ -128,7 +138,8 @@ def three_way(
         ``False``, separate per-config ones (the seed's table; looser).
     resamples, seed, ci, method
         Passed to :func:`ragnb.stats.paired_bootstrap` (defaults: 10,000
-        resamples, seed 20260729, 95% percentile intervals — seed 003's).
+        resamples, seed 20260729, the 95% headline interval; ``"percentile"``
+        for seed 003's percentile bootstrap).
     """
     configs = bounds.configs
     if baseline not in configs:
@@ -154,7 +165,7 @@ def verdicts_from(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     ci: float = 0.95,
-    method: Method = "percentile",
+    method: Method = "t",
 ) -> ThreeWay:
     """The three bootstraps and the verdict from per-query bounds of the differences.
 
@@ -192,7 +203,8 @@ def verdicts_from(
                 "p_value": r.p_value, "n": r.n, "resamples": r.resamples, "seed": r.seed,
                 "method": method_label(r.method), "ci": r.ci,
             })
-        verdict, reason = decide(results["conservative"].ci_low, results["optimistic"].ci_low)
+        verdict, reason = decide(results["conservative"].ci_low, results["optimistic"].ci_low,
+                                 results["current"].ci_low)
         verdicts.append({"baseline": baseline, "challenger": chal, "verdict": verdict,
                          "reason": reason,
                          **{c: float(jb[c].mean()) for c in ("joint_min", "joint_max",
@@ -202,8 +214,19 @@ def verdicts_from(
                     description + f"; per-query bounds {'joint' if joint else 'separate'}")
 
 
-def decide(conservative_low: float, optimistic_low: float) -> tuple[str, str]:
-    """Apply :data:`RULE` to the lower ends of the conservative and optimistic intervals."""
+def decide(conservative_low: float, optimistic_low: float,
+           current_low: float | None = None) -> tuple[str, str]:
+    """Apply :data:`RULE` to the lower ends of the conservative and optimistic intervals.
+
+    With ``current_low``, the ends are read as the module docstring's *Order*
+    says: adopt needs both the conservative and the current end above zero, and
+    the optimistic check counts the current end too.
+    """
+    if current_low is not None and current_low == current_low:
+        if conservative_low > 0 and not current_low > 0:
+            return UNDECIDED, ("the conservative interval lies above zero but the current one "
+                               "does not: more queries decide")
+        optimistic_low = max(optimistic_low, current_low)
     if conservative_low > 0:
         return ADOPT, "the conservative interval lies above zero: it wins whatever the labels"
     if not optimistic_low > 0:

@@ -54,13 +54,15 @@ def test_summary_means_and_interval():
     assert s.loc["per_file", "mean"] == pytest.approx((2 / 3 + 2 / 3 + 1) / 3)
     assert s.loc["all_files", "mean"] == pytest.approx(1 / 3)
     assert (s.loc["per_file", "files"], s.loc["per_file", "found"]) == (7, 5)
-    # all-files is 0, 0, 1: a resampled mean is 0 with probability (2/3)^3 = 0.30 > 0.025
-    # and 1 with probability (1/3)^3 = 0.037 > 0.025, so the 95% interval is [0, 1]
+    # all-files is 0, 0, 1: three skewed values fail Cochran's rule (n >= 25 G1^2), so
+    # the interval is the betting one, which for 3 values in [0, 1] spans all of [0, 1]
     lo, hi = s.loc["all_files", ["ci_low", "ci_high"]]
     assert (lo, hi) == (0.0, 1.0)
     # caller recall is defined on one task: no interval, said so
     assert np.isnan(s.loc["caller", "ci_low"]) and "1 task" in s.loc["caller", "method"]
-    assert "2,000 resamples of n=3 tasks, seed 1" in s.loc["per_file", "method"]
+    assert "betting interval" in s.loc["per_file", "method"]
+    assert "Cochran's rule trusts a t-interval from n >= 25 x skewness^2 = 75, here n = 3" in (
+        s.loc["per_file", "method"])  # per-file 2/3, 2/3, 1: adjusted skewness sqrt(3) = 1.73
 
 
 def test_run_file_read_with_core_readers(tmp_path):
@@ -117,17 +119,19 @@ def test_all_files_check_rows():
 
 
 def test_recall_finding_leads_with_per_file_and_all_files():
-    """k=5: per-file {2/3, 2/3, 1} -> 77.8 points; the bootstrap mean's 2.5th percentile is
-    2/3 (all three draws 2/3: probability 8/27) and its 97.5th is 1 (all three 1: 1/27 >
-    2.5%); all-files {0, 0, 1} -> 33.3 in [0, 100] likewise; read set {1, 0} -> 50.0 in
-    [0, 100]; caller {0.5} on one task has no interval."""
+    """k=5: per-file {2/3, 2/3, 1} -> 77.8 points. Three skewed tasks fail Cochran's rule,
+    so the interval is the betting one (the percentile bootstrap's [66.7, 100.0], from
+    all three draws 2/3 with probability 8/27, claimed more than three tasks can show);
+    its ends are those of ragnb.stats.betting.betting_interval on [0, 1] (tested against
+    theory in tests/stats/test_betting.py). All-files {0, 0, 1} -> 33.3 in [0, 100];
+    read set {1, 0} -> 50.0 in [0, 100]; caller {0.5} on one task has no interval."""
     from ragnb.result import Analysis, finding
 
     r = task_recall(tasks(), RUN, k=5)
     assert isinstance(r, Analysis)
     f = finding(r, chart=False)
     assert f.headline.answer == (
-        "At k=5, the run retrieves 77.8 [66.7, 100.0] points of the files a change edits "
+        "At k=5, the run retrieves 77.8 [16.3, 100.0] points of the files a change edits "
         "(per-file recall) but every edited file in only 33.3 [0.0, 100.0] points of the 3 "
         "tasks (all-files recall); read-set recall 50.0 [0.0, 100.0] points on 2 tasks; "
         "caller recall 50.0 [—, —] points on 1 tasks.")

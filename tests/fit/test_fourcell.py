@@ -154,3 +154,26 @@ def test_joint_reading_is_right_in_simulated_scenarios(scenario):
         assert readings.count("carried over") <= 8
     else:
         assert readings.count(correct) >= 68, pd.Series(readings).value_counts()
+
+
+def test_the_method_line_names_the_interval_each_figure_got():
+    """Issue 33 #9: with 10 skewed queries a split the golden delta and both
+    gaps come from betting intervals; the method line says so for each and
+    calls no guarded figure a calibrated t-interval."""
+    rng = np.random.default_rng(7)
+    rows = []
+    for split in ("golden", "production"):
+        for q in range(10):
+            base = 0.0 if rng.random() < 0.6 else rng.random()
+            gain = 0.6 if (split == "golden" and rng.random() < 0.3) else 0.0
+            rows += [dict(split=split, config="b", query_id=f"{split}{q}", value=base),
+                     dict(split=split, config="c", query_id=f"{split}{q}",
+                          value=min(1.0, base + gain))]
+    fc = four_cell(pd.DataFrame(rows), baseline="b", champion="c", resamples=2000)
+    deltas = fc.description.split("deltas: ")[1].split("; difficulty")[0]
+    golden, production = deltas.split("; production ")
+    assert "betting" in golden and "calibrated t" not in golden
+    assert "calibrated t-interval" in production  # all ten production differences are 0
+    assert fc.carry.guard == fc.difficulty.guard == "betting"
+    gaps = fc.description.split("difficulty and carry-over: ")[1]
+    assert "difficulty two betting intervals" in gaps and "carry-over two betting" in gaps

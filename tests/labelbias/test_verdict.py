@@ -49,11 +49,12 @@ def test_seed_003_verdict_table_on_the_demo():
 
 
 def test_intervals_nested_and_reproducible_with_paired_bootstrap():
-    """Per query conservative <= current <= optimistic and the three share resamples, so the
-    intervals are ordered; a row is reproduced by paired_bootstrap on the per-query bounds."""
+    """Seed 003's percentile bootstrap: per query conservative <= current <= optimistic and
+    the three share resamples, so the intervals are ordered; a row is reproduced by
+    paired_bootstrap on the per-query bounds."""
     ts, runs = loaded()
     b = label_bounds(ts, runs, "rr@10")
-    result = three_way(b, "m0_r1", ["m2_r1"], resamples=2000, seed=5)
+    result = three_way(b, "m0_r1", ["m2_r1"], resamples=2000, seed=5, method="percentile")
     t = result.tests.set_index("test")
     for col in ("delta", "ci_low", "ci_high"):
         assert t.loc["conservative", col] <= t.loc["current", col] <= t.loc["optimistic", col]
@@ -66,6 +67,31 @@ def test_intervals_nested_and_reproducible_with_paired_bootstrap():
          t.loc["conservative", "ci_high"]))
     # the conservative delta is the difference of the two configs' bound means
     assert t.loc["conservative", "delta"] == pytest.approx(low.mean() - high.mean())
+
+
+def test_the_current_row_is_the_interval_every_other_page_prints():
+    """Issue 33 #7: one comparison, one interval. By default the current test is the
+    headline interval (paired_bootstrap's default, which 01-fit and 03-strata print) of
+    the same per-query scores under the lower policy, to the last digit."""
+    ts, runs = loaded()
+    b = label_bounds(ts, runs, "rr@10")
+    t = three_way(b, "m0_r1", ["m2_r1"]).tests.set_index("test")
+    lower = {c: b.values(c, "lower") for c in ("m0_r1", "m2_r1")}
+    r = paired_bootstrap(lower["m0_r1"], lower["m2_r1"])
+    assert (t.loc["current", "ci_low"], t.loc["current", "ci_high"]) == (r.ci_low, r.ci_high)
+    assert set(t["method"]) == {"calibrated t"}
+
+
+def test_the_rule_reads_the_current_end_beside_the_bounds():
+    """Intervals of different spread need not be ordered: adopt also needs the current
+    end above zero, and a current end above zero counts as an optimistic one."""
+    assert decide(0.01, 0.05, 0.02)[0] == "adopt"
+    assert decide(0.01, 0.05, -0.01) == ("labelling decides", "the conservative interval lies "
+                                         "above zero but the current one does not: more "
+                                         "queries decide")
+    assert decide(-0.02, -0.01, 0.005)[0] == "labelling decides"
+    assert decide(-0.02, -0.01, -0.001)[0] == "reject"
+    assert decide(-0.02, -0.01)[0] == "reject"  # seed 003's two-end rule without it
 
 
 def test_joint_verdict_is_at_least_as_tight():

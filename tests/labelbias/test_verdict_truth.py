@@ -122,8 +122,13 @@ def test_near_identical_rankers_with_half_the_top_10_unjudged_say_labelling_deci
     joint = (jb["joint_max"] - jb["joint_min"]).mean() / 2 * 100
     separate = (jb["separate_max"] - jb["separate_min"]).mean() / 2 * 100
     assert joint < 10 and separate > 35, (joint, separate)   # measured ±7.8 vs ±39.8
-    assert counts[ADOPT] + counts[CANNOT] + counts[NOT_SHOWN] <= BAND, counts.to_dict()
-    assert counts[UNDECIDED] >= 0.9 * DRAWS
+    # the truth is no difference: adopt and cannot-win are wrong; labelling decides and not
+    # shown to win are both inconclusive and true. The headline interval (wider than the
+    # percentile bootstrap, which under-covers at 40 sparse queries) reads 52 of 60 draws
+    # "labelling decides" and 8 "not shown to win"
+    assert counts[ADOPT] + counts[CANNOT] <= BAND, counts.to_dict()
+    assert counts[UNDECIDED] + counts[NOT_SHOWN] >= 0.9 * DRAWS
+    assert counts[UNDECIDED] >= 0.8 * DRAWS
 
 
 @pytest.mark.parametrize(("scenario", "right", "wrong"), [
