@@ -166,9 +166,8 @@ def test_the_method_line_names_the_interval_each_figure_got():
         for q in range(10):
             base = 0.0 if rng.random() < 0.6 else rng.random()
             gain = 0.6 if (split == "golden" and rng.random() < 0.3) else 0.0
-            rows += [dict(split=split, config="b", query_id=f"{split}{q}", value=base),
-                     dict(split=split, config="c", query_id=f"{split}{q}",
-                          value=min(1.0, base + gain))]
+            rows += [{"split": split, "config": c, "query_id": f"{split}{q}", "value": v}
+                     for c, v in (("b", base), ("c", min(1.0, base + gain)))]
     fc = four_cell(pd.DataFrame(rows), baseline="b", champion="c", resamples=2000)
     deltas = fc.description.split("deltas: ")[1].split("; difficulty")[0]
     golden, production = deltas.split("; production ")
