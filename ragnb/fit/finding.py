@@ -79,8 +79,9 @@ def four_cell_headline(fc: FourCell, display_names: Mapping[str, str]) -> Headli
     moves = f"{points(dif.delta, signed=True)} {interval(dif.ci_low, dif.ci_high, signed=True)}"
     if fc.reading.startswith(("difficulty", "easier")):
         level = "harder" if fc.reading.startswith("difficulty") else "easier"
+        confound = f", {fc.depth_clause}" if fc.depth_clause else ""
         why.append(f"{fc.production.capitalize()} is {level} for a fixed pipeline: the baseline "
-                   f"moves {moves} points from {fc.golden} to {fc.production}.")
+                   f"moves {moves} points from {fc.golden} to {fc.production}{confound}.")
     elif family != "refused":
         why.append(f"No level difference between the sets is resolved: the baseline moves "
                    f"{moves} points from {fc.golden} to {fc.production}.")

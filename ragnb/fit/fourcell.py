@@ -64,6 +64,7 @@ import pandas as pd
 from scipy import special
 
 from ragnb.errors import InputError
+from ragnb.fit.depth import JudgingDepth
 from ragnb.io.overlap import SplitOverlap, split_overlap
 from ragnb.metrics.score import per_query
 from ragnb.result import Analysis
@@ -112,6 +113,14 @@ class FourCell(Analysis):
     limit: str = LIMIT
     overlap: SplitOverlap | None = None
     queries_needed: float = float("nan")
+    depth: JudgingDepth | None = None
+
+    @property
+    def depth_clause(self) -> str:
+        """What the level reading adds when the sets were judged differently (or ``""``)."""
+        if self.depth is None or level_reading(self.difficulty) == "alike":
+            return ""
+        return self.depth.clause()
 
     def cell(self, config: str, split: str) -> float:
         c = self.cells
@@ -151,7 +160,8 @@ def four_cell(scores: pd.DataFrame, *, baseline: str, champion: str, golden: str
               production: str = "production", resamples: int = 10_000, seed: int = 20260729,
               ci: float = 0.95, selections: dict[str, int] | None = None,
               inflation: dict | None = None,
-              overlap: SplitOverlap | None = None) -> FourCell:
+              overlap: SplitOverlap | None = None,
+              depth: JudgingDepth | None = None) -> FourCell:
     """Build the four-cell table from a tidy score table of one metric.
 
     Parameters
@@ -175,6 +185,9 @@ def four_cell(scores: pd.DataFrame, *, baseline: str, champion: str, golden: str
         Queries production shares with golden (:func:`ragnb.io.overlap.split_overlap`
         of the two test sets, which also compares query texts); by default the
         query ids the score table has on both splits.
+    depth : JudgingDepth, optional
+        Judging depth of the two sets (:func:`ragnb.fit.depth.judging_depth`); where
+        they were judged differently a level reading says so in its sentence.
     """
     metric = "value"
     if "metric" in scores:
@@ -197,7 +210,7 @@ def four_cell(scores: pd.DataFrame, *, baseline: str, champion: str, golden: str
             m = bootstrap_mean(values, resamples=resamples, seed=child_seed(seed, (s, config)),
                                ci=ci)
             cells.append({"config": config, "split": s, "mean": m.mean, "ci_low": m.ci_low,
-                          "ci_high": m.ci_high, "n": m.n})
+                          "ci_high": m.ci_high, "n": m.n, "guard": m.guard})
         r = paired_bootstrap(b, c, resamples=resamples, seed=child_seed(seed, (s, "delta")), ci=ci)
         pair = align(b, c)
         deltas.append({"split": s, "delta": r.delta, "ci_low": r.ci_low, "ci_high": r.ci_high,
@@ -211,14 +224,18 @@ def four_cell(scores: pd.DataFrame, *, baseline: str, champion: str, golden: str
                                     seed=child_seed(seed, "difficulty"), ci=gap_ci)
     carry = unpaired_bootstrap((cg - bg).to_numpy(), (cp - bp).to_numpy(), resamples=resamples,
                                seed=child_seed(seed, "carry"), ci=gap_ci)
-    reading, text = _read(rg, rp, difficulty, carry, bg.mean(), bp.mean(), golden, production)
+    reading, text = _read(rg, rp, difficulty, carry, bg.mean(), bp.mean(), golden, production,
+                          depth)
     if overlap.refused:
         reading, text = REFUSED, overlap.describe()
     elif overlap.shared:
         text = overlap.describe() + " " + text
     share = 1 - rp.delta / rg.delta if rg.delta > 0 else float("nan")
     needed = _queries_needed(rp, carry, rg, gap_ci) if "inconclusive" in reading else math.nan
-    method = (f"cells: {ci:.0%} percentile bootstrap of the mean; deltas: "
+    guarded = [f"{c['config']} on {c['split']}" for c in cells if c["guard"]]
+    method = (f"cells: {ci:.0%} percentile bootstrap of the mean"
+              + (f" (betting interval where the bootstrap is not trusted: {', '.join(guarded)})"
+                 if guarded else "") + "; deltas: "
               + "; ".join(f"{s} {_interval_method(r, resamples)}"
                           for s, r in ((golden, rg), (production, rp)))
               + f"; difficulty and carry-over: {gap_ci:.1%} intervals of a difference of two "
@@ -240,7 +257,8 @@ def four_cell(scores: pd.DataFrame, *, baseline: str, champion: str, golden: str
                                         f"{baseline} over {r.n} queries"})
     return FourCell(metric, baseline, champion, golden, production, pd.DataFrame(cells),
                     deltas_df, difficulty, carry, reading, text, rp.delta, share, method,
-                    pd.DataFrame(split_rows), overlap=overlap, queries_needed=needed)
+                    pd.DataFrame(split_rows), overlap=overlap, queries_needed=needed,
+                    depth=depth)
 
 
 def _interval_method(r, resamples: int) -> str:
@@ -341,13 +359,16 @@ _GAIN_TEXT = {
 }
 
 
-def _read(rg, rp, difficulty, carry, base_g, base_p, golden, production) -> tuple[str, str]:
+def _read(rg, rp, difficulty, carry, base_g, base_p, golden, production,
+          depth: JudgingDepth | None = None) -> tuple[str, str]:
     level, gain = level_reading(difficulty), gain_reading(carry, rp, rg.delta)
+    confound = depth.clause() if depth is not None and level != "alike" else ""
     bound = max(abs(difficulty.ci_low), abs(difficulty.ci_high)) * 100
     text = (f"Level gap (difficulty): the baseline scores {base_g * 100:.1f} points on "
             f"{golden} and {base_p * 100:.1f} on {production}, {_pts(difficulty.delta)} points "
             f"{_ci(difficulty.ci_low, difficulty.ci_high)}: "
             + _LEVEL_TEXT[level].format(production=production, bound=f"{bound:.1f}")
+            + (f", {confound}" if confound else "")
             + f". Gain gap (carry-over): the champion gains {_pts(rg.delta)} points "
             f"{_ci(rg.ci_low, rg.ci_high)} on {golden} and {_pts(rp.delta)} "
             f"{_ci(rp.ci_low, rp.ci_high)} on {production}, a gap of {_pts(carry.delta)} "

@@ -12,10 +12,12 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ragnb.fit import four_cell
+from ragnb.fit.depth import judging_depth
 from ragnb.io.overlap import split_overlap
 from ragnb.ledger.status import split_status_section
 from ragnb.ledger.views import split_status
 from ragnb.metrics.judged import Policy
+from ragnb.metrics.registry import parse_metric
 from ragnb.pages.registry import Inputs, MissingInput, policy_of, register, workspace_of
 from ragnb.result import Finding, markdown_section, markdown_text, notes_sections
 from ragnb.workspace.inflation import workspace_inflation
@@ -75,15 +77,21 @@ def run(inputs: FitInputs) -> Finding:
     """
     i, ws = inputs, inputs.workspace
     test_sets, runs = ws.splits([i.golden, i.production], [i.baseline, i.champion])
-    scores, notes = score_splits(test_sets, runs, i.metric, policy=i.policy, **ws.score_options)
+    k = parse_metric(i.metric).k or 10
+    both, notes = score_splits(test_sets, runs, [i.metric, f"judged@{k}"], policy=i.policy,
+                               **ws.score_options)
+    judged = both["metric"] == str(parse_metric(f"judged@{k}"))
+    scores = both[~judged].reset_index(drop=True)
     overlap = split_overlap(test_sets[i.golden], test_sets[i.production], first_name=i.golden,
                             other_name=i.production)  # shared queries were selected against too
     # one selection-inflation figure per split, the same on every page
     inflation = {s: workspace_inflation(ws, s, i.metric, i.policy)
                  for s in (i.golden, i.production)}
+    shares = both[judged & (both["config"] == i.baseline)].groupby("split")["value"].mean()
+    depth = judging_depth(test_sets, i.golden, i.production, judged=shares.to_dict(), k=k)
     fc = four_cell(scores, baseline=i.baseline, champion=i.champion, golden=i.golden,
                    production=i.production, resamples=i.resamples, seed=i.seed, overlap=overlap,
-                   inflation=inflation)
+                   inflation=inflation, depth=depth)
     own = fc.finding(display_names=ws.display_names)
     share = fc.share_not_carried
     reading = markdown_text(
@@ -95,7 +103,7 @@ def run(inputs: FitInputs) -> Finding:
         share="not defined (no gain on golden)" if share != share else f"{share:.0%}")
     splits = split_status(ws.ledger_dir, test_sets, se=inflation)
     sections = (*own.sections, markdown_section(reading, "Reading"),
-                split_status_section(splits), *notes_sections(notes))
+                split_status_section(splits), depth.section(), *notes_sections(notes))
     return Finding(own.headline, own.display_table, own.chart, own.checks, own.description,
                    own.caption, fc, sections,
                    {"scores": scores, "notes": notes, "test_sets": test_sets,

@@ -173,6 +173,12 @@ def test_the_method_line_names_the_interval_each_figure_got():
     golden, production = deltas.split("; production ")
     assert "betting" in golden and "calibrated t" not in golden
     assert "calibrated t-interval" in production  # all ten production differences are 0
-    assert fc.carry.guard == fc.difficulty.guard == "betting"
+    # the carry-over's production group is ten zeros: not a gain known without error
+    assert fc.carry.guard == "betting"
     gaps = fc.description.split("difficulty and carry-over: ")[1]
-    assert "difficulty two betting intervals" in gaps and "carry-over two betting" in gaps
+    assert f"difficulty {'two betting' if fc.difficulty.guard else 'percentile'}" in gaps
+    assert "carry-over two betting intervals" in gaps and "second group's values" in gaps
+    cells = fc.description.split("; deltas")[0]
+    guarded = fc.cells[fc.cells["guard"] != ""]
+    assert len(guarded) and all(f"{c} on {s}" in cells
+                                for c, s in zip(guarded["config"], guarded["split"]))

@@ -43,12 +43,22 @@ def test_a_missing_input_is_named_by_resolve_and_is_the_skip_reason(tmp_path, te
     assert missing_reason(ws, "01-fit") == reason
 
 
+def fc_depth_rows(finding):
+    return finding.source.depth.display_table().values.tolist()
+
+
 def test_run_shows_the_four_cells_the_reading_and_the_split_ledger():
     finding = run(resolve("01-fit", DEMO_DIR, resamples=200))
     captions = [s.caption for s in finding.sections]
     assert [s.kind for s in finding.sections] == ["chart", "table", "markdown", "table",
-                                                  "markdown"]
+                                                  "table", "markdown"]
     assert captions[2] == "Reading" and captions[3].startswith("How often each split")
+    # judging depth beside the level gap (issue 33 #2): golden median 20 judgments a query,
+    # production 11, both fully judged in the baseline's top 10: judged alike (20/11 < 2)
+    depth = finding.sections[4]
+    assert depth.caption == "Judging depth" and "judged alike by this rule" in depth.note
+    assert fc_depth_rows(finding) == [["golden", 300, 20.0, "100%"],
+                                      ["production", 200, 11.0, "100%"]]
     # the production delta shown is the mean per-query difference of the scores kept
     s = finding.objects["scores"]
     fc = finding.source
