@@ -5,7 +5,9 @@ runs (configs from file names: the name up to the first dot), a strata file,
 rounds, a ledger, a corpus build, label and code-task files; then it opens the
 workspace and reads every file once, so a bad file is an error now (naming the
 file and line) rather than in the middle of a report. Paths inside the
-workspace folder are written relative to it, others absolute.
+workspace folder or the current directory (a project's tree, which moves as
+one: a clone, a copy) are written relative to the manifest; others absolute,
+so the manifest can move without them. The manifest's header says which.
 """
 from __future__ import annotations
 
@@ -46,11 +48,13 @@ def _key(name: str) -> str:
 
 
 def _rel(path: str | Path, root: Path) -> str:
-    path = Path(path).expanduser().absolute()
-    try:
-        return path.relative_to(root.absolute()).as_posix()
-    except ValueError:
-        return str(path)
+    """``path`` as the manifest in ``root`` writes it (module docstring)."""
+    path = Path(os.path.normpath(Path(path).expanduser().absolute()))
+    root = Path(os.path.normpath(root.absolute()))
+    for tree in (root, Path.cwd().absolute()):
+        if path.is_relative_to(tree) and root.is_relative_to(tree):
+            return Path(os.path.relpath(path, root)).as_posix()
+    return str(path)
 
 
 def _is_glob(text: str) -> bool:
@@ -130,7 +134,8 @@ def scaffold(
     roles = _roles(test_sets)
     root.mkdir(parents=True, exist_ok=True)
     lines = ["# ragnb workspace, written by `ragnb init`; edit by hand as you like.",
-             "# Paths are relative to this file. `ragnb init --help` documents every key.", "",
+             "# Relative paths are relative to this file; files outside this folder and the",
+             "# folder init ran in are absolute. `ragnb init --help` documents every key.", "",
              "[workspace]", f"name = {_q(name or root.name)}",
              f"order = {_q(order)}   # score = trec_eval's order; rank = the rank column"]
     lines += _gain_lines(test_sets)
@@ -345,6 +350,7 @@ def _read_all(ws) -> tuple[list[str], int, list[tuple[str, str, int, int]]]:
     ``(split, config, queries it lacks, queries)`` for runs missing test-set queries.
     """
     found, outside, lacking = [], 0, []
+    seen: dict[str, str] = {}  # a run's note -> the first test set that read the run
     for split in ws.test_set_names:
         ts = ws.test_set(split)
         qids = set(ts.query_ids)
@@ -353,13 +359,20 @@ def _read_all(ws) -> tuple[list[str], int, list[tuple[str, str, int, int]]]:
         for note in ts.notes:
             found.append(f"  note: {note}")
         runs = ws.check_runs(split)   # read and checked, not scored
-        extra = set()
+        extra, again = set(), {}
         for config, outside_ids, notes, n_ranked in runs:
             extra |= outside_ids
             if n_ranked < len(qids):
                 lacking.append((split, config, len(qids) - n_ranked, len(qids)))
-            for note in notes:
+            for note in map(str, notes):
+                if note in seen:  # the same run read again for another split
+                    again[seen[note]] = again.get(seen[note], 0) + 1
+                    continue
+                seen[note] = split
                 found.append(f"  note: {note}")
+        for first, count in again.items():
+            found.append(f"  {count} run note{'s' if count > 1 else ''} as for test set "
+                         f"{first} (the same runs): not repeated")
         outside += len(extra)
         if runs:
             found.append(f"  {len(runs)} runs: {', '.join(r[0] for r in runs)}")

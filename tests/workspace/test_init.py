@@ -152,3 +152,32 @@ def test_labels_that_differ_only_in_case_are_flagged_and_a_merge_offered(files):
     labels = ws.strata(ws.test_set_names[0]).set_index("query_id")["kind"]
     merged = labels.map({old: new for new, olds in spec.merge.items() for old in olds})
     assert merged.value_counts().to_dict() == {"factoid": 8, "list": 4}
+
+
+def test_a_run_note_is_said_once_however_many_folds_read_the_run(files):
+    """Issue 33 #8: five folds read the same runs, and init printed each run's
+    rank-disagreement note once per fold. A run whose rank column inverts its
+    scores on all 12 queries: the note once, and one line per further fold."""
+    lines = "".join(f"{q} Q0 {d} {r} {r} flip\n" for q in QUERIES
+                    for r, d in enumerate(("d1", "d2"), 1))    # score rises with the rank
+    (files / "runs" / "input.flip.gz").write_bytes(gzip.compress(lines.encode()))
+    code, out, err = cli("init", files / "ws", "--test-set", files / "all.qrels", "--folds",
+                         files / "folds.json", "--runs", str(files / "runs" / "input.*.gz"))
+    assert code == 0, err
+    assert out.count("rank_disagrees: 12 — run flip") == 1
+    assert "  1 run note as for test set fold-1 (the same runs): not repeated" in out
+
+
+def test_paths_in_the_project_tree_are_relative_and_the_header_says_which(files, monkeypatch):
+    """Issue 33 #8: the header said 'Paths are relative to this file' above absolute
+    paths. Files in the folder init ran in are written relative to the manifest (the
+    tree moves as one); the workspace still opens from another directory."""
+    monkeypatch.chdir(files)
+    code, _, err = cli("init", "ws", "--test-set", "all.qrels", "--runs", "runs/input.*.gz")
+    assert code == 0, err
+    manifest = (files / "ws" / "ragnb.toml").read_text()
+    assert 'path = "../all.qrels"' in manifest and 'runs = "../runs/input.*.gz"' in manifest
+    assert "# Relative paths are relative to this file; files outside this folder and the" \
+        in manifest
+    monkeypatch.chdir(files / "runs")
+    assert open_workspace(files / "ws").configs(open_workspace(files / "ws").test_set_names[0])
