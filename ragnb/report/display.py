@@ -410,7 +410,7 @@ def provenance(section: str = "Notes", /, **facts: Any) -> None:
     _display_bundle(provenance_bundle(section, facts))
 
 
-#: Most workspace files listed one by one outside a report.
+#: Most workspace files listed (folded) outside a report.
 SHOWN_FILES = 8
 
 
@@ -418,16 +418,20 @@ def show_workspace_files(workspace: Any) -> None:
     """Add the files a workspace has read to the report's provenance (one row per file, sha256).
 
     ``workspace`` is a :class:`ragnb.workspace.Workspace`; folders get a row with
-    their file count. Outside a report (JupyterLab, Voila) a workspace that read many
-    files (every round's run, for the selection inflation) gets one line instead, so
-    the page's answer is not pushed below a screenful of hashes.
+    their file count. Outside a report (JupyterLab, Voila) the files are one
+    folded line ("N files read", the list inside), so no page opens on a block of
+    paths and hashes before its answer.
     """
     files = workspace.files_read()
-    if not in_report() and len(files) > SHOWN_FILES:
-        _display_bundle({"text/html": ('<div class="ragnb-provfacts" style="font-size: 11px; '
-                                       'color: #666">Provenance · Workspace files: '
-                                       f"{len(files)} files read (each with its sha256 in a "
-                                       "report's provenance)</div>"),
+    if not in_report():
+        items = "".join(f"<li>{html.escape(str(p))}</li>" for p in files[:SHOWN_FILES])
+        more = (f"<li>… and {len(files) - SHOWN_FILES} more</li>"
+                if len(files) > SHOWN_FILES else "")
+        _display_bundle({"text/html": ('<details class="ragnb-provfacts" style="font-size: '
+                                       '11px; color: #666"><summary>Provenance · Workspace '
+                                       f"files: {len(files)} read (each with its sha256 in a "
+                                       f"report's provenance)</summary><ul>{items}{more}</ul>"
+                                       "</details>"),
                          "text/plain": f"[provenance: Workspace files] {len(files)} files read"})
         return
     for path in files:

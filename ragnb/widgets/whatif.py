@@ -42,7 +42,7 @@ from ragnb.metrics.judged import Policy
 from ragnb.metrics.registry import metric_label
 from ragnb.metrics.score import Scores
 from ragnb.report.display import checks_html, headline_html, table_html
-from ragnb.result import finding
+from ragnb.result import LONG_CELL, display_name, finding
 from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ragnb.strata.breakdown import Breakdown
 from ragnb.strata.spec import StrataSpec
@@ -57,6 +57,27 @@ CUTOFFS = (1, 3, 5, 10, 20, 50, 100)
 #: HTML widgets inherit the controls' line height (one row = one control); text and
 #: tables inside them read better with the normal one.
 _BLOCK_STYLE = "line-height: 1.4; white-space: normal"
+
+
+def _long_cells_as_notes(table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """Cells longer than :data:`ragnb.result.LONG_CELL` as ``[n]``, their text as note n.
+
+    The terminal's rule (:func:`ragnb.result.text_table`): a free-text note no longer
+    wraps one row of a narrow notebook column to a dozen lines.
+    """
+    notes: list[str] = []
+
+    def cell(value: Any) -> Any:
+        if isinstance(value, str) and len(value) > LONG_CELL:
+            notes.append(value)
+            return f"[{len(notes)}]"
+        return value
+
+    out = table.copy()
+    for column in out.columns:
+        if out[column].dtype == object or pd.api.types.is_string_dtype(out[column]):
+            out[column] = [cell(v) for v in out[column]]
+    return out, notes
 
 
 def _missing_ipywidgets():
@@ -97,7 +118,8 @@ resamples, seed, min_stratum, extra, columns, report_parameters
                  min_stratum: int = 10, extra: str = "error",
                  columns: Sequence[str] | None = None,
                  report_parameters: Mapping[str, object] | None = None,
-                 chart: str | None = "vega", inflation: Callable | None = None) -> None:
+                 chart: str | None = "vega", inflation: Callable | None = None,
+                 display_names: Mapping[str, str] | None = None) -> None:
         try:
             import ipywidgets as w
         except ImportError:  # pragma: no cover - a dependency of ragnb
@@ -111,6 +133,7 @@ resamples, seed, min_stratum, extra, columns, report_parameters
             columns=columns, report_parameters=report_parameters)
         self.draw_chart = chart
         self.inflation = inflation
+        self.display_names = dict(display_names or {})
         self.columns = self.state.columns
         self.breakdown: Breakdown | None = None
         self.error: str | None = None
@@ -143,6 +166,7 @@ resamples, seed, min_stratum, extra, columns, report_parameters
         self.export_html = w.HTML()
         self.status_html = w.HTML()
         self.table_html = w.HTML()
+        self.method_html = w.HTML()
         self.chart_html = w.HTML()
         self.chart_box = w.Box([self.chart_html])
         self.chart_w: alt.JupyterChart | None = None  # made at the first update
@@ -166,8 +190,9 @@ resamples, seed, min_stratum, extra, columns, report_parameters
         export = w.VBox([w.HTML("<b>Turn this what-if into a report</b>"),
                          w.HBox([self.export_path_w, self.written_by_w, self.export_btn]),
                          self.export_html])
+        # the answer, then its table and chart; how it was made below them, not above
         self.widget = w.VBox([controls, self.status_html, self.table_html, self.chart_box,
-                              self.log_html, export])
+                              self.method_html, self.log_html, export])
         self.widget.add_class("ragnb-whatif")
         self._sync_metric()
         self._rebuild_strata()
@@ -316,13 +341,18 @@ resamples, seed, min_stratum, extra, columns, report_parameters
         self.error = None
         self.breakdown = bd
         pooled = bd.pooled
+        table, notes = _long_cells_as_notes(bd.display_table())
+        names = self.display_names
         self.table_html.value = (
             f'<div class="ragnb-whatif-table" style="{_BLOCK_STYLE}" '
             f'data-pooled-n="{int(pooled["n"])}" '
             f'data-pooled-delta="{pooled["delta"]:.10f}" data-metric="{html.escape(bd.metric)}">'
-            + table_html(bd.display_table(), index=False,
-                         caption=f"{metric_label(bd.metric)}, {bd.challenger} − "
-                                 f"{bd.baseline}, points")
+            + table_html(table, index=False,
+                         caption=f"{metric_label(bd.metric)}, "
+                                 f"{display_name(bd.challenger, names)} − "
+                                 f"{display_name(bd.baseline, names)}, points")
+            + "".join(f'<p style="font-size: 90%">[{n}] {html.escape(text)}</p>'
+                      for n, text in enumerate(notes, start=1))
             + "</div>")
         t3 = time.perf_counter()
         if self.draw_chart:
@@ -352,12 +382,15 @@ resamples, seed, min_stratum, extra, columns, report_parameters
         if figure is not None:
             lines.append(f"Selection inflation on {figure.split} ({figure.selections} "
                          f"selections against it): {figure.label()}.")
-        lines.append(f"{bd.description}. Updated in {t4 - t0:.2f} s.")
-        found = finding(bd, chart=False)  # the one result shape: the same headline as the report
+        # the one result shape: the same headline as the report, with the same names
+        found = finding(bd, chart=False, display_names=names)
         self.status_html.value = (f'<div style="{_BLOCK_STYLE}" data-update-s="{t4 - t0:.4f}">'
-                                  + headline_html(found.headline)
-                                  + checks_html(found.checks)
+                                  + headline_html(found.headline) + checks_html(found.checks)
                                   + "".join(f"<p>{html.escape(x)}</p>" for x in lines) + "</div>")
+        self.method_html.value = (f'<div class="ragnb-whatif-method" style="{_BLOCK_STYLE}; '
+                                  f'font-size: 90%; color: #444"><p>Method: '
+                                  f"{html.escape(bd.description)}. Updated in {t4 - t0:.2f} s."
+                                  "</p></div>")
         self._render_log()
 
     def _render_log(self) -> None:

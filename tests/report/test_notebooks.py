@@ -106,3 +106,34 @@ def test_check_stored_agrees_with_nbstripout(tmp_path):
     assert subprocess.run([*verify, str(clean)], capture_output=True, check=False).returncode == 0
     assert subprocess.run([*verify, str(dirty)], capture_output=True, check=False).returncode != 0
     assert [p.split(": ", 1)[0] for p in check_stored([clean, dirty])] == [str(dirty), str(dirty)]
+
+
+@pytest.mark.parametrize("path", sorted(NOTEBOOKS_DIR.glob("*.ipynb")), ids=lambda p: p.stem)
+def test_each_page_shows_its_answer_before_its_provenance(path):
+    """Issue 33 #11: in JupyterLab and Voila a page opened on lines of paths, byte
+    counts and hashes before the question. The finding comes first in its cell."""
+    nb = nbformat.read(path, as_version=4)
+    cell = next(c for c in nb.cells if "show_finding(finding)" in c.source)
+    lines = cell.source.splitlines()
+    answer = next(i for i, ln in enumerate(lines) if ln.startswith("show_finding(finding)"))
+    assert all(i > answer for i, ln in enumerate(lines)
+               if ln.startswith(("show_workspace_files(", "provenance(")))
+
+
+def test_outside_a_report_the_files_read_are_one_folded_line(monkeypatch, tmp_path):
+    import ragnb.report.display as display
+
+    shown = []
+    monkeypatch.setattr(display, "_display_bundle", shown.append)
+    monkeypatch.setattr(display, "in_report", lambda: False)
+    files = [tmp_path / f"f{i}.trec" for i in range(3)]
+
+    class Workspace:
+        def files_read(self):
+            return files
+
+    display.show_workspace_files(Workspace())
+    assert len(shown) == 1
+    assert shown[0]["text/html"].startswith('<details class="ragnb-provfacts"')
+    assert "Workspace files: 3 read" in shown[0]["text/html"]
+    assert all(str(f) in shown[0]["text/html"] for f in files)

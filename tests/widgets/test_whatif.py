@@ -274,3 +274,23 @@ def test_both_chart_modes_redraw(comparison, chart):
         return
     assert "pooled, size-weighted (n=186)" in [v["row"] for v in values]
     assert set(w.timings) == {"scores", "bootstrap", "table", "chart", "total"}
+
+
+def test_names_notes_and_method_read_as_on_the_page(comparison):
+    """Issue 33 #11: the widget showed 'round-40 vs round-00' under a finding that says
+    'July champion (round-40)', a 217-character note wrapped one row to 16 lines, and
+    the method paragraph sat above the table."""
+    names = {"round-00": "January baseline", "round-40": "July champion"}
+    w = make(comparison, display_names=names)
+    assert "July champion (round-40) − January baseline (round-00), points" in \
+        w.table_html.value
+    assert "July champion (round-40)" in w.status_html.value
+    # out_of_scope's note ("zero-width interval: cannot move by construction ...") is a
+    # numbered note under the table, its cell a marker
+    assert '<td class="txt">[1]</td>' in w.table_html.value
+    assert "[1] zero-width interval: cannot move by construction" in w.table_html.value
+    # the method (intervals, resamples, seed) comes after the table and the chart
+    children = list(w.widget.children)
+    assert children.index(w.method_html) > children.index(w.chart_box)
+    assert "Method: ndcg@10 (lower policy)" in w.method_html.value
+    assert "sign-flip" in w.method_html.value and "sign-flip" not in w.status_html.value
