@@ -359,7 +359,8 @@ def _read_all(ws) -> tuple[list[str], int, list[tuple[str, str, int, int]]]:
         for note in ts.notes:
             found.append(f"  note: {note}")
         runs = ws.check_runs(split)   # read and checked, not scored
-        extra, again = set(), {}
+        extra: set[str] = set()
+        again: dict[str, int] = {}  # first test set -> its notes not repeated here
         for config, outside_ids, notes, n_ranked in runs:
             extra |= outside_ids
             if n_ranked < len(qids):
