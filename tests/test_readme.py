@@ -123,3 +123,17 @@ def test_the_wheel_ships_the_pages(tmp_path):
     shipped = {n for n in zipfile.ZipFile(wheel).namelist() if n.endswith(".ipynb")}
     pages = {f"ragnb/notebooks/{p.name}" for p in (PROJ_ROOT / "notebooks").glob("*.ipynb")}
     assert pages and shipped == pages
+    # and the demo workspace it reads by default, without the local score cache or locks
+    names = set(zipfile.ZipFile(wheel).namelist())
+    demo = {f"ragnb/data/{p}" for p in _tracked("data")}
+    assert demo and demo <= names
+    assert not [n for n in names if ".ragnb-cache" in n or n.endswith(".lock")]
+
+
+def _tracked(folder: str) -> list[str]:
+    """Files git tracks under ``folder``, relative to it."""
+    import subprocess
+
+    out = subprocess.run(["git", "-C", str(PROJ_ROOT), "ls-files", folder], check=True,
+                         capture_output=True, text=True).stdout
+    return [line.split("/", 1)[1] for line in out.splitlines()]

@@ -34,8 +34,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ragnb.pages import page
-    from ragnb.paths import DEMO_DIR, NOTEBOOKS_DIR
+    from ragnb.paths import NOTEBOOKS_DIR
     from ragnb.report.parameters import read_parameters, resolve_value, unknown_parameter
+    from ragnb.workspace.default import default_workspace
 
     p = page(args.page)
     declared = read_parameters(NOTEBOOKS_DIR / f"{p.slug}.ipynb")
@@ -47,6 +48,6 @@ def run(args: argparse.Namespace) -> int:
             raise unknown_parameter(key, {k: v for k, v in declared.items()
                                           if k != "workspace"}, source=p.slug)
         values[key] = resolve_value(declared[key], value, source=p.slug)
-    inputs = p.resolve(args.workspace or DEMO_DIR, **values)
+    inputs = p.resolve(args.workspace or default_workspace(), **values)
     print(p.run(inputs).to_text(), end="")
     return 0

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ragnb.paths import DEMO_DIR
+from ragnb.paths import DEMO_DIR, ensure_demo
 
 #: Environment variable naming the default workspace (a ``ragnb.toml`` or its folder).
 WORKSPACE_ENV = "RAGNB_WORKSPACE"
@@ -22,5 +22,6 @@ def default_workspace() -> Path:
     """``$RAGNB_WORKSPACE`` (absolute, ``~`` expanded), else the bundled demo's manifest."""
     value = os.environ.get(WORKSPACE_ENV, "").strip()
     if not value:
+        ensure_demo()  # an installed ragnb copies its demo out of the package once
         return DEMO_MANIFEST
     return Path(value).expanduser().resolve()
