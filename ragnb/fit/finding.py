@@ -51,6 +51,9 @@ def four_cell_headline(fc: FourCell, display_names: Mapping[str, str]) -> Headli
     resolved"                  the sets are equally hard)
     "Inconclusive at this n"   neither resolved; gives the queries per set that would
                                resolve the gap at its observed size (80% power)
+    "No gain to carry over"    an inconclusive reading whose golden gain is not above 0:
+                               there is nothing to carry; the production gain is the
+                               answer ("worse" when its interval lies below 0)
     "No fit verdict"           production shares queries with golden and fewer than
                                10 are left once they are set aside
     share not carried over     a fit or inconclusive reading with a golden gain (a point
@@ -101,6 +104,14 @@ def four_cell_headline(fc: FourCell, display_names: Mapping[str, str]) -> Headli
                      f"{fc.golden}, then read again.")
         verdict = "refused: test sets overlap"
         why = [f"Metric: {metric}."]
+    elif family == "inconclusive" and not g["delta"] > 0:
+        worse = p["ci_high"] < 0
+        answer = (f"No gain to carry over: {champ} is {g_pts} points against {base} on "
+                  f"{fc.golden} and {p_pts} {p_ci} on {fc.production} ({short})"
+                  + (f", worse on {fc.production}." if worse else "."))
+        next_step = (f"Keep {base}: {champ} does not beat it on {fc.golden}." if not worse
+                     else f"Keep {base}: {champ} loses on {fc.production} too.")
+        verdict = f"no gain on {fc.golden}" + (f", worse on {fc.production}" if worse else "")
     elif family == "inconclusive":
         answer = (f"Inconclusive at this n: {champ} vs {base} is {g_pts} points on "
                   f"{fc.golden} and {p_pts} {p_ci} on {fc.production} ({short}).")

@@ -320,10 +320,10 @@ def gain_reading(carry, rp, golden_delta: float = 0.0) -> str:
     """``"carried over"``, ``"collapsed"`` or ``"unresolved"`` from the gain gap and prod. gain.
 
     Carried over needs the production gain resolved, no collapse, and the gap's
-    lower end above ``-golden_delta`` (a total collapse ruled out); see the module
-    docstring.
+    lower end above ``-golden_delta`` (a total collapse ruled out); collapsed needs a
+    golden gain above 0 to collapse; see the module docstring.
     """
-    if carry.ci_high < 0:
+    if carry.ci_high < 0 and golden_delta > 0:  # no golden gain, nothing to collapse
         return "collapsed"
     if rp.ci_low > 0 and carry.ci_low > -max(golden_delta, 0.0):
         return "carried over"

@@ -182,3 +182,32 @@ def test_the_method_line_names_the_interval_each_figure_got():
     guarded = fc.cells[fc.cells["guard"] != ""]
     assert len(guarded) and all(f"{c} on {s}" in cells
                                 for c, s in zip(guarded["config"], guarded["split"]))
+
+
+def test_no_golden_gain_is_no_gain_to_carry_over_not_a_wait():
+    """CODEC, first vs last run in file order: the champion is -11.6 [-26.5, +3.4] on
+    fold-1 and -12.9 [-24.8, -1.0] on fold-2, and the page said 'Inconclusive at this n
+    ... collect about 17 queries per set'. With no golden gain there is nothing to carry:
+    the answer is the production figure, 'worse' only where its interval is below 0.
+    A loss that deepens on production is not 'fit' either (it read "Fit: c's -3.0-point
+    gain over b on golden ...")."""
+    from ragnb.fit.finding import four_cell_headline
+    from ragnb.result import NUMBER_WITH_INTERVAL
+
+    rows = []
+    for split, shift in (("golden", -0.03), ("production", -0.12)):
+        for q in range(30):
+            base = 0.3 + 0.4 * ((q * 7) % 10) / 10
+            wiggle = 0.1 * (((q * 3) % 5) - 2)             # -0.20 .. +0.20, symmetric
+            rows += [{"split": split, "config": c, "query_id": f"{split[0]}{q}", "value": v}
+                     for c, v in (("b", base), ("c", base + shift + wiggle))]
+    fc = four_cell(pd.DataFrame(rows), baseline="b", champion="c", resamples=1000)
+    d = fc.deltas.set_index("split")
+    assert d.loc["golden", "ci_high"] > 0 > d.loc["golden", "delta"]      # not resolved
+    assert d.loc["production", "ci_high"] < 0                           # resolved worse
+    assert fc.reading == "inconclusive"
+    h = four_cell_headline(fc, {})
+    assert h.answer.startswith("No gain to carry over: c is -3.0 points against b on golden")
+    assert h.answer.endswith(", worse on production.") and "both" not in h.answer
+    assert len(NUMBER_WITH_INTERVAL.findall(h.answer)) == 1
+    assert h.next_step == "Keep b: c loses on production too."
