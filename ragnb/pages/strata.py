@@ -23,6 +23,7 @@ from ragnb.result import (
     markdown_section,
     markdown_text,
     notes_sections,
+    points,
     table_section,
 )
 from ragnb.strata import StrataSpec, breakdown, read_spec, spec_timing
@@ -106,8 +107,8 @@ def _reading(bd: Any) -> str:
     """The pooled and equal-weight figures, zero-width strata, the reconciliation line."""
     macro = bd.table.set_index("kind").loc["macro"] if "macro" in set(bd.table["kind"]) else None
     parts = [markdown_text("**Pooled:** {pooled} points (size-weighted). **Equal-weight:** "
-                           "{macro} points.", pooled=f"{bd.pooled['delta'] * 100:+.2f}",
-                           macro="—" if macro is None else f"{macro['delta'] * 100:+.2f}"),
+                           "{macro} points.", pooled=points(bd.pooled["delta"], signed=True),
+                           macro="—" if macro is None else points(macro["delta"], signed=True)),
              markdown_text("{completeness}", completeness=bd.completeness)]
     zero = bd.strata[bd.strata["note"].str.contains("zero-width")]
     parts += [markdown_text("**{name}**: {note}.", name=name, note=note)
