@@ -386,10 +386,13 @@ def resolve_inputs(args: argparse.Namespace, runs: list[str], run_flag: str = "-
         if not args.judgments or not runs:
             raise InputError(f"give --judgments and {run_flag}, or --workspace",
                              key="--judgments" if not args.judgments else run_flag)
+        from ragnb.io.source import implied_gain
+
         return Inputs(read_test_set(args.judgments), loaded(run_files(runs, args.order)),
                       {"missing": args.missing, "extra": args.extra},
                       ledger=getattr(args, "ledger", None),
-                      relevance_level=getattr(args, "relevance_level", None) or 1)
+                      relevance_level=getattr(args, "relevance_level", None) or 1,
+                      gain=implied_gain(args.judgments))   # as init writes it (issue 36 #1)
     from ragnb.io import RunFile
     from ragnb.strata import strata_table
 

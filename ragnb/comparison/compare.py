@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from os import PathLike
 from typing import Any
 
 from ragnb.comparison.finding import comparison_finding
@@ -20,8 +21,10 @@ def compare(test_set: Any, runs: Sequence[Any], metrics: str | Sequence[str], *,
 
     Parameters
     ----------
-    test_set : TestSet
-        :func:`ragnb.read_test_set`'s result.
+    test_set : TestSet or path
+        :func:`ragnb.read_test_set`'s result, or a file it reads; an nDCG naming no gain
+        then takes the one the file's format implies (linear for TREC qrels, as
+        ``ragnb compare --judgments`` and ``ragnb init``).
     runs : sequence of Run, paths or what :func:`ragnb.score` reads
         One per config, in order (:func:`ragnb.read_run`'s results, paths, DataFrames).
     metrics : str or sequence of str
@@ -55,6 +58,11 @@ def compare(test_set: Any, runs: Sequence[Any], metrics: str | Sequence[str], *,
     >>> print(f.to_text())  # doctest: +SKIP
     """
     names = [str(parse_metric(m)) for m in ([metrics] if isinstance(metrics, str) else metrics)]
+    if isinstance(test_set, (str, PathLike)):  # a file: its format implies the nDCG gain
+        from ragnb.io.source import implied_gain
+        from ragnb.metrics.registry import with_gain
+
+        names = [str(parse_metric(with_gain(n, implied_gain(test_set)))) for n in names]
     if judge is not None:
         return _judged(test_set, runs, names[0], baseline, display_names, judge, options)
     # the reader's options go to score, as `ragnb compare` passes them (issue 36 #2)

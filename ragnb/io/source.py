@@ -380,6 +380,17 @@ def _stem(name: str) -> str:
     return name.removesuffix(".gz")
 
 
+def implied_gain(path) -> str:
+    """The nDCG gain map a test-set file implies: ``"linear"`` for TREC qrels (what
+    trec_eval's ``ndcg_cut``, ranx and ir_measures report), else ragnb's ``"exp"``
+    (2^g - 1, the seeds'). ``ragnb init`` writes the same into a manifest.
+    """
+    try:
+        return "linear" if sniff_format(path) == "trec" else "exp"
+    except (OSError, InputError):
+        return "exp"
+
+
 def sniff_format(path, data: bytes | None = None) -> str:
     """Guess the format of ``path`` from its name, else from its first line."""
     src = source_of(path)

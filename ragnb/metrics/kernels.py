@@ -54,7 +54,7 @@ def ndcg(view: View, gain: str = "exp") -> np.ndarray:
 
 @register(
     "ndcg_linear",
-    aliases=("ndcg_cut", "nDCG"),   # trec_eval's ndcg_cut_k, ir_measures' nDCG@k: linear
+    aliases=("ndcg_cut",),   # trec_eval's ndcg_cut_k: linear
     gain=lambda params: gain_map("linear"),
     summary="normalised DCG with linear gain g, as trec_eval's ndcg_cut",
     formula="DCG@k = sum_{i<=k} g_i / log2(i + 1); nDCG@k = DCG@k / ideal DCG@k",

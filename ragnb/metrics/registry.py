@@ -11,10 +11,13 @@ trec_eval's measure names are accepted too, with trec_eval's semantics (see
 (``P_10`` -> ``p@10``), which is what score tables show. One exception:
 trec_eval's plain ``ndcg`` (linear gain) is ragnb's ``ndcg_linear``; ragnb's
 ``ndcg`` takes the workspace's gain map (exponential 2^g - 1 unless the manifest
-says otherwise; ``ragnb init`` on TREC qrels writes ``linear``). An alias written
-with capitals is matched as written and keeps its ecosystem's meaning:
-ir_measures' ``nDCG@10`` is linear gain, as ir_measures (and trec_eval's
-``ndcg_cut``) define it, whatever the workspace's map.
+says otherwise; ``ragnb init`` on TREC qrels writes ``linear``, and a command
+or :func:`ragnb.compare` given a TREC qrels file uses ``linear`` too: see
+:func:`ragnb.io.source.implied_gain`). A name never changes meaning with its
+letter case: ``NDCG@10``, ``nDCG@10`` (ranx, ir_measures) and ``ndcg@10`` are
+one metric, so on TREC qrels all three are what trec_eval, ranx and ir_measures
+report. An alias whose capitals carry meaning (ir_measures' ``R@k`` for recall)
+is matched as written.
 """
 from __future__ import annotations
 
@@ -187,7 +190,8 @@ def parse_metric(text: str | Metric) -> Metric:
         raise InputError(f"cannot parse metric {text!r}; expected name@k or "
                          f"name(param=value); available: {available()}", key=str(text))
     written = m.group("name")
-    # another ecosystem's spelling keeps that ecosystem's meaning: ir_measures' nDCG is linear
+    # an alias whose capitals carry meaning (ir_measures' R@k) is matched as written; any
+    # other name in any case is the lower-case one (NDCG, nDCG and ndcg are one metric)
     raw_name = written if written in _ALIASES else written.lower()
     raw_k = m.group("k")
     trec = _TREC_CUTOFF.match(raw_name)

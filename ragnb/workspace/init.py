@@ -319,10 +319,9 @@ def _gain_lines(test_sets: Sequence[TestSetSpec]) -> list[str]:
     """The nDCG gain map, written out: linear for TREC qrels (trec_eval's ``ndcg_cut``, as
     ranx and ir_measures compute nDCG), else ragnb's exponential 2^g - 1.
     """
-    from ragnb.io.source import sniff_format
+    from ragnb.io.source import implied_gain
 
-    trec = [t.name for t in test_sets if Path(t.path).is_file() and sniff_format(t.path) == "trec"]
-    if trec:
+    if any(Path(t.path).is_file() and implied_gain(t.path) == "linear" for t in test_sets):
         return ['gain = "linear"   # nDCG gain g: trec_eval\'s ndcg_cut (as ranx, ir_measures) '
                 'for TREC qrels; "exp" = 2^g - 1']
     return ['gain = "exp"   # nDCG gain 2^g - 1; "linear" = g, as trec_eval\'s ndcg_cut']

@@ -40,3 +40,31 @@ def test_the_reader_options_are_honoured_on_cast(real_data):
     assert "+3.2 [-1.6, +8.0] points of ndcg_linear@10" in f.headline.answer
     # what was dropped is counted and shown with the finding
     assert "dropped_run_queries: 81" in f.to_text()
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("name", ["ndcg@10", "NDCG@10", "nDCG@10"])
+def test_one_ndcg_for_one_set_of_files(real_data, name, capsys):
+    """Issue 36 #1: on the same CAsT files `ragnb compare --judgments ... --metric ndcg@10`
+    printed +2.2 [-2.6, +7.0] (exp gain) and the workspace init made +3.2 [-1.6, +8.0]
+    (linear); NDCG@10 meant exp, nDCG@10 linear. On TREC qrels every spelling is
+    linear, as trec_eval, ranx and ir_measures report it, in the CLI and the API alike;
+    per-query values equal pytrec_eval's ndcg_cut_10 (tests/metrics/...agreement)."""
+    from ragnb.cli import main
+
+    base = real_data / "trec-cast-2021" / "2021"
+    qrels = base / "trec-cast-qrels-docs.2021.qrel"
+    runs = {n: base / "baselines" / "document_runs" / f"{n}.run.gz"
+            for n in ("org_convdr", "org_manual_bm25")}
+    if not all(r.exists() for r in runs.values()):
+        pytest.skip(f"CAsT 2021 runs not found under {base}")
+    assert main(["compare", "--judgments", str(qrels),
+                 "--baseline", f"org_convdr={runs['org_convdr']}",
+                 "--challenger", f"org_manual_bm25={runs['org_manual_bm25']}",
+                 "--metric", name, "--extra", "drop", "--resamples", "200"]) == 0
+    out = capsys.readouterr().out
+    assert "+3.2 [-1.6, +8.0]" in out and "linear gain g" in out
+    f = ragnb.compare(str(qrels), [str(p) for p in runs.values()], name, extra="drop",
+                      resamples=200)
+    assert "+3.2 [-1.6, +8.0]" in f.headline.answer
+    assert "Metric: ndcg@10 (linear gain g)." in f.headline.why

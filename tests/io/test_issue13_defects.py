@@ -174,12 +174,12 @@ def test_6_process_substitution_and_stdin_are_read_once(tmp_path):
                         " --format csv")],
         capture_output=True, text=True, env=env, timeout=120, check=False)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.splitlines()[1].startswith("r,ndcg@10,1.0,")
+    assert out.stdout.splitlines()[1].startswith("r,ndcg@10(gain=linear),1.0,")
     out = subprocess.run([*ragnb, "score", "--judgments", "-", "--run", str(run), "--metric",
                           "ndcg@10", "--format", "csv"], input=b"q1 0 d1 1\n",
                          capture_output=True, env=env, timeout=120, check=False)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.decode().splitlines()[1].startswith("r,ndcg@10,1.0,")
+    assert out.stdout.decode().splitlines()[1].startswith("r,ndcg@10(gain=linear),1.0,")
 
 
 # -- 9: no bound on resamples or cut-offs --------------------------------------------------------

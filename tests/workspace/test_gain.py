@@ -163,6 +163,9 @@ def test_cli_pool_with_workspace_uses_its_map(tmp_path):
              "--run", f"b={tmp_path / 'runs/b.trec'}"]
     ws = csv_of("pool", "list", "--workspace", tmp_path, "--baseline", "a", "--metric", "ndcg@10")
     linear = csv_of("pool", "list", *files, "--baseline", "a", "--metric", "ndcg@10(gain=linear)")
-    exp = csv_of("pool", "list", *files, "--baseline", "a", "--metric", "ndcg@10")
+    exp = csv_of("pool", "list", *files, "--baseline", "a", "--metric", "ndcg@10(gain=exp)")
+    # a TREC qrels file implies linear gain, as init writes it (issue 36 #1)
+    implied = csv_of("pool", "list", *files, "--baseline", "a", "--metric", "ndcg@10")
     pd.testing.assert_series_equal(ws.sort_index(), linear.sort_index())
+    pd.testing.assert_series_equal(implied.sort_index(), linear.sort_index())
     assert not np.allclose(exp.sort_index(), linear.sort_index())

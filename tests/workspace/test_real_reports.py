@@ -123,7 +123,9 @@ def test_provenance_lists_only_workspace_files_and_no_demo_appears(built):
 
 
 def _points(value: float) -> str:
-    return f"{value * 100:+.2f}"
+    from ragnb.result import points  # the one precision rule: one decimal, more near 0
+
+    return points(value, signed=True)
 
 
 def test_report_figures_equal_ragnb_score_order_score(built):

@@ -101,4 +101,4 @@ def test_ndcg_at_10_is_trec_evals_ndcg_cut_10(made):
     page = (tmp / "reports" / "03-strata.html").read_text()
     pooled = re.search(r"Pooled:</strong> ([+−-]?[\d.]+) points", page)
     assert pooled and float(pooled.group(1).replace("−", "-")) == pytest.approx(
-        (means[challenger] - means[baseline]) * 100, abs=0.005)
+        (means[challenger] - means[baseline]) * 100, abs=0.05)   # shown at one decimal
