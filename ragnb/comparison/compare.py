@@ -120,6 +120,46 @@ def compare_scores(scores: Any, *, baseline: str, metrics: Sequence[str],
     table = compare_metrics(scores, baseline=baseline, metrics=list(dict.fromkeys(metrics)),
                             challengers=challengers, strata=strata, **options)
     found = comparison_finding(table, display_names=display_names)
-    return Finding(found.headline, found.display_table, found.chart, found.checks,
+    configs = {baseline, *(challengers or table["challenger"])}
+    headline = rank_as_score_headline(found.headline, getattr(scores, "notes", ()), configs,
+                                      display_names or {}) or found.headline
+    return Finding(headline, found.display_table, found.chart, found.checks,
                    found.description, found.caption, found.source, found.sections,
                    {"table": table, "scores": scores})
+
+
+#: Share of a run's queries whose rank column disagrees with its scores above which no
+#: verdict is given: the run's order is then a choice the user has not made.
+RANK_SCORE_SHARE = 0.9
+
+
+def rank_as_score_headline(headline: Any, notes: Sequence[Any], configs: set[str],
+                           display_names: Mapping[str, str]) -> Any:
+    """A refusal in place of ``headline`` when a compared run's ranks and scores disagree
+    on at least :data:`RANK_SCORE_SHARE` of its queries (a score column holding the rank,
+    a reversed run) and its order was the default, not chosen; else None. The figure as
+    read stays, labelled, as a Why bullet.
+    """
+    bad = [n for n in notes if getattr(n, "kind", "") == "rank_disagrees"
+           and getattr(n, "subject", "") in configs and n.total
+           and n.count >= RANK_SCORE_SHARE * n.total and "as chosen" not in n.detail]
+    if not bad:
+        return None
+    from dataclasses import replace as _replace
+
+    from ragnb.result import display_name
+
+    n = bad[0]
+    order = "rank" if "ranked by rank" in n.detail else "score"
+    other = "score" if order == "rank" else "rank"
+    run = display_name(n.subject, display_names)
+    answer = (f"No verdict: {run}'s rank column disagrees with its scores on {n.count} of "
+              f"{n.total} queries, so which column ranks it decides the result.")
+    why = (f"Ranked by {order} (as read), the comparison would say: {headline.answer}",
+           *(f"{display_name(m.subject, display_names)} also disagrees on {m.count} of "
+             f"{m.total} queries." for m in bad[1:]),
+           *headline.why)
+    return _replace(headline, answer=answer, verdict="refused: ranks and scores disagree",
+                    next_step=(f"Say which column ranks the run (--order {other} or --order "
+                               f"{order}; Python: order=\"{other}\"), then compare again."),
+                    why=why)

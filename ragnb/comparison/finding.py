@@ -10,6 +10,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
+from ragnb.metrics.registry import metric_label, metric_short
 from ragnb.result import (
     POINTS,
     Finding,
@@ -68,7 +69,8 @@ def comparison_headline(table: pd.DataFrame, display_names: Mapping[str, str]) -
         word = {1: "gains", -1: "loses", 0: "shows no difference beyond the noise:"}[side]
         parts.append(f"{chal} {word} {points(row['delta'], signed=True)} "
                      f"{interval(row['ci_low'], row['ci_high'], signed=True)} points of "
-                     f"{row['metric']} (Holm p = {row['p_holm']:.2g}, n = {int(row['n'])})")
+                     f"{metric_short(str(row['metric']))} (Holm p = {row['p_holm']:.2g}, "
+                     f"n = {int(row['n'])})")   # the gain map is said in Why
         if side == 0 and math.isfinite(row["queries_needed"]):
             needed.append(int(row["queries_needed"]))
     strata = _strata_clause(table, display_names)
@@ -91,8 +93,6 @@ def comparison_headline(table: pd.DataFrame, display_names: Mapping[str, str]) -
         parts.append(strata)
         next_step += (" Whether the strata differ (not only which resolve on their own): "
                       "ragnb report 03-strata.")
-    from ragnb.metrics.registry import metric_label
-
     why = tuple(f"Metric: {metric_label(str(m))}." for m in dict.fromkeys(rows["metric"]))
     return Headline(f"Is the challenger better than {base}?", "; ".join(parts) + ".",
                     next_step, verdict, why)

@@ -100,6 +100,7 @@ def validate_run(raw: pd.DataFrame, source: str | Path, order: Order | None = No
         raise InputError("the run has no rows", source=source)
     has_rank = "rank" in raw and not raw["rank"].isna().all()
     has_score = "score" in raw and not raw["score"].isna().all()
+    chosen = order is not None   # a run's order the user named, not the default
     if order is None:
         order = "score" if has_score else "rank"
     if order not in ORDERS:
@@ -175,8 +176,11 @@ def validate_run(raw: pd.DataFrame, source: str | Path, order: Order | None = No
             notes = (Note("rank_disagrees", disagree,
                           f"run {name}: queries whose rank column disagrees with the scores "
                           f"(trec_eval's order: score descending, docno descending); ranked "
-                          f"by {order}; for the other: --order {other}, or "
-                          f"[workspace] order = \"{other}\" in ragnb.toml"),)
+                          f"by {order}{', as chosen' if chosen else ' (the default)'}; for the "
+                          f"other: --order {other}, or "
+                          f"[workspace] order = \"{other}\" in ragnb.toml (Python: "
+                          f"order=\"{other}\")", total=int(np.unique(qcodes).size),
+                          subject=name),)
     return Run(name=name, table=df, order=order, source=source, notes=notes)
 
 

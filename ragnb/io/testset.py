@@ -33,9 +33,13 @@ class Note:
     kind: str
     count: int
     detail: str
+    #: Of how many (``0``: not stated), and what the note is about (a run's name).
+    total: int = 0
+    subject: str = ""
 
     def __str__(self) -> str:
-        return f"{self.kind}: {self.count} — {self.detail}"
+        of = f" of {self.total}" if self.total else ""
+        return f"{self.kind}: {self.count}{of} — {self.detail}"
 
 
 @dataclass(frozen=True)

@@ -167,7 +167,7 @@ def test_score_prints_the_order_note_and_ranks_by_score(tmp_path, capsys):
     run.write_text("q1 Q0 a 2 9.0 t\nq1 Q0 b 1 1.0 t\nq2 Q0 c 1 5.0 t\n")
     assert main(["score", "--judgments", str(qrels), "--run", str(run), "--metric", "rr@10"]) == 0
     out = capsys.readouterr().out
-    assert "# note: rank_disagrees: 1 — run r:" in out and "ranking order score" in out
+    assert "# note: rank_disagrees: 1 of 2 — run r:" in out and "ranking order score" in out
     assert "100.00" in out           # a ranked first: rr = 1 (100 points) on both
     assert main(["score", "--judgments", str(qrels), "--run", str(run), "--metric", "rr@10",
                  "--order", "rank"]) == 0

@@ -68,3 +68,32 @@ def test_one_ndcg_for_one_set_of_files(real_data, name, capsys):
                       resamples=200)
     assert "+3.2 [-1.6, +8.0]" in f.headline.answer
     assert "Metric: ndcg@10 (linear gain g)." in f.headline.why
+
+
+def test_a_run_whose_score_column_is_its_rank_gets_no_verdict(tmp_path):
+    """Issue 36 #3: a run whose score column held the rank got 'Verdict: better' with 239
+    of 239 queries flagged in a note 20 lines below. Read by score, such a run is ranked
+    backwards; the headline names the run and the count and asks for --order."""
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("".join(f"q{i} 0 d{j} {int(j < 2)}\n" for i in range(30) for j in range(6)))
+
+    def run(name, score):
+        path = tmp_path / f"{name}.trec"
+        path.write_text("".join(f"q{i} Q0 d{(j + i) % 6} {j + 1} {score(j + 1)} {name}\n"
+                                for i in range(30) for j in range(6)))
+        return str(path)
+
+    base = run("base", lambda r: 10 - r)           # ranks and scores agree
+    flipped = run("flipped", lambda r: r)          # the score column is the rank
+    f = ragnb.compare(str(qrels), [base, flipped], "ndcg@10", resamples=200)
+    assert f.headline.answer == ("No verdict: flipped's rank column disagrees with its scores "
+                                 "on 30 of 30 queries, so which column ranks it decides the "
+                                 "result.")
+    assert f.headline.verdict == "refused: ranks and scores disagree"
+    assert "--order rank" in f.headline.next_step and 'order="rank"' in f.headline.next_step
+    assert f.headline.why[0].startswith("Ranked by score (as read), the comparison would say")
+    # read by rank, the same files compare as they were meant: no refusal
+    g = ragnb.compare(str(qrels), [ragnb.read_run(base, order="rank"),
+                                   ragnb.read_run(flipped, order="rank")], "ndcg@10",
+                      resamples=200)
+    assert not g.headline.answer.startswith("No verdict")
