@@ -582,11 +582,22 @@ def split_lines(data: bytes | str, source, ncols: int, *, at_least: bool = False
         if len(fields) != ncols and not (at_least and len(fields) > ncols):
             raise InputError(
                 f"expected {'at least ' if at_least else ''}{ncols} whitespace-separated "
-                f"fields, found {len(fields)}: {raw[:120]!r}",
+                f"fields, found {len(fields)}: {raw[:120]!r}" + _swapped(ncols, fields),
                 source=source,
                 line=number,
             )
         yield number, fields
+
+
+def _swapped(ncols: int, fields: list[str]) -> str:
+    """What the line looks like when a qrels file and a run file were swapped (issue 36 #4)."""
+    if ncols == 4 and len(fields) == 6 and fields[1].upper() == "Q0":
+        return ("; this looks like a run file (query Q0 docno rank score tag): give it as a "
+                "run and the qrels as the test set (--judgments)")
+    if ncols == 6 and len(fields) == 4 and fields[3].lstrip("-").isdigit():
+        return ("; this looks like TREC qrels (query iteration docno grade): give it as the "
+                "test set (--judgments) and the run as a run")
+    return ""
 
 
 def decode_utf8(data: bytes, source) -> str:

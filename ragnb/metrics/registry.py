@@ -187,7 +187,10 @@ def parse_metric(text: str | Metric) -> Metric:
         return text
     m = _SYNTAX.match(str(text))
     if not m:
-        raise InputError(f"cannot parse metric {text!r}; expected name@k or "
+        dotted = re.fullmatch(r"\s*([A-Za-z_]+)\.(\d+)\s*", str(text))
+        hint = (f" (trec_eval's -m {dotted.group(1)}.{dotted.group(2)} is written "
+                f"{dotted.group(1)}_{dotted.group(2)} here)" if dotted else "")
+        raise InputError(f"cannot parse metric {text!r}{hint}; expected name@k or "
                          f"name(param=value); available: {available()}", key=str(text))
     written = m.group("name")
     # an alias whose capitals carry meaning (ir_measures' R@k) is matched as written; any

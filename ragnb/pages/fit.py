@@ -18,7 +18,7 @@ from ragnb.ledger.status import split_status_section
 from ragnb.ledger.views import split_status
 from ragnb.metrics.judged import Policy
 from ragnb.metrics.registry import parse_metric
-from ragnb.pages.registry import Inputs, MissingInput, policy_of, register, workspace_of
+from ragnb.pages.registry import Inputs, MissingInput, no_run, policy_of, register, workspace_of
 from ragnb.result import Finding, markdown_section, markdown_text, notes_sections
 from ragnb.workspace.inflation import workspace_inflation
 from ragnb.workspace.splits import score_splits
@@ -61,7 +61,7 @@ def resolve(workspace: Any, *, baseline: str = "", champion: str = "", golden: s
     for split in (golden, production):
         lacking = [c for c in (baseline, champion) if c not in ws.configs(split)]
         if lacking:
-            raise MissingInput(f"test set {split!r} has no run of {', '.join(lacking)}")
+            raise no_run(ws, split, lacking)
     return FitInputs(ws, golden, production, baseline, champion,
                      ws.setting("fit", "metric", metric, "ndcg@10"),
                      policy_of(ws.setting("fit", "policy", policy, "lower")),

@@ -48,7 +48,7 @@ from ragnb.ledger.status import split_status_section
 from ragnb.ledger.views import split_status
 from ragnb.metrics.judged import Policy
 from ragnb.metrics.score import score
-from ragnb.pages.registry import Inputs, MissingInput, policy_of, register, workspace_of
+from ragnb.pages.registry import Inputs, MissingInput, no_run, policy_of, register, workspace_of
 from ragnb.result import (
     MISSING,
     Finding,
@@ -152,7 +152,7 @@ def resolve(workspace: Any, *, split: str = "", answer_grade: int = -1,
     for name, configs in ((split, (baseline, config)), (holdout_split_name, (baseline,))):
         lacking = [c for c in configs if c and c not in ws.configs(name)]
         if lacking:
-            raise MissingInput(f"test set {name!r} has no run of {', '.join(lacking)}")
+            raise no_run(ws, name, lacking)
     metric = ws.setting("health", "metric", metric, "ndcg@10")
     if answer_grade < 0:  # not given: the manifest's, else the top of a 0/1/2 scale
         answer_grade = int(health.get("answer_grade", ANSWER_GRADE))

@@ -37,7 +37,7 @@ from ragnb.labelbias.sections import (
 )
 from ragnb.ledger.status import split_status_section
 from ragnb.ledger.views import split_status
-from ragnb.pages.registry import Inputs, MissingInput, register, workspace_of
+from ragnb.pages.registry import Inputs, MissingInput, no_run, register, workspace_of
 from ragnb.result import (
     Finding,
     Section,
@@ -105,7 +105,7 @@ def resolve(workspace: Any, *, split: str = "", configs: list = [],  # noqa: B00
     if not baseline:
         raise MissingInput("no baseline config ([report] baseline)")
     if baseline not in configs:
-        raise MissingInput(f"test set {split!r} has no run of {baseline}")
+        raise no_run(ws, split, [baseline])
     mine = labelled.get("test_set") == split  # the pooled labels of this test set, if any
     return LabelBiasInputs(
         ws, split, tuple(configs), baseline, ws.setting("label-bias", "challenger"),

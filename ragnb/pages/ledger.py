@@ -22,7 +22,7 @@ from ragnb.ledger.finding import SplitUse
 from ragnb.ledger.ledger import Ledger
 from ragnb.ledger.status import SPLIT_STATUS_CAPTION, split_status_table
 from ragnb.ledger.views import guard_report, inflation_curve, selection_counts
-from ragnb.pages.registry import Inputs, MissingInput, register, workspace_of
+from ragnb.pages.registry import Inputs, MissingInput, no_run, register, workspace_of
 from ragnb.result import (
     MISSING,
     Finding,
@@ -100,7 +100,7 @@ def resolve(workspace: Any, *, guard_split: str = "", runner_up: str = "", winne
                            "else the test set with role golden)")
     lacking = [c for c in (runner_up, winner) if c not in ws.configs(guard_split)]
     if lacking:
-        raise MissingInput(f"test set {guard_split!r} has no run of {', '.join(lacking)}")
+        raise no_run(ws, guard_split, lacking)
     return LedgerInputs(ws, guard_split, runner_up, winner,
                         ws.setting("ledger", "metric", metric, "ndcg@10"), float(alert_drop),
                         resamples=resamples, seed=seed)

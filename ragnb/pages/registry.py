@@ -11,7 +11,7 @@ lacks something; ``run(inputs)`` reads the data and returns the
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -29,6 +29,20 @@ class MissingInput(RagnbError):
     def __init__(self, reason: str) -> None:
         self.reason = reason
         super().__init__(reason)
+
+
+def no_run(ws: Any, split: str, lacking: Sequence[str], what: str = "") -> MissingInput:
+    """The reason a page cannot run: ``split`` has no run of ``lacking``, with the configs it
+    has and the closest name to each (a manifest typo: ``org_convdrr``; issue 36 #4).
+    """
+    import difflib
+
+    known = list(ws.configs(split))
+    close = [f"{c}: did you mean {m[0]}?" for c in lacking
+             if (m := difflib.get_close_matches(c, known, n=1))]
+    return MissingInput(f"test set {split!r} has no run of {what}{', '.join(lacking)}"
+                        + (f" ({'; '.join(close)})" if close else "")
+                        + f"; its configs: {', '.join(known) or 'none'}")
 
 
 @dataclass(frozen=True)

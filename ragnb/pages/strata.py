@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 from ragnb.metrics.judged import Policy
 from ragnb.metrics.score import score
-from ragnb.pages.registry import Inputs, MissingInput, policy_of, register, workspace_of
+from ragnb.pages.registry import Inputs, MissingInput, no_run, policy_of, register, workspace_of
 from ragnb.perquery import query_delta_chart, query_deltas, side_by_side
 from ragnb.result import (
     POINTS,
@@ -79,7 +79,7 @@ def resolve(workspace: Any, *, split: str = "", baseline: str = "", challenger: 
         raise MissingInput("no baseline and challenger configs ([report] baseline, challenger)")
     lacking = [c for c in (baseline, challenger) if c not in ws.configs(split)]
     if lacking:
-        raise MissingInput(f"test set {split!r} has no run of {', '.join(lacking)}")
+        raise no_run(ws, split, lacking)
     spec = ws.spec_path(split, "strata", strata_spec)
     column = ws.setting("strata", "stratum", stratum) or (entry.by if entry else "")
     if not spec and not column:

@@ -23,7 +23,7 @@ from ragnb.ledger.status import split_status_section
 from ragnb.ledger.views import split_status
 from ragnb.metrics.judged import Policy
 from ragnb.metrics.registry import metric_label
-from ragnb.pages.registry import Inputs, MissingInput, policy_of, register, workspace_of
+from ragnb.pages.registry import Inputs, MissingInput, no_run, policy_of, register, workspace_of
 from ragnb.result import (
     POINTS,
     Finding,
@@ -92,8 +92,7 @@ def resolve(workspace: Any, *, golden: str = "", production: str = "", metric: s
     for split in (golden, production):
         lacking = [c for c in ws.manifest.rounds if c not in ws.configs(split)]
         if lacking:
-            raise MissingInput(f"test set {split!r} has no run of round config(s) "
-                               f"{', '.join(lacking)}")
+            raise no_run(ws, split, lacking, "round config(s) ")
     if int(watch_batch) < 1:
         raise InputError(f"a batch holds at least one query, got watch_batch={watch_batch}",
                          key="watch_batch")

@@ -205,6 +205,8 @@ def scaffold(
     first = names[0]
     metric = metric or "ndcg@10"
     try:
+        _check_configs(ws, names, {"--rounds": list(rounds), "--baseline": [baseline],
+                                   "--challenger": [challenger]})
         if not (baseline and challenger):
             (baseline, challenger), rule = _pair_by_rule(ws, first, rounds, baseline,
                                                          challenger)
@@ -287,6 +289,23 @@ def _strata_files(strata: Sequence[tuple[str | None, str | Path]], names: list[s
         named[split] = path
     return {n: named.get(n, shared[0] if shared else "") for n in names
             if n in named or shared}
+
+
+def _check_configs(ws, splits: Sequence[str], given: dict[str, list[str]]) -> None:
+    """Every config named on the command line is one the runs have (issue 36 #4: names of
+    configs that do not exist were written to the manifest without a word).
+    """
+    import difflib
+
+    known = sorted({c for s in splits for c in ws.configs(s)})
+    for flag, values in given.items():
+        unknown = [v for v in values if v and v not in known]
+        if unknown:
+            close = {u: difflib.get_close_matches(u, known, n=1) for u in unknown}
+            hints = "; ".join(f"{u}: did you mean {m[0]}?" for u, m in close.items() if m)
+            raise InputError(f"{', '.join(unknown)} {'is' if len(unknown) == 1 else 'are'} "
+                             f"not a config of these runs" + (f" ({hints})" if hints else "")
+                             + f"; configs: {', '.join(known)}", key=flag)
 
 
 def _pair_by_rule(ws, split: str, rounds: Sequence[str], baseline: str = "",

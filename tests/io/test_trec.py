@@ -92,3 +92,18 @@ def test_a_run_out_of_the_test_sets_query_order_keeps_its_pooled_rows(tmp_path):
     assert values["qa"] == pytest.approx(1.0)            # relevant at rank 1
     # qb: e1 at j = 2; above: e2 pooled (u = 1), x outside the pool; r = n = 0
     assert values["qb"] == pytest.approx(1 / 3 + (2 / 3) * (1 / 2) * (eps / (2 * eps)))
+
+
+def test_a_qrels_file_and_a_run_file_swapped_are_named_as_such(tmp_path):
+    """Issue 36 #4: a swap said only 'expected 4 fields, found 6'."""
+    from ragnb.errors import InputError
+    from ragnb.io import read_run, read_test_set
+
+    run = tmp_path / "r.run"
+    run.write_text("q1 Q0 d1 1 9.5 bm25\n")
+    qrels = tmp_path / "q.qrels"
+    qrels.write_text("q1 0 d1 2\n")
+    with pytest.raises(InputError, match="this looks like a run file .*--judgments"):
+        read_test_set(run, format="trec")
+    with pytest.raises(InputError, match="this looks like TREC qrels"):
+        read_run(qrels)

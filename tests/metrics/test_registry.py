@@ -54,3 +54,10 @@ def test_relevance_level_changes_the_value_as_trec_eval_l():
     assert _value(with_relevance_level("recip_rank", 2)) == pytest.approx(0.5)
     assert _value("recip_rank") == pytest.approx(1.0)
     assert with_gain("nDCG@10", "exp") == "nDCG@10"
+
+
+def test_trec_evals_dotted_name_is_answered_with_ours():
+    from ragnb.errors import InputError
+
+    with pytest.raises(InputError, match=r"-m ndcg_cut\.10 is written ndcg_cut_10 here"):
+        parse_metric("ndcg_cut.10")

@@ -36,7 +36,11 @@ def test_resolve_reads_the_manifest_names_and_given_values_win():
     ('[report]\nbaseline = "a"\nchallenger = "c"\n'
      '[test_sets.golden]\nrole = "golden"\npath = "qrels.txt"\nruns = "runs/*.trec"\n'
      '[test_sets.production]\nrole = "production"\npath = "qrels.txt"\nruns = "runs/*.trec"\n',
-     "test set 'golden' has no run of c"),
+     "test set 'golden' has no run of c; its configs: a, b"),
+    ('[report]\nbaseline = "a"\nchallenger = "bb"\n'     # a typo: the closest config named
+     '[test_sets.golden]\nrole = "golden"\npath = "qrels.txt"\nruns = "runs/*.trec"\n'
+     '[test_sets.production]\nrole = "production"\npath = "qrels.txt"\nruns = "runs/*.trec"\n',
+     "test set 'golden' has no run of bb (bb: did you mean b?); its configs: a, b"),
 ])
 def test_a_missing_input_is_named_by_resolve_and_is_the_skip_reason(tmp_path, text, reason):
     ws = _write(tmp_path, text)

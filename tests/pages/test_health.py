@@ -75,7 +75,7 @@ def test_the_answer_grade_comes_from_the_parameter_then_the_manifest(tmp_path, m
     (CORPUS + SPLIT + NO_MIX, True, "no declared source mix ([health] declared_sources)"),
     (CORPUS + SPLIT + HELD, True, "no config to score per bucket ([report] challenger)"),
     (CORPUS + SPLIT + HELD + '[report]\nbaseline = "a"\nchallenger = "c"\n', True,
-     "test set 'main' has no run of c"),
+     "test set 'main' has no run of c; its configs: a, b"),
 ])
 def test_a_missing_input_is_named_by_resolve_and_is_the_skip_reason(tmp_path, text, corpus,
                                                                      reason):

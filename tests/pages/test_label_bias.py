@@ -50,7 +50,7 @@ def test_resolve_reads_the_manifest_names_and_given_values_win():
     ('[test_sets.main]\npath = "qrels.txt"\nruns = "runs/*.trec"\n', ("a", "b"),
      "no baseline config ([report] baseline)"),
     ('[test_sets.main]\npath = "qrels.txt"\nruns = "runs/*.trec"\n[report]\nbaseline = "c"\n',
-     ("a", "b"), "test set 'main' has no run of c"),
+     ("a", "b"), "test set 'main' has no run of c; its configs: a, b"),
 ])
 def test_a_missing_input_is_named_by_resolve_and_is_the_skip_reason(tmp_path, text, configs,
                                                                      reason):

@@ -63,7 +63,7 @@ def test_resolve_reads_the_manifest_names_and_given_values_win():
      "no split for the regression guard ([report.ledger] test_set, else the test set with "
      "role golden)"),
     ('[workspace]\nledger = "ledger"\n[report.ledger]\nrunner_up = "a"\nwinner = "c"\n' + GOLDEN,
-     "test set 'golden' has no run of c"),
+     "test set 'golden' has no run of c; its configs: a, b"),
 ])
 def test_a_missing_input_is_named_by_resolve_and_is_the_skip_reason(tmp_path, text, reason):
     ws = _write(tmp_path, text)

@@ -53,7 +53,7 @@ def test_resolve_reads_the_manifest_names_and_given_values_win():
      'runs = "runs/*.trec"\n',
      "needs two test sets, one with role golden and one with role production"),
     ('[rounds]\nconfigs = ["a", "c", "b", "d"]\n' + TWO_SPLITS,
-     "test set 'golden' has no run of round config(s) c, d"),
+     "test set 'golden' has no run of round config(s) c, d; its configs: a, b"),
 ])
 def test_a_missing_input_is_named_by_resolve_and_is_the_skip_reason(tmp_path, text, reason):
     ws = _write(tmp_path, text)

@@ -96,7 +96,8 @@ def test_splits_from_query_lists_with_strata_per_split(files):
     (["--strata", "{t}/topics.tsv", "--strata", "{t}/topics.tsv"],
      "2 strata files for every test set; name the test set of each: --strata SPLIT=FILE"),
     (["--folds", "{t}/bad.json"], 'a folds file must be a JSON object {"fold": ["query id", '),
-    (["--baseline", "nope"], "[--baseline]: no config 'nope' on test set 'fold-1'"),
+    (["--baseline", "nope"],
+     "[--baseline]: nope is not a config of these runs; configs: strong, weak"),
 ])
 def test_init_errors_name_the_option_and_the_accepted_shapes(files, args, message):
     (files / "bad.json").write_text('{"1": "q01"}')
@@ -164,7 +165,7 @@ def test_a_run_note_is_said_once_however_many_folds_read_the_run(files):
     code, out, err = cli("init", files / "ws", "--test-set", files / "all.qrels", "--folds",
                          files / "folds.json", "--runs", str(files / "runs" / "input.*.gz"))
     assert code == 0, err
-    assert out.count("rank_disagrees: 12 — run flip") == 1
+    assert out.count("rank_disagrees: 12 of 12 — run flip") == 1
     assert "  1 run note as for test set fold-1 (the same runs): not repeated" in out
 
 
@@ -181,3 +182,14 @@ def test_paths_in_the_project_tree_are_relative_and_the_header_says_which(files,
         in manifest
     monkeypatch.chdir(files / "runs")
     assert open_workspace(files / "ws").configs(open_workspace(files / "ws").test_set_names[0])
+
+
+def test_rounds_naming_configs_that_do_not_exist_are_refused_with_the_closest(files):
+    """Issue 36 #4: --rounds convdr,convdr_bert (the configs are org_convdr, ...) was
+    written to the manifest without a word."""
+    code, _, err = cli("init", files / "ws", "--test-set", files / "all.qrels", "--runs",
+                       str(files / "runs" / "input.*.gz"), "--rounds", "stron,weak")
+    assert code == 2
+    assert "[--rounds]: stron is not a config of these runs (stron: did you mean strong?); " \
+           "configs: strong, weak" in err
+    assert not (files / "ws" / "ragnb.toml").exists()
