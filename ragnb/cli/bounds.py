@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
     strata, strata_notes = None, ()
     if args.by or args.strata:
         strata, strata_notes = strata_labels(args, test_set, test_set.query_ids, inputs.strata)
-    metric = parse_metric(inputs.metric(str(metric)))  # the workspace's gain map for nDCG
+    metric = parse_metric(inputs.metric(args.metric))  # the gain map; gain=exp as written stays
     bounds = label_bounds(test_set, runs, metric, top_grade=args.top_grade,
                           no_relevant=args.no_relevant, **inputs.options)
     # bounds score the split: the ledger's policy first (a sealed split: refused, or recorded

@@ -129,7 +129,7 @@ def _list(args) -> int:
     test_set, runs = inputs.test_set, inputs.runs
     manifest = split_manifest(inputs.ledger, test_set)  # a ledger that does not verify: refused
     if metric is not None:  # the workspace's gain map for an nDCG that names none
-        metric = parse_metric(inputs.metric(str(metric)))
+        metric = parse_metric(inputs.metric(args.metric))  # as written: gain=exp stays exp
     if args.baseline and metric is not None:  # a baseline without --metric is refused above
         bounds = label_bounds(test_set, runs, metric, top_grade=args.top_grade,
                               **inputs.options)

@@ -89,9 +89,13 @@ def read_strata(path: InputPath, *, format: str = "auto", key: str = "query_id",
                              source=path, key=key)
         df = df.rename(columns={key: "query_id"})
     elif key != "query_id":
-        raise InputError(f"no {key!r} column (found {list(df.columns)})", source=path, key=key)
+        found = ", ".join(str(c) for c in df.columns if c != "line")
+        raise InputError(f"no {key!r} column (the header reads: {found})", source=path, key=key)
     if "query_id" not in df:
-        raise InputError(f"no query_id column (found {list(df.columns)})", source=path)
+        found = ", ".join(str(c) for c in df.columns if c != "line")
+        raise InputError(f"no query_id column (the header reads: {found}); if the file has no "
+                         "header row, name its columns: --strata-columns query_id,COLUMN,... "
+                         "(manifest: [test_sets.NAME.strata] columns)", source=path)
     df["query_id"] = df["query_id"].astype("str")
     empty = (df["query_id"] == "").to_numpy()
     if empty.any():
@@ -128,6 +132,11 @@ def _read_headerless(path: Source, fmt: str, columns: list[str]) -> pd.DataFrame
     _no_line_column(columns, path)
     df.columns = columns
     df["line"] = np.arange(1, len(df) + 1)
+    # a header row that repeats the names given is a header, not a query (issue 36 #4)
+    first = [str(v).strip().lower() for v in df.iloc[0, :len(columns)]] if len(df) else []
+    if first == [c.lower() for c in columns]:
+        df = df.iloc[1:].reset_index(drop=True)
+        df.attrs["header_skipped"] = True
     return df
 
 

@@ -399,7 +399,8 @@ def _read_all(ws) -> tuple[list[str], int, list[tuple[str, str, int, int]]]:
         if table is not None:
             n_out = len(set(table["query_id"]) - qids)
             found.append(f"  strata: {len(table)} annotated queries, columns "
-                         f"{[c for c in table.columns if c not in ('query_id', 'line')]}"
+                         + ", ".join(str(c) for c in table.columns
+                                     if c not in ("query_id", "line"))
                          + (f"; {n_out} not in the test set (counted in a note)" if n_out else ""))
     return found, outside, lacking
 

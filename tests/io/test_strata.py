@@ -159,3 +159,28 @@ def test_cast_topics_json_reads_as_conversations_and_turns(tmp_path):
     with pytest.raises(InputError, match="a JSON list is read as TREC CAsT's conversations") as e:
         read_strata(tmp_path / "other.json")
     assert "CODEC's topics.json" in str(e.value) and "JSON Lines" in str(e.value)
+
+
+def test_a_header_row_given_with_its_column_names_is_a_header_not_a_query(tmp_path):
+    """Issue 36 #4: the README's --strata-columns on a TSV with a header row read the header
+    as a query (351 annotations instead of 350)."""
+    from ragnb.io.strata import read_strata
+
+    path = tmp_path / "s.tsv"
+    path.write_text("query_id\tkind\nq1\ta\nq2\tb\n")
+    t = read_strata(path, columns=["query_id", "kind"])
+    assert t["query_id"].tolist() == ["q1", "q2"]
+
+
+def test_a_headerless_file_read_with_a_header_names_the_option(tmp_path):
+    """Issue 36 #4: the message listed the internal 'line' column as found and did not name
+    --strata-columns."""
+    from ragnb.errors import InputError
+    from ragnb.io.strata import read_strata
+
+    path = tmp_path / "s.tsv"
+    path.write_text("q1\ta\nq2\tb\n")
+    with pytest.raises(InputError) as e:
+        read_strata(path)
+    assert "the header reads: q1, a" in str(e.value) and "line" not in str(e.value)
+    assert "--strata-columns query_id,COLUMN" in str(e.value)
