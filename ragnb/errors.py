@@ -17,9 +17,18 @@ MAX_PROBLEM_CHARS = 500
 def listed(items: Iterable[object], most: int = 5) -> str:
     """The first ``most`` of ``items`` joined by commas, the rest counted.
 
+    A string (or any non-iterable) is one item, shown as it is, so a message
+    never prints a Python list or tuple.
+
     >>> listed(range(1, 9), most=3)
     '1, 2, 3 and 5 more'
+    >>> listed(("org_convdr", "org_manual_bm25"))
+    'org_convdr, org_manual_bm25'
+    >>> listed("a, b")
+    'a, b'
     """
+    if isinstance(items, str) or not isinstance(items, Iterable):
+        return str(items)
     items = list(items)
     shown = ", ".join(map(str, items[:most]))
     rest = len(items) - most

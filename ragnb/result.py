@@ -57,7 +57,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 import numpy as np
 import pandas as pd
 
-from ragnb.errors import InputError
+from ragnb.errors import InputError, listed
 
 #: The unit convention of every displayed metric value and difference.
 POINTS = "points (metric × 100)"
@@ -196,8 +196,8 @@ def checks_frame(rows: list[tuple[str, bool, str]] | pd.DataFrame) -> pd.DataFra
         frame = rows.rename(columns={"ok": "holds"})
         missing = [c for c in CHECK_COLUMNS if c not in frame]
         if missing:
-            raise InputError(f"a checks table needs columns {list(CHECK_COLUMNS)}; "
-                             f"missing {missing}", key="checks")
+            raise InputError(f"a checks table needs columns {listed(CHECK_COLUMNS, most=9)}; "
+                             f"missing {listed(missing)}", key="checks")
         frame = frame[list(CHECK_COLUMNS)].copy()
     else:
         frame = pd.DataFrame(rows, columns=list(CHECK_COLUMNS))

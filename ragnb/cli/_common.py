@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ragnb.errors import InputError
+from ragnb.errors import InputError, listed
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -217,7 +217,8 @@ def run_files(specs: list[str], order) -> list:
     names = [r.name for r in runs]
     if len(set(names)) != len(names):
         shared = sorted({n for n in names if names.count(n) > 1})
-        raise InputError(f"two runs share the name(s) {shared}; use NAME=FILE", key="--run")
+        raise InputError(f"two runs share the name(s) "
+                         f"{listed(shared, most=20)}; use NAME=FILE", key="--run")
     return runs
 
 
@@ -403,7 +404,7 @@ def resolve_inputs(args: argparse.Namespace, runs: list[str], run_flag: str = "-
     entry = ws.test_set_entry(split)
     configs = list(runs) or ws.configs(split)
     if len(set(configs)) != len(configs):
-        raise InputError(f"a config is named twice: {configs}", key="--config")
+        raise InputError(f"a config is named twice: {listed(configs, most=20)}", key="--config")
     order = args.order or ws.run_order
     files = []
     for c in configs:

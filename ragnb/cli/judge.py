@@ -38,7 +38,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ragnb.errors import InputError
+    from ragnb.errors import InputError, listed
 
     args.baseline = args.baseline or ""
     if args.challenger and len(args.challenger) > 1:
@@ -77,7 +77,8 @@ def run(args: argparse.Namespace) -> int:
     runs = [f.read() for f in run_files(args.run, args.order)]
     names = [r.name for r in runs]
     if args.baseline and args.baseline not in names:
-        raise InputError(f"no run named {args.baseline!r}; runs: {names}", key="--baseline")
+        raise InputError(f"no run named {args.baseline!r}; runs: "
+                         f"{listed(names, most=20)}", key="--baseline")
     challenger = args.challenger or next((n for n in names if n != args.baseline), "")
     finding = judge_finding(test_set, runs, metric=args.metric or "ndcg@10",
                             baseline=args.baseline, challenger=challenger, k=args.k,

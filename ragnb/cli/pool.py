@@ -221,7 +221,7 @@ def _shard(args) -> int:
         split_manifest,
         terminal_safe,
     )
-    from ragnb.errors import InputError
+    from ragnb.errors import InputError, listed
     from ragnb.io import read_strata, read_test_set
     from ragnb.labelbias import shard_lesson, shard_projection
     from ragnb.labelbias.sections import shard_finding
@@ -240,13 +240,14 @@ def _shard(args) -> int:
     else:
         raise InputError("pool shard needs --shards", key="--shards")
     if args.by not in table:
-        raise InputError(f"no column {args.by!r}; columns: "
-                         f"{[c for c in table.columns if c not in ('query_id', 'line')]}",
+        columns = [c for c in table.columns if c not in ("query_id", "line")]
+        raise InputError(f"no column {args.by!r}; columns: {listed(columns, most=12)}",
                          source=args.shards, key="--by")
     values = table[args.by].astype("str")
     if args.shard not in set(values):
         raise InputError(f"no shard {args.shard!r} in column {args.by!r}; shards: "
-                         f"{sorted(set(values))}", source=args.shards, key="--shard")
+                         f"{listed(sorted(set(values)), most=20)}",
+                         source=args.shards, key="--shard")
     shard = table.loc[values == args.shard, "query_id"]
     out = shard_projection(test_set, labels, runs, inputs.metric(args.metric), shard,
                            baseline=args.baseline, resamples=args.resamples, seed=args.seed,

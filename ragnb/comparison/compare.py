@@ -86,7 +86,7 @@ READING = ("upper_grade", "no_relevant", "missing", "extra")
 def _judged(test_set: Any, runs: Sequence[Any], metric: str, baseline: str | None,
             display_names: Mapping[str, str] | None, judge: Any, options: dict) -> Finding:
     """:func:`compare` with a model judge's labels: the judge page's Finding."""
-    from ragnb.errors import InputError
+    from ragnb.errors import InputError, listed
     from ragnb.io import as_run, as_test_set
     from ragnb.io.judges import attach_judge
     from ragnb.judge.finding import judge_finding
@@ -94,7 +94,8 @@ def _judged(test_set: Any, runs: Sequence[Any], metric: str, baseline: str | Non
     allowed = {"judge_name", "challenger", "resamples", "seed", "missing", "extra", "k"}
     unknown = sorted(set(options) - allowed)
     if unknown:
-        raise InputError(f"with judge=, compare takes {sorted(allowed)}; not {unknown}",
+        raise InputError(f"with judge=, compare takes {listed(sorted(allowed), most=20)}; not "
+                         f"{listed(unknown)}",
                          key=unknown[0])
     ts = as_test_set(test_set)
     if judge is not True:

@@ -63,7 +63,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from ragnb.errors import InputError
+from ragnb.errors import InputError, listed
 from ragnb.fit.depth import JudgingDepth
 from ragnb.io.overlap import SplitOverlap, split_overlap
 from ragnb.metrics.score import per_query
@@ -193,7 +193,8 @@ def four_cell(scores: pd.DataFrame, *, baseline: str, champion: str, golden: str
     if "metric" in scores:
         metrics = scores["metric"].unique()
         if len(metrics) != 1:
-            raise InputError(f"four_cell takes one metric, got {list(metrics)}", key="metric")
+            raise InputError(f"four_cell takes one metric, got {len(metrics)}: "
+                             f"{listed(metrics)}", key="metric")
         metric = str(metrics[0])
     if overlap is None:
         ids = {s: scores.loc[scores["split"] == s, ["query_id"]].drop_duplicates()

@@ -30,7 +30,7 @@ import math
 
 import pandas as pd
 
-from ragnb.errors import InputError
+from ragnb.errors import InputError, listed
 from ragnb.io.strata import assign_strata
 from ragnb.io.testset import TestSet
 from ragnb.metrics.score import Scores
@@ -95,7 +95,7 @@ def bucket_scores(scores: Scores, buckets: pd.Series, *, config: str, metric: st
     missing = values.index.difference(labels.index)
     if len(missing):
         raise InputError(f"{len(missing)} scored quer{'y has' if len(missing) == 1 else 'ies have'}"
-                         f" no bucket, e.g. {list(missing[:5])}", key="buckets")
+                         f" no bucket, e.g. {listed(list(missing[:5]), most=20)}", key="buckets")
     labels = labels.reindex(values.index)
     groups = [(b, labels.index[labels == b]) for b in bucket_sizes(labels)["bucket"]]
     groups.append((ALL, values.index))

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ragnb.errors import InputError
+from ragnb.errors import InputError, listed
 from ragnb.metrics.score import Scores
 from ragnb.result import Analysis, interval, points
 from ragnb.stats import child_seed, tie_tolerance
@@ -98,7 +98,7 @@ def holdout_split(query_ids: Iterable[str], *, share: float = DEFAULT_SHARE,
         raise InputError(f"`salt` must be text, got {salt!r}", key="salt")
     ids = pd.Index([str(q) for q in query_ids], name="query_id")
     if ids.has_duplicates:
-        raise InputError(f"query ids repeat, e.g. {list(ids[ids.duplicated()][:3])}",
+        raise InputError(f"query ids repeat, e.g. {listed(ids[ids.duplicated()], most=3)}",
                          key="query_ids")
     back = np.array([holdout_position(q, salt) < share for q in ids], dtype=bool)
     return HoldoutSplit(ids[~back], ids[back], float(share), salt)
@@ -203,7 +203,7 @@ def holdout_check(scores: Scores, split: HoldoutSplit, *, config: str, metric: s
     unknown = ids.difference(side.index)
     if len(unknown):
         raise InputError(f"{len(unknown)} scored queries are on neither side of the split, "
-                         f"e.g. {list(unknown[:5])}", key="split")
+                         f"e.g. {listed(unknown)}", key="split")
     where = side.reindex(ids).to_numpy()
     tuning = values[where == "tuning"]
     held = values[where == "held back"]

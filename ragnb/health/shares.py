@@ -29,7 +29,7 @@ from collections.abc import Mapping
 import pandas as pd
 from scipy import stats
 
-from ragnb.errors import InputError
+from ragnb.errors import InputError, listed
 from ragnb.io.testset import TestSet
 
 #: How every share interval in :mod:`ragnb.health` is made.
@@ -70,7 +70,9 @@ def check_declared(declared: Mapping[str, float], *, tol: float = 1e-6) -> dict[
         out[str(source)] = float(share)
     total = sum(out.values())
     if abs(total - 1) > tol:
-        raise InputError(f"declared shares add up to {total:g}, not 1: {out}", key="declared")
+        raise InputError(f"declared shares add up to {total:g}, not 1: "
+                         f"{listed((f'{k} {v:g}' for k, v in out.items()), most=20)}",
+                         key="declared")
     return out
 
 
@@ -100,7 +102,8 @@ def source_mix(test_set: TestSet | pd.DataFrame, declared: Mapping[str, float], 
     queries = test_set.queries if isinstance(test_set, TestSet) else test_set
     if column not in queries:
         raise InputError(f"the queries have no {column!r} field; fields: "
-                         f"{[c for c in queries.columns if c != 'line']}", key=column)
+                         f"{listed((c for c in queries.columns if c != 'line'), most=12)}",
+                         key=column)
     values = queries[column].astype("object")
     values = values.where(values.notna() & (values.astype("str") != ""), MISSING_SOURCE)
     counts = values.astype("str").value_counts()

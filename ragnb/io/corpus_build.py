@@ -113,8 +113,9 @@ def validate_corpus(raw: pd.DataFrame, source: object, *, name: str | None = Non
     missing = [c for c in CORPUS_COLUMNS if c not in raw]
     if missing:
         found = [c for c in raw.columns if c != "line"]
-        raise InputError(f"a corpus build lacks column(s) {missing}; expected "
-                         f"{list(CORPUS_COLUMNS)} (found {found})", source=source)
+        raise InputError(f"a corpus build lacks column(s) {listed(missing, most=20)}; expected "
+                         f"{listed(list(CORPUS_COLUMNS), most=20)} (found "
+                         f"{listed(found, most=20)})", source=source)
     if not len(raw):
         raise InputError("the corpus build has no passages", source=source)
     line = line_numbers(raw, len(raw))

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ragnb.errors import InputError
+from ragnb.errors import InputError, listed
 from ragnb.io.run import Order, Run, validate_run
 from ragnb.io.runs import RunFile, read_run
 from ragnb.io.testset import TestSet, validate_judgments
@@ -43,8 +43,9 @@ def _rows(df: pd.DataFrame) -> pd.DataFrame:
 def _require_columns(df: pd.DataFrame, needed: tuple[str, ...], source: str, what: str) -> None:
     missing = [c for c in needed if c not in df.columns]
     if missing:
-        raise InputError(f"a {what} table needs columns {list(needed)}; missing {missing} "
-                         f"(found {list(map(str, df.columns))})", source=source)
+        raise InputError(f"a {what} table needs columns {listed(list(needed), most=20)}; missing "
+                         f"{listed(missing, most=20)} "
+                         f"(found {listed(list(map(str, df.columns)), most=20)})", source=source)
 
 
 def as_test_set(obj: Any, *, name: str | None = None, format: str = "auto") -> TestSet:
@@ -98,7 +99,8 @@ def as_run(obj: Any, *, name: str | None = None, order: Order | None = None,
         _require_columns(obj, ("query_id", "passage_id"), source, "run")
         if not ({"rank", "score"} & set(obj.columns)):
             raise InputError("a run table needs a rank and/or a score column "
-                             f"(found {list(map(str, obj.columns))})", source=source)
+                             f"(found "
+                             f"{listed(list(map(str, obj.columns)), most=20)})", source=source)
         df = _rows(obj[[c for c in ("query_id", "passage_id", "rank", "score")
                         if c in obj.columns]])
     elif isinstance(obj, Mapping):

@@ -104,7 +104,8 @@ def validate_run(raw: pd.DataFrame, source: str | Path, order: Order | None = No
     if order is None:
         order = "score" if has_score else "rank"
     if order not in ORDERS:
-        raise InputError(f"unknown ranking order {order!r}; choose one of {ORDERS}", source=source)
+        raise InputError(f"unknown ranking order {order!r}; choose one of "
+                         f"{listed(ORDERS, most=20)}", source=source)
     if order == "rank" and not has_rank:
         raise InputError("order 'rank' needs a rank column", source=source)
     if order == "score" and not has_score:

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ragnb.errors import InputError
+from ragnb.errors import InputError, listed
 from ragnb.io.keys import release_memory
 from ragnb.io.run import Order, Run, validate_run
 from ragnb.io.source import (
@@ -62,7 +62,8 @@ def read_run(path: InputPath, *, name: str | None = None, format: str = "auto",
     fmt = sniff_format(path) if format == "auto" else format
     reader = _READERS.get(fmt)
     if reader is None:
-        raise InputError(f"unknown run format {fmt!r}; choose one of {sorted(_READERS)}",
+        raise InputError(f"unknown run format {fmt!r}; choose one of "
+                         f"{listed(sorted(_READERS), most=20)}",
                          source=path)
     df = reader(path)
     run = validate_run(df, str(path), order=order, name=name or run_name(path))
@@ -189,7 +190,7 @@ def _read_table(path, fmt: str) -> pd.DataFrame:
     if missing or not ({"rank", "score"} & set(df.columns)):
         raise InputError(
             f"a run table needs columns query_id, passage_id and rank and/or score; "
-            f"found {list(df.columns)}", source=path)
+            f"found {listed(list(df.columns), most=20)}", source=path)
     first_line = 2 if fmt != "parquet" else 1
     out = pd.DataFrame({c: table_ids(df[c], c, path, first_line)
                         for c in ("query_id", "passage_id")})

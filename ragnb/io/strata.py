@@ -12,7 +12,7 @@ import json
 import numpy as np
 import pandas as pd
 
-from ragnb.errors import InputError
+from ragnb.errors import InputError, listed
 from ragnb.io.source import (
     InputPath,
     Source,
@@ -61,7 +61,8 @@ def read_strata(path: InputPath, *, format: str = "auto", key: str = "query_id",
     if columns:
         columns = list(columns)
         if key not in columns:
-            raise InputError(f"the key column {key!r} is not among the columns {columns}",
+            raise InputError(f"the key column {key!r} is not among the columns "
+                             f"{listed(columns, most=20)}",
                              source=path, key="columns")
         if fmt not in ("csv", "tsv"):
             fmt = _headerless_format(path)
@@ -128,7 +129,7 @@ def _read_headerless(path: Source, fmt: str, columns: list[str]) -> pd.DataFrame
             raise InputError(f"cannot read as header-less {fmt}: {exc}", source=path) from None
     if df.shape[1] != len(columns):
         raise InputError(f"{df.shape[1]} columns in the file, {len(columns)} names given "
-                         f"({columns})", source=path, key="columns")
+                         f"({listed(columns, most=20)})", source=path, key="columns")
     _no_line_column(columns, path)
     df.columns = columns
     df["line"] = np.arange(1, len(df) + 1)
@@ -269,7 +270,8 @@ def assign_strata(
     if isinstance(strata, pd.DataFrame):
         if column is None or column not in strata:
             choices = [c for c in strata.columns if c not in ("query_id", "line")]
-            raise InputError(f"choose a stratum column with --by; available: {choices}",
+            raise InputError(f"choose a stratum column with --by; available: "
+                             f"{listed(choices, most=20)}",
                              source=source, key=column)
         series = pd.Series(strata[column].to_numpy(), index=strata["query_id"].astype("str"))
     else:

@@ -19,7 +19,7 @@ from os import PathLike
 
 import pandas as pd
 
-from ragnb.errors import InputError
+from ragnb.errors import InputError, listed
 from ragnb.io import read_strata
 from ragnb.io.run import Run
 from ragnb.io.strata import outside_note
@@ -65,7 +65,8 @@ def join_strata(table: pd.DataFrame, strata: pd.DataFrame | str | PathLike[str]
     extra = extra[~extra["query_id"].isin(unknown)]
     both = [c for c in extra.columns if c != "query_id" and c in table.columns]
     if both:
-        raise InputError(f"column(s) {both} are in both the test set and the strata file",
+        raise InputError(f"column(s) "
+                         f"{listed(both, most=20)} are in both the test set and the strata file",
                          source=source, key=both[0])
     out = table.merge(extra, on="query_id", how="left", validate="one_to_one")
     out.attrs["source"] = source
@@ -106,7 +107,8 @@ def turn_depth(query_ids: Iterable, bins: Sequence[tuple[int, int | None]] = TUR
         bucket = next((lab for (lo, hi), lab in zip(edges, labels)
                        if turn >= lo and (hi is None or turn <= hi)), None)
         if bucket is None:
-            raise InputError(f"turn {turn} is in no bin of {labels}", source="query ids",
+            raise InputError(f"turn {turn} is in no bin of "
+                             f"{listed(labels, most=20)}", source="query ids",
                              key=str(qid))
         rows.append({"query_id": str(qid), "topic": m.group("topic"), "turn": turn,
                      "turn_depth": bucket})

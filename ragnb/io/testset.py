@@ -106,7 +106,8 @@ class TestSet:
         absent = wanted[~wanted.isin(have)]
         if len(absent) == len(wanted):
             raise InputError(f"none of the {len(wanted)} listed queries is in the test set "
-                             f"{self.source!r}, e.g. {list(wanted[:3])}", source=listed_in)
+                             f"{self.source!r}, e.g. "
+                             f"{listed(list(wanted[:3]), most=20)}", source=listed_in)
         queries = self.queries[have.isin(wanted)].reset_index(drop=True)
         judgments = self.judgments[self.judgments["query_id"].isin(wanted).to_numpy()]
         pooled = self.pooled
@@ -207,7 +208,8 @@ def validate_judgments(raw: pd.DataFrame, source: str | Path) -> pd.DataFrame:
     """
     missing = [c for c in ("query_id", "passage_id", "grade") if c not in raw]
     if missing:
-        raise InputError(f"judgments lack column(s) {missing}; expected {list(JUDGMENT_COLUMNS)}",
+        raise InputError(f"judgments lack column(s) {listed(missing, most=20)}; expected "
+                         f"{listed(list(JUDGMENT_COLUMNS), most=20)}",
                          source=source)
     n = len(raw)
     line = line_numbers(raw, n)

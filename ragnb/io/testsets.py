@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ragnb.errors import InputError
+from ragnb.errors import InputError, listed
 from ragnb.io.keys import ID_DTYPE, block_codes, release_memory
 from ragnb.io.source import (
     InputPath,
@@ -65,7 +65,8 @@ def read_test_set(path: InputPath, *, format: str = "auto", name: str | None = N
     fmt = sniff_format(path) if format == "auto" else format
     reader = _READERS.get(fmt)
     if reader is None:
-        raise InputError(f"unknown test-set format {fmt!r}; choose one of {sorted(_READERS)}",
+        raise InputError(f"unknown test-set format {fmt!r}; choose one of "
+                         f"{listed(sorted(_READERS), most=20)}",
                          source=path)
     queries, judgments, *more = reader(path)  # TREC qrels add notes and pooled passages
     split = name or path.name.split(".")[0]

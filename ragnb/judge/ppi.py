@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ragnb.errors import InputError
+from ragnb.errors import InputError, listed
 from ragnb.io.judges import judge_of
 from ragnb.io.testset import Note, TestSet
 
@@ -166,12 +166,14 @@ def judged_estimates(test_set: TestSet, runs: Sequence, metric: str, *, baseline
     runs = list(runs)
     configs = [r.name for r in runs]
     if baseline not in configs:
-        raise InputError(f"no run of the baseline {baseline!r}; runs: {configs}", key="baseline")
+        raise InputError(f"no run of the baseline {baseline!r}; runs: "
+                         f"{listed(configs, most=20)}", key="baseline")
     notes: list[Note] = []
     outside = sorted({str(q) for r in runs for q in r.query_ids} - set(union))
     if outside and extra == "error":
         raise InputError(f"{len(outside)} run queries are labelled neither by people nor by "
-                         f"judge {judge.name!r}, e.g. {outside[:3]} ([workspace] extra = "
+                         f"judge {judge.name!r}, e.g. "
+                         f"{listed(outside[:3], most=20)} ([workspace] extra = "
                          "\"drop\" leaves them out, counted)", key="extra")
     if outside:
         notes.append(Note("unlabelled_queries", len(outside),

@@ -48,7 +48,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ragnb.errors import InputError
+from ragnb.errors import InputError, listed
 from ragnb.io.run import Run
 from ragnb.io.testset import Note, TestSet
 from ragnb.labelbias import _arrays as A
@@ -239,11 +239,13 @@ class Bounds(Analysis):
     def values(self, config: str, column: str) -> pd.Series:
         """One column of one config, indexed by query id."""
         if column not in COLUMN_KINDS:
-            raise InputError(f"unknown column {column!r}; choose one of {list(COLUMN_KINDS)}",
+            raise InputError(f"unknown column {column!r}; choose one of "
+                             f"{listed(list(COLUMN_KINDS), most=20)}",
                              key="column")
         t = self.per_query[self.per_query["config"] == config]
         if t.empty:
-            raise InputError(f"unknown config {config!r}; configs: {self.configs}", key="config")
+            raise InputError(f"unknown config {config!r}; configs: "
+                             f"{listed(self.configs, most=20)}", key="config")
         return pd.Series(t[column].to_numpy(), index=pd.Index(t["query_id"], name="query_id"),
                          name=f"{config}:{column}")
 
@@ -340,7 +342,8 @@ def label_bounds(
                           missing=missing)
     elif pool.k != metric.k or pool.configs != [r.name for r in runs]:
         raise InputError(f"the pool was built for k={pool.k} and configs {pool.configs}, not "
-                         f"for {metric.text} and {[r.name for r in runs]}", key="pool")
+                         f"for {metric.text} and "
+                         f"{listed([r.name for r in runs], most=20)}", key="pool")
     func = BOUND_FUNCS.get(metric.spec.name)
     if func is None and metric.spec.uses_policy:
         raise no_bound(metric)
@@ -414,7 +417,7 @@ def bounds_table(bounds: Bounds, strata: pd.Series | None = None, *,
         missing = ~t["query_id"].isin(labels.index)
         if missing.any():
             raise InputError(f"{int(missing.sum())} queries have no stratum, e.g. "
-                             f"{list(t.loc[missing, 'query_id'].unique()[:5])}", key="strata")
+                             f"{listed(t.loc[missing, 'query_id'].unique())}", key="strata")
         groups.append(t.assign(stratum=labels.reindex(t["query_id"]).to_numpy()))
     both = pd.concat(groups, ignore_index=True)
     g = both.groupby(["config", "stratum"], sort=False)

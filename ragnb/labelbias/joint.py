@@ -39,7 +39,7 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
-from ragnb.errors import InputError
+from ragnb.errors import InputError, listed
 from ragnb.labelbias import _arrays as A
 from ragnb.labelbias.bounds import Bounds, dcg_families, require_registered
 from ragnb.labelbias.pool import Pool
@@ -250,7 +250,7 @@ def joint_bounds(bounds: Bounds, baseline: str, challenger: str) -> pd.DataFrame
     if func is None:
         if metric.spec.uses_policy:
             raise InputError(f"no joint bound for metric {metric.text!r}; joint bounds exist "
-                             f"for {sorted(JOINT_FUNCS)}", key=metric.text)
+                             f"for {listed(sorted(JOINT_FUNCS), most=20)}", key=metric.text)
         lo = hi = (c["lower"] - b["lower"]).to_numpy()
     else:
         lo_all, hi_all = func(pool, baseline, challenger, metric)

@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ragnb.errors import InputError
+from ragnb.errors import InputError, listed
 from ragnb.io.testset import TestSet
 from ragnb.labelbias import _arrays as A
 from ragnb.labelbias.bounds import Bounds, no_bound
@@ -191,7 +191,8 @@ def judge_next(bounds: Bounds, baseline: str, challengers: list[str] | None = No
     metric = parse_metric(bounds.metric)
     configs = pool.configs
     if baseline not in configs:
-        raise InputError(f"unknown baseline {baseline!r}; configs: {configs}", key="baseline")
+        raise InputError(f"unknown baseline {baseline!r}; configs: "
+                         f"{listed(configs, most=20)}", key="baseline")
     challengers = challengers or [c for c in configs if c != baseline]
     n = len(bounds.per_query["query_id"].unique())
     table = labelling_list(pool, test_set)

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ragnb._atomic import write_atomic
-from ragnb.errors import InputError
+from ragnb.errors import InputError, listed
 from ragnb.io import read_test_set
 from ragnb.io.testset import Note, TestSet, validate_judgments
 
@@ -67,7 +67,8 @@ def merge_judgments(test_set: TestSet, labels: TestSet | pd.DataFrame, *,
     unknown = pd.unique(new.loc[~new["query_id"].isin(known), "query_id"])
     if len(unknown):
         raise InputError(f"{len(unknown)} quer{'y' if len(unknown) == 1 else 'ies'} not in the "
-                         f"test set {test_set.name!r}: {list(unknown[:10])}", source=source)
+                         f"test set {test_set.name!r}: "
+                         f"{listed(list(unknown[:10]), most=20)}", source=source)
     old = test_set.judgments
     both = new.merge(old[["query_id", "passage_id", "grade", "line"]],
                      on=["query_id", "passage_id"], how="left", suffixes=("", "_old"))

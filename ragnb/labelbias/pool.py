@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from ragnb.errors import InputError
+from ragnb.errors import InputError, listed
 from ragnb.io.keys import codes_for
 from ragnb.io.run import Run, positions
 from ragnb.io.testset import Note, TestSet
@@ -102,7 +102,7 @@ class Pool:
         try:
             return self.configs.index(config)
         except ValueError:
-            raise InputError(f"unknown config {config!r}; configs: {self.configs}",
+            raise InputError(f"unknown config {config!r}; configs: {listed(self.configs, most=20)}",
                              key="config") from None
 
     def judged_by_grade(self) -> np.ndarray:
@@ -229,7 +229,8 @@ def build_pool(
     if not runs:
         raise InputError("no run given", key="run")
     if len(set(names)) != len(names):
-        raise InputError(f"two runs share a config name: {names}; name them NAME=FILE",
+        raise InputError(f"two runs share a config name: "
+                         f"{listed(names, most=20)}; name them NAME=FILE",
                          key="run")
     g = index.top_grade if top_grade is None else int(top_grade)
     if g < index.top_grade:

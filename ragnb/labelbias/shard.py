@@ -35,7 +35,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from ragnb.errors import InputError
+from ragnb.errors import InputError, listed
 from ragnb.io.run import Run
 from ragnb.io.testset import TestSet
 from ragnb.labelbias.merge import merge_judgments
@@ -92,7 +92,7 @@ def shard_effect(
     missing = ids.difference(b.index)
     if len(missing):
         raise InputError(f"{len(missing)} shard queries are not scored, e.g. "
-                         f"{list(missing[:5])}", key="shard")
+                         f"{listed(list(missing[:5]), most=20)}", key="shard")
     n_total, n = len(b), len(ids)
     if n < 2:
         raise InputError(f"a shard needs at least 2 queries, got {n}", key="shard")
@@ -101,7 +101,8 @@ def shard_effect(
         (c, c, b[c], a[c]) for c in b.columns]
     if baseline is not None:
         if baseline not in b.columns:
-            raise InputError(f"unknown baseline {baseline!r}; configs {list(b.columns)}",
+            raise InputError(f"unknown baseline {baseline!r}; configs "
+                             f"{listed(list(b.columns), most=20)}",
                              key="baseline")
         targets += [(c, f"{c} - {baseline}", b[c] - b[baseline], a[c] - a[baseline])
                     for c in b.columns if c != baseline]

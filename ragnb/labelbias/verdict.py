@@ -57,7 +57,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ragnb.errors import InputError
+from ragnb.errors import InputError, listed
 from ragnb.labelbias.bounds import Bounds
 from ragnb.labelbias.joint import joint_bounds
 from ragnb.result import Analysis
@@ -143,12 +143,14 @@ def three_way(
     """
     configs = bounds.configs
     if baseline not in configs:
-        raise InputError(f"unknown baseline {baseline!r}; configs: {configs}", key="baseline")
+        raise InputError(f"unknown baseline {baseline!r}; configs: "
+                         f"{listed(configs, most=20)}", key="baseline")
     if challengers is None:
         challengers = [c for c in configs if c != baseline]
     unknown = [c for c in challengers if c not in configs]
     if unknown:
-        raise InputError(f"unknown challenger(s) {unknown}; configs: {configs}", key="challenger")
+        raise InputError(f"unknown challenger(s) {listed(unknown, most=20)}; configs: "
+                         f"{listed(configs, most=20)}", key="challenger")
     if not challengers:
         raise InputError("no challenger to compare with the baseline", key="challenger")
     per_query = pd.concat([joint_bounds(bounds, baseline, chal) for chal in challengers],

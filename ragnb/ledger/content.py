@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ragnb.errors import InputError
+from ragnb.errors import InputError, listed
 
 #: Version tag inside the canonical form; bump it if the form ever changes.
 CANONICAL_FORMAT = "ragnb-split/1"
@@ -192,7 +192,8 @@ def split_content(
                          source=source)
     missing = [c for c in _REQUIRED if c not in judgments.columns]
     if missing:
-        raise InputError(f"missing column(s) {missing}; need {list(_REQUIRED)}", source=source)
+        raise InputError(f"missing column(s) {listed(missing)}; need "
+                         f"{listed(_REQUIRED, most=9)}", source=source)
 
     qids = _ids(judgments["query_id"], "query_id", source)
     pids = _ids(judgments["passage_id"], "passage_id", source)
@@ -206,10 +207,10 @@ def split_content(
     if query_ids is None:
         queries = sorted(set(qids))
     else:
-        listed = _ids(query_ids, "query_id", "query_ids")
-        queries = sorted(set(listed))
-        if len(queries) != len(listed):
-            dup = next(q for q in queries if listed.count(q) > 1)
+        given = _ids(query_ids, "query_id", "query_ids")
+        queries = sorted(set(given))
+        if len(queries) != len(given):
+            dup = next(q for q in queries if given.count(q) > 1)
             raise InputError(f"query {dup!r} is listed more than once", source="query_ids",
                              key="query_id")
         unknown = sorted(set(qids) - set(queries))

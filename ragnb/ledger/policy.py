@@ -38,7 +38,7 @@ import os
 import weakref
 from collections.abc import Mapping, Sequence
 
-from ragnb.errors import PolicyError
+from ragnb.errors import PolicyError, listed
 from ragnb.ledger.manifest import Manifest
 
 __all__ = ["admit_scoring", "check_choice", "find_split", "match_split", "queries_note"]
@@ -185,11 +185,13 @@ def check_choice(manifest: Manifest | None, scores: Mapping[str, float], se: flo
     if manifest is None or manifest.role != "regression_guard":
         return None
     if len(scores) < 2:
-        raise PolicyError(f"{manifest.name}: a ranking needs two candidates, got {list(scores)}")
+        raise PolicyError(f"{manifest.name}: a ranking needs two candidates, got "
+                          f"{listed(list(scores), most=20)}")
     if not se > 0:  # also NaN
         raise PolicyError(f"{manifest.name} is a regression guard and will not rank "
-                          f"{list(scores)}: their paired differences have no spread (SE {se!r}), "
-                          "so no lead can be told apart from the selection bias")
+                          f"{listed(list(scores), most=20)}: their paired differences have no "
+                          f"spread (SE {se!r}), so no lead can be told "
+                          "apart from the selection bias")
     from ragnb.ledger.guard import check_ranking
 
     winner = max(scores, key=lambda c: scores[c])

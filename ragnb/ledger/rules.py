@@ -27,7 +27,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 
-from ragnb.errors import InputError, PolicyError
+from ragnb.errors import InputError, PolicyError, listed
 from ragnb.ledger.content import SplitContent
 from ragnb.ledger.guard import check_ranking
 from ragnb.ledger.manifest import ROLES, UnsealPolicy
@@ -42,7 +42,7 @@ def _names(values: object, what: str, *, minimum: int) -> list[str]:
     if any(not isinstance(c, str) or not c.strip() for c in out):
         raise InputError("every configuration name must be a non-empty string", source=what)
     if len(set(out)) != len(out):
-        raise InputError(f"lists a configuration twice: {out}", source=what)
+        raise InputError(f"lists a configuration twice: {listed(out, most=20)}", source=what)
     if len(out) < minimum:
         raise InputError(f"needs at least {minimum} configuration(s), got {len(out)}",
                          source=what)
@@ -156,12 +156,13 @@ def check_selection(s: SplitState, candidates: object, winner: object,
     """Payload of ``selection``; includes the demotion when the budget is reached."""
     cands = _names(candidates, "candidates", minimum=2)
     if winner not in cands:
-        raise InputError(f"winner {winner!r} is not among the candidates {cands}",
+        raise InputError(f"winner {winner!r} is not among the candidates {listed(cands, most=20)}",
                          source="winner")
     clean_scores = None
     if scores is not None:
         if not isinstance(scores, Mapping) or set(scores) != set(cands):
-            raise InputError(f"must map exactly the candidates {cands} to their scores",
+            raise InputError(f"must map exactly the candidates "
+                             f"{listed(cands, most=20)} to their scores",
                              source="scores")
         clean_scores = {c: _number(scores[c], f"scores[{c!r}]") for c in cands}
     if se is not None:
@@ -177,8 +178,10 @@ def check_selection(s: SplitState, candidates: object, winner: object,
         if extra or unscored:
             raise PolicyError(
                 f"{s.name}: a confirmation selection chooses among the candidates declared and "
-                f"scored in this run ({s.window.candidates}); not declared: {extra}, "
-                f"not scored: {unscored}")
+                f"scored in this run ({listed(s.window.candidates, most=20)}); "
+                + "; ".join(f"{what}: {listed(names, most=20)}"
+                            for what, names in (("not declared", extra),
+                                                ("not scored", unscored)) if names))
     elif s.role == "regression_guard":
         if clean_scores is None or se is None:
             raise PolicyError(
@@ -214,7 +217,8 @@ def check_score(s: SplitState, config: object, metric: object, value: object,
                               f"policy; {_policy_words(s)}.{hint}")
         if config not in s.window.candidates:
             raise PolicyError(f"{s.name}: {config!r} was not declared when the split was "
-                              f"unsealed (run {s.window.run} candidates: {s.window.candidates})")
+                              f"unsealed (run {s.window.run} candidates: "
+                              f"{listed(s.window.candidates, most=20)})")
         if config in s.window.scored:
             raise PolicyError(f"{s.name}: {config!r} has already been scored in run "
                               f"{s.window.run}; each candidate is scored once per run")
@@ -227,7 +231,8 @@ def _check_published(s: SplitState, action: str) -> None:
     if w is not None and _policy(s).publish_whatever_they_say and w.unscored:
         raise PolicyError(
             f"{s.name}: cannot {action} before every candidate of run {w.run} is scored: "
-            f"the policy publishes results whatever they say, and {w.unscored} have none yet")
+            f"the policy publishes results whatever they say, and "
+            f"{listed(w.unscored, most=20)} have none yet")
 
 
 def check_seal(s: SplitState, unseal_policy: UnsealPolicy | None,
@@ -262,7 +267,7 @@ def check_unseal(s: SplitState, candidates: object, reason: object) -> dict:
         raise PolicyError(f"{s.name} is a {s.role} split, not sealed; score it directly")
     if s.window is not None:
         raise PolicyError(f"{s.name} is already unsealed (run {s.window.run}, candidates "
-                          f"{s.window.candidates})")
+                          f"{listed(s.window.candidates, most=20)})")
     if s.reusable_holdout is not None:
         raise PolicyError(f"{s.name} answers through Thresholdout (reusable holdout); "
                           "unsealing it would spend it outside that mechanism")

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ragnb.errors import InputError
+from ragnb.errors import InputError, listed
 
 
 def discount(pos) -> np.ndarray:
@@ -84,8 +84,8 @@ def _lookup(table: dict[int, float], name: str) -> Callable[[np.ndarray], np.nda
         out[~bad] = lut[idx[~bad]]
         if np.isnan(out).any():
             missing = sorted({int(x) for x in np.atleast_1d(g[np.isnan(out)])})
-            raise InputError(f"grade(s) {missing} have no gain in gain map {name!r} "
-                             f"(it maps {sorted(table)})", key=name)
+            raise InputError(f"grade(s) {listed(missing)} have no gain in gain map {name!r} "
+                             f"(it maps {listed(sorted(table), most=12)})", key=name)
         return out
 
     return func
@@ -155,7 +155,8 @@ def load_gain_map(path: str | Path, name: str | None = None) -> GainMap:
     elif p.suffix.lower() == ".csv":
         rows = list(csv.DictReader(text.splitlines()))
         if rows and not {"grade", "gain"} <= set(rows[0]):
-            raise InputError(f"a gain map CSV needs columns grade,gain; has {list(rows[0])}",
+            raise InputError("a gain map CSV needs columns grade,gain; has "
+                             f"{listed(rows[0], most=12)}",
                              source=str(path), line=1)
         mapping = {}
         for line, row in enumerate(rows, start=2):
@@ -175,5 +176,6 @@ def gain_map(name: str) -> GainMap:
     if name in GAIN_MAPS:
         return GAIN_MAPS[name]
     raise InputError(f"unknown gain map {name!r}; built-in: exp, linear; registered: "
-                     f"{sorted(set(GAIN_MAPS) - {'exp', 'linear'}) or 'none'}; or a .json/.csv "
+                     f"{listed(sorted(set(GAIN_MAPS) - {'exp', 'linear'}), most=12) or 'none'}; "
+                     "or a .json/.csv "
                      "file path", key=name)

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ragnb.errors import InputError
+from ragnb.errors import InputError, listed
 from ragnb.io.keys import (
     as_arrow,
     codes_for,
@@ -150,7 +150,8 @@ class JudgedRun:
              upper_grade: int | None = None) -> View:
         """The ranking under a label policy, cut at ``k`` (None: whole ranking)."""
         if policy not in POLICIES:
-            raise InputError(f"unknown label policy {policy!r}; choose one of {POLICIES}",
+            raise InputError(f"unknown label policy {policy!r}; choose one of "
+                             f"{listed(POLICIES, most=20)}",
                              key="policy")
         q, pos, grade, unjudged = self.q, self.pos, self.graded, self.unjudged
         pooled = self.pooled
@@ -342,7 +343,7 @@ def judge_run(run: Run, index: JudgmentIndex, *, extra: str = "error",
             row = t.loc[unknown].iloc[0]
             raise InputError(
                 f"{len(names)} quer{'y' if len(names) == 1 else 'ies'} in run {run.name!r} "
-                f"not in the test set {index.source!r}, e.g. {list(names[:5])}; to drop "
+                f"not in the test set {index.source!r}, e.g. {listed(names)}; to drop "
                 "and count them set [workspace] extra = \"drop\" in the manifest (command "
                 "line: --extra drop; Python: extra=\"drop\")",
                 source=run.source, line=int(row["line"]))
@@ -361,7 +362,7 @@ def judge_run(run: Run, index: JudgmentIndex, *, extra: str = "error",
         if missing == "error":
             raise InputError(
                 f"{len(absent)} test-set quer{'y has' if len(absent) == 1 else 'ies have'} no "
-                f"ranking in run {run.name!r}, e.g. {list(absent[:5])}; set [workspace] "
+                f"ranking in run {run.name!r}, e.g. {listed(absent)}; set [workspace] "
                 "missing = \"drop\" in the manifest to leave them out of the comparison, or "
                 "\"empty\" to score them as empty rankings (command line: --missing drop|empty; "
                 "Python: missing=\"drop\")",

@@ -25,7 +25,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ragnb.errors import InputError
+from ragnb.errors import InputError, listed
 from ragnb.vocab import MAX_CUTOFF
 
 
@@ -233,7 +233,7 @@ def parse_metric(text: str | Metric) -> Metric:
             key, value = (s.strip() for s in item.split("=", 1))
             if key not in declared:
                 raise InputError(f"{spec.name} has no parameter {key!r}; it takes "
-                                 f"{sorted(declared) or 'none'}", key=str(text))
+                                 f"{listed(sorted(declared), most=12) or 'none'}", key=str(text))
             params[key] = _convert(spec, declared[key], value, str(text))
     if spec.check is not None:
         spec.check(params, str(text))

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ragnb import progress
-from ragnb.errors import InputError
+from ragnb.errors import InputError, listed
 from ragnb.io.run import Run
 from ragnb.io.testset import Note, TestSet
 from ragnb.metrics import JudgmentIndex, Metric, judge_run, parse_metric
@@ -213,7 +213,8 @@ def score(
                                  "no_relevant"), (missing, MISSING, "missing"),
                                  (extra, EXTRA, "extra")):
         if value not in allowed:
-            raise InputError(f"{what} must be one of {allowed}, got {value!r}", key=what)
+            raise InputError(f"{what} must be one of "
+                             f"{listed(allowed, most=20)}, got {value!r}", key=what)
     if not isinstance(test_set, (JudgmentIndex, TestSet)):
         from ragnb.io import as_test_set
 
@@ -234,7 +235,8 @@ def score(
     run_list = _as_runs(runs)
     names = [r.name for r in run_list]
     if len(set(names)) != len(names):
-        raise InputError(f"two runs share a config name: {names}; name them NAME=FILE",
+        raise InputError(f"two runs share a config name: "
+                         f"{listed(names, most=20)}; name them NAME=FILE",
                          key="run")
 
     relevant = index.relevant_counts(1)

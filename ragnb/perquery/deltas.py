@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ragnb.errors import InputError
+from ragnb.errors import InputError, listed
 from ragnb.io.run import Run
 from ragnb.io.strata import label_queries
 from ragnb.io.testset import TestSet
@@ -33,7 +33,7 @@ def _table(scores: Scores | pd.DataFrame) -> pd.DataFrame:
     missing = {"config", "query_id", "metric", "value"} - set(t.columns)
     if missing:
         raise InputError(f"a score table needs columns config, query_id, metric, value; "
-                         f"missing {sorted(missing)}", source="scores")
+                         f"missing {listed(sorted(missing))}", source="scores")
     return t
 
 
@@ -52,7 +52,7 @@ def query_deltas(scores: Scores | pd.DataFrame, *, baseline: str, challenger: st
         Keep only this stratum's queries.
     """
     if sort not in SORTS:
-        raise InputError(f"sort must be one of {list(SORTS)}, got {sort!r}", key="sort")
+        raise InputError(f"sort must be one of {listed(SORTS, most=9)}, got {sort!r}", key="sort")
     t = _table(scores)
     metric = str(parse_metric(metric))
     t = t[t["metric"] == metric]
@@ -65,7 +65,7 @@ def query_deltas(scores: Scores | pd.DataFrame, *, baseline: str, challenger: st
     if out[["baseline", "challenger"]].isna().any(axis=None):
         bad = out.loc[out[["baseline", "challenger"]].isna().any(axis=1), "query_id"]
         raise InputError(f"{len(bad)} queries are scored for one config only, e.g. "
-                         f"{list(bad[:3])}", key=str(bad.iloc[0]))
+                         f"{listed(bad, most=3)}", key=str(bad.iloc[0]))
     out["delta"] = out["challenger"] - out["baseline"]
     if strata is not None:
         labels, _, _ = label_queries(pd.Series(strata), out["query_id"])

@@ -50,7 +50,7 @@ from typing import Any
 
 import nbformat
 
-from ragnb.errors import InputError
+from ragnb.errors import InputError, listed
 from ragnb.vocab import out_of_range
 
 #: Tag of the one cell holding a notebook's parameters (papermill's convention).
@@ -315,7 +315,8 @@ def read_parameters(path: str | PathLike[str]) -> dict[str, Parameter]:
         params[name] = Parameter(name, ptype, default, info["help"], line)
     if list(declared) != list(params):
         raise InputError(
-            f"parameters cell: papermill reads {list(declared)}, the cell declares {list(params)}",
+            f"parameters cell: papermill reads {listed(declared, most=30) or 'none'}, the cell "
+            f"declares {listed(params, most=30) or 'none'}",
             source=source,
         )
     return params

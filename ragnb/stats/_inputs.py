@@ -16,7 +16,7 @@ from numbers import Integral
 import numpy as np
 import pandas as pd
 
-from ragnb.errors import InputError
+from ragnb.errors import InputError, listed
 from ragnb.vocab import out_of_range
 
 #: Label given to queries whose stratum is missing or NaN.
@@ -39,7 +39,7 @@ def as_scores(x, name: str) -> pd.Series:
         if missing:
             raise InputError(
                 f"a tidy score table needs columns `query_id` and `value`; missing "
-                f"{sorted(missing)} (has {list(x.columns)})",
+                f"{listed(sorted(missing))} (has {listed(x.columns, most=12)})",
                 source=name,
             )
         s = pd.Series(x["value"].to_numpy(), index=x["query_id"].to_numpy())
@@ -129,7 +129,8 @@ def stratum_labels(strata, query_ids: np.ndarray) -> tuple[np.ndarray, int]:
         missing = {"query_id", "stratum"} - set(strata.columns)
         if missing:
             raise InputError(
-                f"a strata table needs columns `query_id` and `stratum`; missing {sorted(missing)}",
+                "a strata table needs columns `query_id` and `stratum`; missing "
+                f"{listed(sorted(missing))}",
                 source="strata",
             )
         strata = pd.Series(strata["stratum"].to_numpy(), index=strata["query_id"].to_numpy())

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ragnb.errors import InputError
+from ragnb.errors import InputError, listed
 from ragnb.stats._inputs import align, stratum_labels
 from ragnb.stats._resample import tie_tolerance
 from ragnb.stats.stratified import POOLED
@@ -126,7 +126,8 @@ def add_classic_columns(table: pd.DataFrame, scores: pd.DataFrame, *, strata=Non
     tests = list(dict.fromkeys(tests))
     unknown = [t for t in tests if t not in TESTS]
     if unknown:
-        raise InputError(f"unknown test(s) {unknown}; choose from {sorted(TESTS)}", key="tests")
+        raise InputError(f"unknown test(s) {listed(unknown)}; choose from "
+                         f"{listed(sorted(TESTS), most=20)}", key="tests")
     out = table.copy()
     rows = []
     pairs: dict[tuple, tuple] = {}  # (metric, baseline, challenger) -> differences, labels

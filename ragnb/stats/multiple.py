@@ -24,7 +24,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from ragnb.errors import InputError
+from ragnb.errors import InputError, listed
 from ragnb.stats._resample import comparison_seed
 from ragnb.stats.bootstrap import (
     DEFAULT_RESAMPLES,
@@ -151,7 +151,8 @@ def compare(
     missing = set(SCORE_COLUMNS) - set(scores.columns)
     if missing:
         raise InputError(
-            f"a score table needs columns {', '.join(SCORE_COLUMNS)}; missing {sorted(missing)}",
+            f"a score table needs columns {', '.join(SCORE_COLUMNS)}; missing "
+            f"{listed(sorted(missing), most=20)}",
             source="scores",
         )
     available = list(pd.unique(scores["metric"]))

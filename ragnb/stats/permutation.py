@@ -47,7 +47,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from ragnb.errors import InputError
+from ragnb.errors import InputError, listed
 from ragnb.stats import _inputs
 from ragnb.stats._resample import DEFAULT_SEED, ELEMENT_BUDGET
 
@@ -175,7 +175,8 @@ def _as_matrix(differences) -> tuple[np.ndarray, list | None, bool]:
     if np.isnan(arr).any():
         where = np.argwhere(np.isnan(arr))[0]
         raise InputError(
-            f"NaN difference at position {tuple(int(i) for i in where)}", source="differences"
+            f"NaN difference at position "
+            f"{listed(tuple(int(i) for i in where), most=20)}", source="differences"
         )
     return np.atleast_2d(arr), None, arr.ndim == 1
 

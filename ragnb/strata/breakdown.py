@@ -54,7 +54,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from ragnb.errors import InputError
+from ragnb.errors import InputError, listed
 from ragnb.io.strata import UNCLASSIFIED
 from ragnb.metrics import parse_metric
 from ragnb.metrics.score import Scores, per_query
@@ -231,7 +231,8 @@ def _per_query(scores, config: str, metric: str | None) -> tuple[pd.Series, str,
     if isinstance(scores, Scores):
         metric = metric or (scores.metrics[0] if len(scores.metrics) == 1 else None)
         if metric is None:
-            raise InputError(f"several metrics scored ({scores.metrics}); choose one",
+            raise InputError(f"several metrics scored ("
+                             f"{listed(scores.metrics, most=20)}); choose one",
                              key="metric")
         return scores.values(config, metric), str(parse_metric(metric)), scores.policy
     if not isinstance(scores, pd.DataFrame) or not {"config", "query_id", "value"} <= set(scores):
@@ -242,11 +243,13 @@ def _per_query(scores, config: str, metric: str | None) -> tuple[pd.Series, str,
         metrics = list(pd.unique(t["metric"]))
         if metric is None:
             if len(metrics) != 1:
-                raise InputError(f"several metrics in the table ({metrics}); choose one",
+                raise InputError(f"several metrics in the table ("
+                                 f"{listed(metrics, most=20)}); choose one",
                                  key="metric")
             metric = str(metrics[0])
         if metric not in metrics:
-            raise InputError(f"metric {metric!r} is not in the table ({metrics})", key="metric")
+            raise InputError(f"metric {metric!r} is not in the table ("
+                             f"{listed(metrics, most=20)})", key="metric")
         t = t[t["metric"] == metric]
     values = per_query(t, config)
     return values.set_axis(values.index.astype("str").to_numpy()), metric or "value", None

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ragnb.errors import InputError
+from ragnb.errors import InputError, listed
 from ragnb.io.run import Run
 from ragnb.io.strata_table import stratum_columns
 from ragnb.io.testset import TestSet
@@ -124,7 +124,8 @@ class WhatIfState:
         self.restore(self.initial_spec)
         parsed = parse_metric(metric)
         if policy not in POLICIES:
-            raise InputError(f"policy must be one of {POLICIES}, got {policy!r}", key="policy")
+            raise InputError(f"policy must be one of {listed(POLICIES)}, got {policy!r}",
+                             key="policy")
         #: The metric and policy now shown (the widget sets them from its controls).
         self.metric, self.policy = str(parsed), policy
         #: the reported figure is for the starting metric and policy only
@@ -189,7 +190,7 @@ class WhatIfState:
         if not name:
             return "name the merged stratum"
         if any(x not in current for x in labels):
-            return f"not strata now: {[x for x in labels if x not in current]}"
+            return f"not strata now: {listed(x for x in labels if x not in current)}"
         if name in current and name not in labels:
             return f"{name!r} is already a stratum; choose another name"
         return None

@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from ragnb.errors import InputError
+from ragnb.errors import InputError, listed
 from ragnb.io.overlap import SplitOverlap, split_overlap
 from ragnb.result import Analysis
 from ragnb.stats import child_seed, paired_bootstrap, split_inflation
@@ -83,7 +83,7 @@ def _wide(scores: pd.DataFrame, split: str, configs: list[str]) -> pd.DataFrame:
     wide = sel.pivot(index="query_id", columns="config", values="value")
     missing = [c for c in configs if c not in wide]
     if missing:
-        raise InputError(f"no scores on split {split!r} for config(s) {missing}")
+        raise InputError(f"no scores on split {split!r} for config(s) {listed(missing, most=20)}")
     wide = wide[configs]
     if wide.isna().any().any():
         raise InputError(f"split {split!r}: not every config scored every query")

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ragnb.errors import InputError
+from ragnb.errors import InputError, listed
 from ragnb.result import Analysis
 from ragnb.stats.betting import betting_sequence
 
@@ -133,7 +133,8 @@ def watch(differences: pd.DataFrame, *, margin: float = 0.0, alpha: float = 0.05
     """
     missing = {"batch", "date", "query_id", "d"} - set(differences.columns)
     if missing:
-        raise InputError(f"differences need columns {sorted(missing)}", key="differences")
+        raise InputError(f"differences need columns {listed(sorted(missing), most=9)}",
+                         key="differences")
     if differences.empty:
         raise InputError("no judged query in any batch: nothing to watch", key="batches")
     if not margin >= 0:

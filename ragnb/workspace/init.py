@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ragnb._atomic import write_atomic
-from ragnb.errors import InputError
+from ragnb.errors import InputError, listed
 from ragnb.workspace.manifest import MANIFEST_NAME, ROLES, config_name
 
 
@@ -128,7 +128,7 @@ def scaffold(
         raise InputError("give at least one test set (--test-set FILE)", key="--test-set")
     names = [t.name for t in test_sets]
     if len(set(names)) != len(names):
-        raise InputError(f"two test sets are named alike: {names}; use NAME=FILE",
+        raise InputError(f"two test sets are named alike: {listed(names, most=20)}; use NAME=FILE",
                          key="--test-set")
     strata_of = _strata_files(strata, names)
     roles = _roles(test_sets)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ragnb.errors import InputError
+from ragnb.errors import InputError, listed
 from ragnb.io import read_run
 from ragnb.io.run import Run
 from ragnb.io.testset import Note, TestSet
@@ -43,7 +43,7 @@ def read_round_runs(folder: str | Path, configs: Iterable[str]) -> list[Run]:
             raise InputError(f"no run file for config {config!r}", source=folder)
         if len(matches) > 1:
             raise InputError(f"several run files for config {config!r}: "
-                             f"{[p.name for p in matches]}", source=folder)
+                             f"{listed((p.name for p in matches), most=9)}", source=folder)
         runs.append(read_run(matches[0], name=config))
     return runs
 

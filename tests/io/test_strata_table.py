@@ -40,7 +40,7 @@ def test_join_counts_ids_outside_the_test_set_and_checks_column_clashes():
     assert len(joined) == len(comp.table)            # the test set's queries, no more
     assert joined.set_index("query_id").loc["p0001", "x"] == "b"
     assert [(n.kind, n.count) for n in joined.attrs["notes"]] == [("strata_outside_test_set", 2)]
-    with pytest.raises(InputError, match=r"\['intent'\] are in both") as err:
+    with pytest.raises(InputError, match=r"column\(s\) intent are in both") as err:
         join_strata(comp.table, pd.DataFrame({"query_id": ["p0001"], "intent": ["a"]}))
     assert err.value.key == "intent"
 

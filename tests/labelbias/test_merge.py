@@ -42,7 +42,7 @@ def test_conflicts_are_an_error_listing_them():
 def test_unknown_queries_are_an_error():
     ts = make_test_set({"q1": {"a": 1}})
     new = pd.DataFrame([("q9", "a", 1)], columns=["query_id", "passage_id", "grade"])
-    with pytest.raises(InputError, match=r"1 query not in the test set 't': \['q9'\]"):
+    with pytest.raises(InputError, match=r"1 query not in the test set 't': q9$"):
         merge_judgments(ts, new)
 
 

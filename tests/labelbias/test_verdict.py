@@ -115,7 +115,7 @@ def test_format_and_errors():
     b = label_bounds(ts, runs, "rr@1")
     with pytest.raises(InputError, match="unknown baseline 'z'"):
         three_way(b, "z")
-    with pytest.raises(InputError, match=r"unknown challenger\(s\) \['w'\]"):
+    with pytest.raises(InputError, match=r"unknown challenger\(s\) w; configs: x, y"):
         three_way(b, "x", ["w"])
     w = three_way(b, "x", resamples=100).wide()
     assert list(w.columns) == ["baseline", "challenger", "current", "conservative", "optimistic",

@@ -82,7 +82,7 @@ def test_sealed_split_refuses_scoring_outside_its_policy(ledger, qrels):
     ledger.score("prod-2026Q2", "a", metric="ndcg@10", value=0.49)
     with pytest.raises(PolicyError, match="already been scored in run 1"):
         ledger.score("prod-2026Q2", "a", value=0.52)
-    with pytest.raises(PolicyError, match=r"publishes results whatever they say.*\['b', 'c'\]"):
+    with pytest.raises(PolicyError, match=r"publishes results whatever they say.*b, c have none"):
         ledger.seal("prod-2026Q2")
     ledger.score("prod-2026Q2", "b", value=0.51)
     ledger.score("prod-2026Q2", "c", value=0.50)
@@ -103,7 +103,7 @@ def test_confirmation_selection_uses_the_run_and_spends_the_split(ledger, qrels)
     ledger.unseal("prod", ["a", "b", "c"])
     for c, v in [("a", 0.49), ("b", 0.51)]:
         ledger.score("prod", c, value=v)
-    with pytest.raises(PolicyError, match=r"not scored: \['c'\]"):
+    with pytest.raises(PolicyError, match=r"\); not scored: c$"):
         ledger.record_selection("prod", ["a", "b", "c"], winner="b")
     ledger.score("prod", "c", value=0.50)
     m = ledger.record_selection("prod", ["a", "b", "c"], winner="b")

@@ -40,7 +40,8 @@ def test_map_from_a_csv_file_and_a_mapping(example, tmp_path):  # noqa: F811
 
 def test_grade_without_a_gain_is_an_error_naming_it(example):  # noqa: F811
     register_gain_map("partial", {0: 0, 1: 1})
-    with pytest.raises(InputError, match=r"grade\(s\) \[2\] have no gain in gain map 'partial'"):
+    with pytest.raises(InputError, match=r"grade\(s\) 2 have no gain in gain map 'partial' "
+                       r"\(it maps 0, 1\)"):
         values(*example, "ndcg@3(gain=partial)")
 
 

@@ -63,7 +63,8 @@ def test_dict_run_is_ranked_in_trec_eval_order_and_list_runs_by_position():
 
 
 @pytest.mark.parametrize("obj, message, where", [
-    (pd.DataFrame({"query_id": ["q1"], "passage_id": ["a"]}), r"missing \['grade'\]", None),
+    (pd.DataFrame({"query_id": ["q1"], "passage_id": ["a"]}),
+     r"missing grade \(found query_id, passage_id\)", None),
     (pd.DataFrame({"query_id": ["q1", "q1"], "passage_id": ["a", "b"], "grade": [1, -1]}),
      "negative grade -1", 2),
     ({"q1": [1, 2]}, "must map to {passage_id: grade}", None),
