@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 
 from ragnb.cli._options import add
-from ragnb.errors import InputError
+from ragnb.errors import InputError, listed
 
 NAME = "init"
 HELP = "scaffold a workspace (ragnb.toml) from a qrels file, runs and annotations"
@@ -21,7 +21,8 @@ def description() -> str:
         "Configs come from run file names (up to the first dot: bm25.run.gz -> bm25;\n"
         "TREC's archive names input.<tag>.gz -> <tag>).\n"
         "Several test sets from one qrels file: --split NAME=IDS (a file of query ids,\n"
-        "repeatable) or --folds folds.json (every fold a test set); the runs and one\n"
+        "repeatable) or --folds folds.json (every fold a test set, or with --split\n"
+        "NAME=1,2,3 the folds joined into one test set); the runs and one\n"
         "--strata file then serve every split (or --strata SPLIT=FILE per split).\n"
         "Roles: a test set named golden/production/confirmation has that role; else,\n"
         "given two or more, the first is golden and the second production (--role).\n"
@@ -38,6 +39,8 @@ def description() -> str:
         "  ragnb init my-eval --test-set qrels.txt --runs 'runs/*.trec' \\\n"
         "             --strata topics.tsv --strata-columns query_id,domain --by domain\n"
         "  ragnb init my-eval --test-set qrels.txt --runs 'runs/*' --judge umbrela=llm.qrels\n"
+        "  ragnb init my-eval --test-set qrels.txt --folds folds.json \\\n"
+        "             --split golden=1,2,3 --split production=4,5 --runs 'runs/*'\n"
         "  ragnb init my-eval --test-set qrels.txt --folds folds.json \\\n"
         "             --runs 'runs/input.*.gz' --strata topics.json --rounds a,b,c\n"
         "  ragnb report --all --workspace my-eval --out my-eval/reports\n\n"
@@ -62,7 +65,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="golden, production, confirmation or other")
     p.add_argument("--split", action="append", default=[], metavar="NAME=IDS",
                    help="a test set cut from the one --test-set file: IDS is a file of query "
-                        "ids, one a line (repeatable)")
+                        "ids, one a line, or with --folds the folds it joins (golden=1,2,3) "
+                        "(repeatable)")
     p.add_argument("--folds", default=None, metavar="FILE",
                    help="a JSON folds file ({\"fold\": [query ids]} or a list of lists): "
                         "every fold a test set cut from the one --test-set file")
@@ -111,32 +115,55 @@ def _split(text: str, default_from_file: bool = True) -> tuple[str, str]:
     return config_name(Path(text)), text
 
 
-def _cut_by_queries(args: argparse.Namespace, specs: list) -> list:
-    """The test sets ``--split``/``--folds`` cut from the one ``--test-set`` file."""
+def _cut_by_queries(args: argparse.Namespace, specs: list) -> tuple[list, list[str]]:
+    """The test sets ``--split``/``--folds`` cut from the one ``--test-set`` file, and
+    lines to say about them.
+
+    With ``--folds``, ``--split NAME=F1,F2`` joins folds into one test set (fold names as in
+    the file, or ``fold-N``); folds no split names are left out, and said so.
+    """
     from pathlib import Path
 
-    from ragnb.io.query_lists import read_folds, split_name
+    from ragnb.io.query_lists import fold_names, read_folds, split_name
     from ragnb.workspace.init import TestSetSpec
 
     if not (args.split or args.folds):
-        return specs
+        return specs, []
     if len(specs) != 1:
         raise InputError(f"--split and --folds cut one test-set file; {len(specs)} given",
                          key="--split" if args.split else "--folds")
     whole = specs[0].path
-    cut = []
+    folds = read_folds(args.folds) if args.folds else {}
+    cut, grouped = [], []
     for text in args.split:
         name, sep, ids = text.partition("=")
         if not sep or not name or not ids:
-            raise InputError(f"expected NAME=IDS (a file of query ids), got {text!r}",
+            raise InputError("expected NAME=IDS (a file of query ids, or with --folds fold "
+                             f"names: golden=1,2,3), got {text!r}", key="--split")
+        if Path(ids).is_file():
+            cut.append(TestSetSpec(name, whole, queries=(Path(ids), None)))
+        elif folds:
+            names = fold_names([f.strip() for f in ids.split(",")], folds, args.folds,
+                               key=f"--split {name}")
+            twice = [f for f in names if f in grouped]
+            if twice:
+                raise InputError(f"fold(s) {listed(twice)} already in another --split",
+                                 key=f"--split {name}")
+            grouped += names
+            cut.append(TestSetSpec(name, whole, queries=(
+                Path(args.folds), names[0] if len(names) == 1 else tuple(names))))
+        else:
+            raise InputError(f"no such query-id file {ids!r}; to join folds of a folds file "
+                             "give it too: --folds folds.json --split golden=1,2,3",
                              key="--split")
-        if not Path(ids).is_file():
-            raise InputError("no such query-id file", source=ids, key="--split")
-        cut.append(TestSetSpec(name, whole, queries=(Path(ids), None)))
-    if args.folds:
-        for fold in read_folds(args.folds):
-            cut.append(TestSetSpec(split_name(fold), whole, queries=(Path(args.folds), fold)))
-    return cut
+    if args.folds and not args.split:
+        cut = [TestSetSpec(split_name(f), whole, queries=(Path(args.folds), f)) for f in folds]
+    said = []
+    left = [f for f in folds if grouped and f not in grouped]
+    if left:
+        said.append(f"fold(s) {listed(left, 20)} in no --split: left out "
+                    f"({sum(len(folds[f]) for f in left):,} listed queries)")
+    return cut, said
 
 
 def run(args: argparse.Namespace) -> int:
@@ -148,7 +175,7 @@ def run(args: argparse.Namespace) -> int:
     for text in args.test_sets:
         name, file = _split(text)
         specs.append(TestSetSpec(name, Path(file)))
-    specs = _cut_by_queries(args, specs)
+    specs, cut_notes = _cut_by_queries(args, specs)
     if args.judge:
         judge_name, judge_file = _split(args.judge)
         for spec in specs:
@@ -194,7 +221,7 @@ def run(args: argparse.Namespace) -> int:
     from ragnb.pages import skip_reasons
 
     print(f"wrote {manifest}")
-    for line in found:
+    for line in cut_notes + found:
         print(f"  {line}")
     for name, reason in skip_reasons(manifest).items():
         print(f"  report {name}: " + (f"skipped ({reason})" if reason else "runs"))

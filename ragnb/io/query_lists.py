@@ -13,7 +13,9 @@ file; :meth:`ragnb.io.testset.TestSet.restricted` cuts a test set to a list.
 """
 from __future__ import annotations
 
-from ragnb.errors import InputError
+from collections.abc import Sequence
+
+from ragnb.errors import InputError, listed
 from ragnb.io.source import decode_utf8, json_id, loads, read_bytes, source_of
 
 #: The shapes a folds file may have, for error messages.
@@ -55,18 +57,18 @@ def read_folds(path) -> dict[str, list[str]]:
     return folds
 
 
-def read_query_ids(path, fold: str | None = None) -> list[str]:
-    """The query ids of a list file, or of fold ``fold`` of a JSON folds file."""
+def read_query_ids(path, fold: str | Sequence[str] | None = None) -> list[str]:
+    """The query ids of a list file, or of fold ``fold`` of a JSON folds file.
+
+    ``fold`` may name several folds (``("1", "2", "3")``): their queries, fold by fold.
+    """
     src = source_of(path)
     if fold is not None or _is_json(src):
         folds = read_folds(src)
         if fold is None:
-            raise InputError(f"a folds file holds {len(folds)} folds ({', '.join(folds)}); "
+            raise InputError(f"a folds file holds {len(folds)} folds ({listed(folds, 20)}); "
                              "name one", source=src)
-        if fold not in folds:
-            raise InputError(f"no fold {fold!r}; folds: {', '.join(folds)}", source=src,
-                             key=fold)
-        return folds[fold]
+        return [q for name in fold_names(fold, folds, src) for q in folds[name]]
     ids: list[str] = []
     lines: dict[str, int] = {}
     for number, raw in enumerate(decode_utf8(read_bytes(src), src).split("\n"), start=1):
@@ -81,6 +83,30 @@ def read_query_ids(path, fold: str | None = None) -> list[str]:
     if not ids:
         raise InputError(f"no query ids in the file; expected {FOLD_SHAPES}", source=src)
     return ids
+
+
+def fold_names(fold: str | Sequence[str], folds: dict[str, list[str]], src=None,
+               key: str | None = None) -> list[str]:
+    """The folds ``fold`` names (one name or several), as keys of ``folds``.
+
+    A fold is named as in the file (``3``) or as its test set is (``fold-3``); a fold
+    named twice or not in the file is an error listing the folds.
+
+    >>> fold_names(["fold-1", "2"], {"1": ["a"], "2": ["b"], "3": ["c"]})
+    ['1', '2']
+    """
+    wanted = [fold] if isinstance(fold, str) else list(fold)
+    by_name = {**{split_name(f): f for f in folds}, **{f: f for f in folds}}
+    unknown = [f for f in wanted if f not in by_name]
+    if unknown or not wanted:
+        raise InputError(f"no fold {listed(unknown) or '(none named)'}; folds: "
+                         f"{listed(folds, 20)}", source=src, key=key or listed(wanted))
+    names = [by_name[f] for f in wanted]
+    twice = sorted({f for f in names if names.count(f) > 1})
+    if twice:
+        raise InputError(f"fold(s) {listed(twice)} named twice", source=src,
+                         key=key or listed(wanted))
+    return names
 
 
 def _is_json(src) -> bool:

@@ -25,7 +25,8 @@ from ragnb.workspace.manifest import MANIFEST_NAME, ROLES, config_name
 @dataclass
 class TestSetSpec:
     """One test set for :func:`scaffold`: its file, role and runs (files or one glob), and
-    the query ids it is cut to (``queries``: a list file, and a fold of a JSON folds file).
+    the query ids it is cut to (``queries``: a list file, and a fold or folds of a JSON folds
+    file).
     """
 
     __test__ = False
@@ -34,7 +35,7 @@ class TestSetSpec:
     path: Path
     role: str = ""
     runs: Sequence[str] = ()
-    queries: tuple[Path, str | None] | None = None
+    queries: tuple[Path, str | tuple[str, ...] | None] | None = None
     #: A model judge's labels of this test set: (judge name, file).
     judge: tuple[str, Path] | None = None
 
@@ -157,8 +158,11 @@ def scaffold(
                   f"role = {_q(roles[t.name])}"]
         if t.queries is not None:
             ids, fold = t.queries
-            lines.append(f"queries = {_q(_rel(ids, root))}" if fold is None else
-                         f"queries = {{ path = {_q(_rel(ids, root))}, fold = {_q(fold)} }}")
+            if fold is None:
+                lines.append(f"queries = {_q(_rel(ids, root))}")
+            else:
+                folds = _q(fold) if isinstance(fold, str) else f"[{', '.join(map(_q, fold))}]"
+                lines.append(f"queries = {{ path = {_q(_rel(ids, root))}, fold = {folds} }}")
         if t.runs:
             lines.append(_runs_value(t.runs, root, f"--runs {t.name}").rstrip("\n"))
         if t.judge is not None:
@@ -372,7 +376,10 @@ def _read_all(ws) -> tuple[list[str], int, list[tuple[str, str, int, int]]]:
     for split in ws.test_set_names:
         ts = ws.test_set(split)
         qids = set(ts.query_ids)
-        found.append(f"test set {split}: {len(ts.queries)} queries, {len(ts.judgments)} "
+        cut = ws.test_set_entry(split).queries
+        fold = "" if cut is None or cut.fold is None else (
+            f" (fold {cut.fold})" if isinstance(cut.fold, str) else f" (folds {listed(cut.fold)})")
+        found.append(f"test set {split}: {len(ts.queries)} queries{fold}, {len(ts.judgments)} "
                      f"judgments ({ts.source})")
         for note in ts.notes:
             found.append(f"  note: {note}")

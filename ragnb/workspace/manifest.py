@@ -30,6 +30,7 @@ example (every key is optional except ``test_sets``)::
 
     # queries = "golden.ids"      # cut the file to these query ids (one a line), or a fold
     # queries = { path = "folds.json", fold = "1" }   # of a JSON folds file
+    # queries = { path = "folds.json", fold = ["1", "2", "3"] }   # several folds as one
 
     [test_sets.golden.strata]     # query annotations for stratified breakdowns
     path = "topics.tsv"
@@ -218,7 +219,8 @@ SECTIONS: dict[str, dict[str, str]] = {
                 "table config -> file",
         "strata": "a table: path, key, columns (header-less files), by, spec",
         "queries": "cut the test set to these query ids: a file of ids (one a line), or "
-                   "{ path = \"folds.json\", fold = \"1\" } (one fold of a JSON folds file)",
+                   "{ path = \"folds.json\", fold = \"1\" } (a fold of a JSON folds file; "
+                   "fold = [\"1\", \"2\"] joins folds)",
         "judge": "a model judge's labels of these queries, in any test-set format: a path "
                  "(the judge is named by the file name up to the first dot) or "
                  "{ path, name, format }; kept beside the people's, never merged",
@@ -280,10 +282,10 @@ class StrataEntry:
 
 @dataclass(frozen=True)
 class QueryList:
-    """The query ids a test set is cut to: a list file, or one fold of a folds file."""
+    """The query ids a test set is cut to: a list file, or folds of a folds file."""
 
     path: Path
-    fold: str | None = None
+    fold: str | tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -536,8 +538,11 @@ def _queries(check: _Checker, value: Any, where: str) -> QueryList:
                                      "{ path = \"folds.json\", fold = \"1\" }")
     check.known(value, ("path", "fold"), where)
     fold = value.get("fold")
-    if fold is not None and not isinstance(fold, str):
-        raise check.fail(f"{where}fold", f"must be a string (a fold's name), got {fold!r}")
+    if isinstance(fold, list) and fold and all(isinstance(f, str) for f in fold):
+        fold = tuple(fold)
+    elif fold is not None and not isinstance(fold, str):
+        raise check.fail(f"{where}fold", "must be a fold's name or a list of them "
+                                         f"(\"1\" or [\"1\", \"2\"]), got {fold!r}")
     return QueryList(check.file(value, "path", where, required=True), fold)
 
 

@@ -21,7 +21,7 @@ def test_the_accepted_shapes(tmp_path):
     ("a.json", '{"dev": "q1"}', "dev", 'a folds file must be a JSON object {"fold": '),
     ("a.json", '{"dev": ["q1"], "test": ["q1"]}', "dev",
      "query 'q1' is listed in fold 'dev' and again in fold 'test'"),
-    ("a.json", '{"dev": ["q1"]}', "test", "no fold 'test'; folds: dev"),
+    ("a.json", '{"dev": ["q1"]}', "test", "no fold test; folds: dev"),
     ("a.json", '{"dev": ["q1"]}', None, "a folds file holds 1 folds (dev); name one"),
     ("a.txt", "q1\nq1\n", None, "query 'q1' is listed twice (line 1)"),
 ])

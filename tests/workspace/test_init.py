@@ -193,3 +193,45 @@ def test_rounds_naming_configs_that_do_not_exist_are_refused_with_the_closest(fi
     assert "[--rounds]: stron is not a config of these runs (stron: did you mean strong?); " \
            "configs: strong, weak" in err
     assert not (files / "ws" / "ragnb.toml").exists()
+
+
+def test_split_joins_folds_into_test_sets(files):
+    """Issue 36 #5: two test sets from folds 1-3 and 4-5 of a five-fold file, one command;
+    a fold no split names is left out and said so; folds named as in the file or fold-N."""
+    (files / "folds5.json").write_text(json.dumps(
+        {str(f): QUERIES[2 * (f - 1): 2 * f] for f in range(1, 7)}))
+    code, out, err = cli("init", files / "ws", "--test-set", files / "all.qrels",
+                         "--folds", files / "folds5.json", "--split", "golden=1,2,3",
+                         "--split", "production=fold-4, 5",
+                         "--runs", str(files / "runs" / "input.*.gz"), "--missing", "drop")
+    assert code == 0, err
+    ws = open_workspace(files / "ws")
+    assert ws.test_set_names == ["golden", "production"]
+    assert list(ws.test_set("golden").query_ids) == QUERIES[:6]
+    assert list(ws.test_set("production").query_ids) == QUERIES[6:10]
+    assert ws.role("golden") == "golden" and ws.role("production") == "production"
+    assert "test set golden: 6 queries (folds 1, 2, 3), 12 judgments" in out
+    assert "fold(s) 6 in no --split: left out (2 listed queries)" in out
+    manifest = (files / "ws" / "ragnb.toml").read_text()
+    assert 'fold = ["1", "2", "3"] }' in manifest and 'fold = ["4", "5"] }' in manifest
+
+
+@pytest.mark.parametrize("splits, message", [
+    (["golden=1,7"], "[--split golden]: no fold 7; folds: 1, 2"),
+    (["golden=1", "production=1,2"], "[--split production]: fold(s) 1 already in another "
+                                     "--split"),
+    (["golden=1,1"], "fold(s) 1 named twice"),
+])
+def test_split_of_folds_errors_name_the_fold(files, splits, message):
+    args = [a for s in splits for a in ("--split", s)]
+    code, _, err = cli("init", files / "ws", "--test-set", files / "all.qrels",
+                       "--folds", files / "folds.json", *args,
+                       "--runs", str(files / "runs" / "input.*.gz"))
+    assert code == 2 and message in err, err
+
+
+def test_split_of_fold_names_without_folds_asks_for_the_file(files):
+    code, _, err = cli("init", files / "ws", "--test-set", files / "all.qrels",
+                       "--split", "golden=1,2,3", "--runs", str(files / "runs" / "input.*.gz"))
+    assert code == 2 and "no such query-id file '1,2,3'" in err
+    assert "--folds folds.json --split golden=1,2,3" in err
