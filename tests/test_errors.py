@@ -1,4 +1,4 @@
-"""Error messages read as text: no Python list, tuple or set reprs (issue 36 #4)."""
+"""Error messages and notes read as text: no Python list, tuple or set reprs (issue 36 #4)."""
 from __future__ import annotations
 
 import ast
@@ -10,15 +10,15 @@ import ragnb
 from ragnb.errors import InputError, listed
 
 PACKAGE = Path(ragnb.__file__).parent
-ERRORS = {"InputError", "PolicyError", "RagnbError"}
+#: What a user reads: the errors ragnb raises and the notes it counts.
+MESSAGES = {"InputError", "PolicyError", "RagnbError", "Note"}
 COLLECTIONS = {"list", "sorted", "tuple", "set", "frozenset"}
 
 
-def _repr_fields(node: ast.Raise) -> list[str]:
-    """The f-string fields of a raised ragnb error that print a collection's repr."""
-    call = node.exc
+def _repr_fields(call: ast.AST) -> list[str]:
+    """The f-string fields of a ragnb error or note that print a collection's repr."""
     if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
-            and call.func.id in ERRORS):
+            and call.func.id in MESSAGES):
         return []
     bad = []
     for field in (n for arg in call.args for n in ast.walk(arg)
@@ -35,21 +35,21 @@ def _repr_fields(node: ast.Raise) -> list[str]:
     return bad
 
 
-def test_no_raised_message_formats_a_collection_repr() -> None:
+def test_no_message_formats_a_collection_repr() -> None:
     found = []
     for path in sorted(PACKAGE.rglob("*.py")):
         tree = ast.parse(path.read_text(), filename=str(path))
         for node in ast.walk(tree):
-            if isinstance(node, ast.Raise):
-                found += [f"{path.relative_to(PACKAGE)}:{node.lineno}: {{{f}}}"
-                          for f in _repr_fields(node)]
+            found += [f"{path.relative_to(PACKAGE)}:{getattr(node, 'lineno', 0)}: {{{f}}}"
+                      for f in _repr_fields(node)]
     assert not found, "use ragnb.errors.listed(...) for:\n" + "\n".join(found)
 
 
 def test_the_scan_sees_a_list_field() -> None:
-    tree = ast.parse('raise InputError(f"unknown: {sorted(names)}")')
-    raise_node = next(n for n in ast.walk(tree) if isinstance(n, ast.Raise))
-    assert _repr_fields(raise_node) == ["sorted(names)"]
+    for code in ('raise InputError(f"unknown: {sorted(names)}")',
+                 'notes.append(Note("x", 2, f"e.g. {list(names[:3])}"))'):
+        fields = [f for n in ast.walk(ast.parse(code)) for f in _repr_fields(n)]
+        assert fields in (["sorted(names)"], ["list(names[:3])"]), code
 
 
 @pytest.mark.parametrize(("items", "most", "text"), [

@@ -97,7 +97,7 @@ def emit(df: pd.DataFrame, fmt: str, out: str | None, header_lines: Sequence[str
     elif fmt == "csv":
         text = people.to_csv(index=False)
     elif fmt == "json":
-        text = df.to_json(orient="records", indent=1) + "\n"
+        text = df.to_json(orient="records", indent=1, double_precision=15) + "\n"
     elif notes_below:
         from ragnb.result import MISSING
 

@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     found = compare_scores(scores, baseline=baseline_name, metrics=metrics,
                            challengers=[r.name for r in runs[1:]], strata=strata,
                            tests=args.also, resamples=args.resamples, seed=args.seed,
-                           ci=args.ci, method=args.method)
+                           ci=args.ci, method=args.method, notes=notes)
     result = found.source
     labels = ", ".join(metric_label(str(parse_metric(m))) for m in metrics)
     header = [(f"# {labels} on {test_set.name}, label policy {scores.policy}; "
@@ -156,19 +156,21 @@ def run(args: argparse.Namespace) -> int:
 
 
 def finding_text(found, notes: list[str]) -> str:
-    """``found.to_text()``, then ``notes`` (header lines without their ``#``; checks that
-    hold only counted, in the finding's "Checks" line) numbered, then where the full table
-    is.
+    """``found.to_text()`` (the reading's notes are its own section, as ``ragnb.compare``
+    shows them), then the lines only the command adds (header lines without their ``#``;
+    checks that hold only counted, in the finding's "Checks" line), numbered, then where
+    the full table is.
     """
     import textwrap
 
     from ragnb.result import TEXT_WIDTH
 
-    said = [" ".join(n.removeprefix("# ").removeprefix("note: ").split()) for n in notes
-            if not (n.startswith("# check [") and ": ok — " in n)]  # "Checks:" counts those
+    said = [" ".join(n.removeprefix("# ").split()) for n in notes
+            if not (n.startswith("# check [") and ": ok — " in n)   # "Checks:" counts those
+            and not n.startswith("# note: ")]   # the finding's own Notes section has those
     lines = [textwrap.fill(f"[{i}] {n}", TEXT_WIDTH, subsequent_indent="    ",
                            break_on_hyphens=False) for i, n in enumerate(said, start=1)]
-    return (found.to_text() + ("\nNotes:\n" + "\n".join(lines) + "\n" if lines else "")
+    return (found.to_text() + ("\nAlso noted:\n" + "\n".join(lines) + "\n" if lines else "")
             + "\nThe full table (values 0-1, every column): --format csv, tsv or json.\n")
 
 

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from os import PathLike
 from typing import Any
 
@@ -67,16 +66,17 @@ def compare(test_set: Any, runs: Sequence[Any], metrics: str | Sequence[str], *,
         return _judged(test_set, runs, names[0], baseline, display_names, judge, options)
     # the reader's options go to score, as `ragnb compare` passes them (issue 36 #2)
     reading = {k: options.pop(k) for k in READING if k in options}
+    from ragnb.io import as_test_set
+
+    test_set = as_test_set(test_set)
     scores = score(test_set, runs, names, policy=policy, **reading)  # type: ignore[arg-type]
     configs = scores.configs   # in the runs' order, whatever each run was given as
     base = baseline or configs[0]
-    found = compare_scores(scores, baseline=base, metrics=names,
-                           challengers=[c for c in configs if c != base],
-                           display_names=display_names, **options)
-    # what reading dropped or noticed is shown with the finding, counted (the CLI prints the
-    # same notes under its table)
-    return replace(found, sections=(*found.sections,
-                                    *notes_sections(scores.notes, appendix=False)))
+    # what reading dropped or noticed is shown with the finding, counted, as the CLI shows it
+    return compare_scores(scores, baseline=base, metrics=names,
+                          challengers=[c for c in configs if c != base],
+                          display_names=display_names,
+                          notes=(*test_set.notes, *scores.notes), **options)
 
 
 #: Options of :func:`ragnb.score` that :func:`compare` passes on.
@@ -111,12 +111,14 @@ def _judged(test_set: Any, runs: Sequence[Any], metric: str, baseline: str | Non
 
 def compare_scores(scores: Any, *, baseline: str, metrics: Sequence[str],
                    challengers: Sequence[str] | None = None, strata: Any = None,
-                   display_names: Mapping[str, str] | None = None, **options: Any) -> Finding:
+                   display_names: Mapping[str, str] | None = None, notes: Sequence[Any] = (),
+                   **options: Any) -> Finding:
     """The comparison's Finding from scores already made (:func:`ragnb.score`'s ``Scores``):
     what :func:`compare` and ``ragnb compare`` both return. ``strata`` (query -> stratum)
     adds a row per stratum beside the pooled one; ``options`` go to
     :func:`ragnb.stats.family.compare_metrics` (``tests``, ``resamples``, ``seed``, ``ci``,
-    ``method``). ``finding.source`` is the table (0-1), ``objects``: ``table``, ``scores``.
+    ``method``); ``notes`` (what reading dropped or noticed) are its last section.
+    ``finding.source`` is the table (0-1), ``objects``: ``table``, ``scores``.
     """
     table = compare_metrics(scores, baseline=baseline, metrics=list(dict.fromkeys(metrics)),
                             challengers=challengers, strata=strata, **options)
@@ -125,7 +127,8 @@ def compare_scores(scores: Any, *, baseline: str, metrics: Sequence[str],
     headline = rank_as_score_headline(found.headline, getattr(scores, "notes", ()), configs,
                                       display_names or {}) or found.headline
     return Finding(headline, found.display_table, found.chart, found.checks,
-                   found.description, found.caption, found.source, found.sections,
+                   found.description, found.caption, found.source,
+                   (*found.sections, *notes_sections(notes, appendix=False)),
                    {"table": table, "scores": scores})
 
 

@@ -123,7 +123,7 @@ class TestSet:
         if len(absent):
             notes += (Note("listed_unjudged", len(absent),
                            f"{listed_in}: listed queries with no judgment in {self.source}, "
-                           f"left out, e.g. {list(absent[:3])}"),)
+                           f"left out, e.g. {listed(absent[:3])}"),)
         return replace(self, queries=queries, judgments=judgments.reset_index(drop=True),
                        pooled=pooled, notes=notes, judge=judge)
 
@@ -236,7 +236,7 @@ def _raise_duplicates(df: pd.DataFrame, later: np.ndarray, source) -> None:
     conflicting = groups["grade"].nunique()
     kind = "conflicting grades" if (conflicting > 1).any() else "repeated judgments"
     listing = "; ".join(
-        f"({q}, {p}) grades {list(g['grade'])} at lines {list(g['line'])}"
+        f"({q}, {p}) grades {listed(g['grade'])} at lines {listed(g['line'])}"
         for (q, p), g in list(groups)[:5]
     )
     raise InputError(

@@ -438,5 +438,6 @@ def bounds_table(bounds: Bounds, strata: pd.Series | None = None, *,
 
 def no_bound(metric) -> InputError:
     return InputError(f"no exact bound for metric {metric.text!r}; bounds exist for "
-                      f"{sorted(BOUND_FUNCS)} (and metrics that do not read labels)",
+                      f"{listed(sorted(BOUND_FUNCS), most=20)} (and metrics that do not read "
+                      "labels)",
                       key=metric.text)

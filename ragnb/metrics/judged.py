@@ -349,7 +349,7 @@ def judge_run(run: Run, index: JudgmentIndex, *, extra: str = "error",
                 source=run.source, line=int(row["line"]))
         notes.append(Note("dropped_run_queries", len(names),
                           f"queries of run {run.name!r} not in the test set were dropped "
-                          f"({int(unknown.sum())} ranked passages), e.g. {list(names[:3])}"))
+                          f"({int(unknown.sum())} ranked passages), e.g. {listed(names[:3])}"))
     rows = np.flatnonzero(~unknown) if unknown.any() else None
     del unknown
     if rows is not None:            # without the dropped rows, the blocks move
@@ -369,7 +369,7 @@ def judge_run(run: Run, index: JudgmentIndex, *, extra: str = "error",
                 source=run.source)
         notes.append(Note("empty_rankings", len(absent),
                           f"test-set queries with no ranking in run {run.name!r}, scored as "
-                          f"empty rankings, e.g. {list(absent[:3])}"))
+                          f"empty rankings, e.g. {listed(absent[:3])}"))
     li, ri = _judged_pairs(run, rows, rq, index)
     pooled = _pooled_rows(run, rows, rq, index)
     if len(heads) > 1 and (np.diff(rq[heads]) < 0).any():  # group by test-set query order

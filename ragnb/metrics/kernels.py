@@ -44,7 +44,8 @@ def _check_gain(params: dict, text: str) -> None:
                   "name or a .json/.csv file grade -> gain"),),
     check=_check_gain,
     gain=lambda params: gain_map(params.get("gain", "exp")),
-    summary="normalised DCG, exponential gain 2^g - 1 by default, or a gain map",
+    summary="normalised DCG with the gain the files imply (linear g on TREC qrels, as "
+            "trec_eval; 2^g - 1 on ragnb JSONL) or a named gain map",
     formula="DCG@k = sum_{i<=k} gain(g_i) / log2(i + 1); nDCG@k = DCG@k / ideal DCG@k, "
             "the ideal from all judgments of the query (0 when nothing is relevant)",
 )
@@ -215,6 +216,7 @@ def ap(view: View, rel: int = 1) -> np.ndarray:
     "rprec",
     cutoff=False,
     params=(_REL,),
+    aliases=("r-precision", "r_precision"),   # ranx's r-precision
     summary="R-precision: precision at rank R, R = the query's number of relevant passages "
             "(trec_eval's Rprec)",
     formula="Rprec = |relevant in top R| / R (fewer than R retrieved: still divided by R); "
@@ -229,6 +231,7 @@ def rprec(view: View, rel: int = 1) -> np.ndarray:
 @register(
     "success",
     params=(_REL,),
+    aliases=("hit_rate",),   # ranx's hit_rate@k
     summary="1 when some passage in the top k is relevant (trec_eval's success_k; hit rate)",
     formula="S@k = 1 if some passage in the top k has grade >= rel, else 0",
 )

@@ -149,8 +149,14 @@ TREC_EVAL_NAMES = {
 _TREC_CUTOFF = re.compile(r"^(?P<family>p|recall|ndcg_cut|map_cut|success)_(?P<k>\d+)$")
 #: Largest cut-off @k accepted (rankings this deep are evaluated whole anyway).
 
+#: Names other tools use for a metric written differently here.
+_SAID_ELSEWHERE = {
+    "ndcg_burges": "ranx's ndcg_burges@k (gain 2^g - 1) is written ndcg@k(gain=exp) here",
+    "hits": "ranx's hits@k (the count of relevant passages in the top k) is p@k times k",
+}
+
 _SYNTAX = re.compile(
-    r"^\s*(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*(?:@\s*(?P<k>[^(\s]+))?\s*(?:\((?P<params>[^)]*)\))?\s*$"
+    r"^\s*(?P<name>[A-Za-z_][A-Za-z0-9_-]*)\s*(?:@\s*(?P<k>[^(\s]+))?\s*(?:\((?P<params>[^)]*)\))?\s*$"
 )
 
 
@@ -207,7 +213,9 @@ def parse_metric(text: str | Metric) -> Metric:
     name = _ALIASES.get(raw_name, raw_name)
     spec = REGISTRY.get(name)
     if spec is None:
-        raise InputError(f"unknown metric {m.group('name')!r}; available: {available()} "
+        said = _SAID_ELSEWHERE.get(raw_name)
+        hint = f"{said}; " if said else ""
+        raise InputError(f"unknown metric {m.group('name')!r}; {hint}available: {available()} "
                          "(and trec_eval's names such as map, P_10, ndcg_cut_10)",
                          key=str(text))
     k = None

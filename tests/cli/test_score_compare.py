@@ -293,7 +293,7 @@ def test_compare_text_is_answer_table_then_notes_with_a_dash_and_its_reason(tmp_
     assert rows["tiny"][-1] == "—" and "NaN" not in out and "nan" not in out.lower().split()
     assert lines[verdict + 8] == "A dash: no test for the row (too few queries to say)."
     assert "queries_needed" not in out and "p_bootstrap " not in out and "# " not in out
-    notes = lines[lines.index("Notes:") + 1:]
+    notes = lines[lines.index("Also noted:") + 1:]
     assert all(len(line) <= 100 for line in notes)
     assert not any("stratum sizes add up: ok" in line for line in notes)  # counted in Checks
     assert "Checks: 6 of 7 checks hold; failing: champ: strata under 10 queries (tiny (n=3))" \

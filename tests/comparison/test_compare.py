@@ -97,3 +97,88 @@ def test_a_run_whose_score_column_is_its_rank_gets_no_verdict(tmp_path):
                                    ragnb.read_run(flipped, order="rank")], "ndcg@10",
                       resamples=200)
     assert not g.headline.answer.startswith("No verdict")
+
+
+AGREEMENT = {   # collection: qrels, runs folder, baseline, challenger
+    "cast": ("trec-cast-2021/2021/trec-cast-qrels-docs.2021.qrel",
+             "trec-cast-2021/2021/baselines/document_runs", "org_convdr", "org_manual_bm25"),
+    "codec": ("codec/qrels/document_ndcg.qrels", "codec/system_runs/runs",
+              "document_bm25-tuned", "document_ance-maxp"),
+}
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("collection", list(AGREEMENT))
+def test_compare_on_trec_files_is_pytrec_evals_ndcg_cut_10(real_data, collection, tmp_path,
+                                                           capsys):
+    """Issue 36: `ragnb score|compare --judgments <TREC qrels> ... --metric ndcg@10` is
+    trec_eval's ndcg_cut_10 (pytrec_eval), per query to 1e-12, and the compared mean
+    difference is the mean of pytrec_eval's per-query differences."""
+    import gzip
+    import json
+
+    import pandas as pd
+
+    from ragnb.cli import main
+
+    pytrec_eval = pytest.importorskip("pytrec_eval", reason="pytrec_eval is a test extra")
+    qrels_path, folder, base, chal = AGREEMENT[collection]
+    qrels = real_data / qrels_path
+    runs = {n: real_data / folder / f"{n}.run.gz" for n in (base, chal)}
+    if not all(r.exists() for r in runs.values()):
+        pytest.skip(f"{collection} runs not found under {real_data / folder}")
+    options = ["--extra", "drop", "--missing", "empty"]
+    out = tmp_path / "per_query.csv"
+    assert main(["score", "--judgments", str(qrels), *[f"--run={n}={p}" for n, p in
+                                                       runs.items()],
+                 "--metric", "ndcg@10", "--per-query", "--out", str(out), *options]) == 0
+    ours = pd.read_csv(out, dtype={"query_id": str})
+    with open(qrels) as fh:
+        qrel_dict = pytrec_eval.parse_qrel(fh)
+    theirs = {}
+    for name, path in runs.items():
+        with gzip.open(path, "rt") as fh:
+            run = {q: d for q, d in pytrec_eval.parse_run(fh).items() if q in qrel_dict}
+        theirs[name] = pytrec_eval.RelevanceEvaluator(qrel_dict, {"ndcg_cut_10"}).evaluate(run)
+        mine = ours[ours["config"] == name].set_index("query_id")["value"]
+        assert len(theirs[name]) >= 40
+        for qid, result in theirs[name].items():
+            assert mine[qid] == pytest.approx(result["ndcg_cut_10"], abs=1e-12), (name, qid)
+    both = sorted(set(theirs[base]) & set(theirs[chal]))
+    assert len(both) == len(qrel_dict)   # every judged query is ranked by both runs
+    capsys.readouterr()
+    assert main(["compare", "--judgments", str(qrels), "--baseline", f"{base}={runs[base]}",
+                 "--challenger", f"{chal}={runs[chal]}", "--metric", "NDCG@10",
+                 "--format", "json", "--resamples", "200", *options]) == 0
+    row = json.loads(capsys.readouterr().out)[0]
+    expected = sum(theirs[chal][q]["ndcg_cut_10"] - theirs[base][q]["ndcg_cut_10"]
+                   for q in both) / len(both)
+    assert row["delta"] == pytest.approx(expected, abs=1e-12)
+    assert row["n"] == len(both)
+
+
+@pytest.mark.realdata
+def test_the_api_and_the_cli_print_one_finding_on_casts_raw_files(real_data, capsys):
+    """Issue 36 #2: ragnb.compare on CAsT 2021's qrels and five runs, one call with the
+    option the CLI needs (extra="drop"), prints what `ragnb compare` prints: the same
+    headline, table, method and notes (the command adds only where the full table is)."""
+    from ragnb.cli import main
+
+    base = real_data / "trec-cast-2021" / "2021"
+    qrels = base / "trec-cast-qrels-docs.2021.qrel"
+    names = ["org_convdr", "org_convdr_bert", "org_manual_ance", "org_manual_ance_bert",
+             "org_manual_bm25"]
+    runs = [base / "baselines" / "document_runs" / f"{n}.run.gz" for n in names]
+    if not all(r.exists() for r in runs):
+        pytest.skip(f"CAsT 2021 runs not found under {base}")
+    f = ragnb.compare(qrels, runs, "ndcg@10", extra="drop")
+    capsys.readouterr()
+    assert main(["compare", "--judgments", str(qrels), "--baseline", f"{names[0]}={runs[0]}",
+                 *[a for n, r in zip(names[1:], runs[1:]) for a in
+                   ("--challenger", f"{n}={r}")],
+                 "--metric", "ndcg@10", "--extra", "drop"]) == 0
+    printed = capsys.readouterr().out
+    assert printed == f.to_text() + ("\nThe full table (values 0-1, every column): --format "
+                                     "csv, tsv or json.\n")
+    assert "org_manual_ance_bert gains +16.9 [+12.4, +21.5] points of ndcg@10" in printed
+    assert "e.g. 106_9, 109_1, 109_2" in printed and "['" not in printed
