@@ -22,7 +22,7 @@ is matched as written.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ragnb.errors import InputError, listed
@@ -264,6 +264,36 @@ def with_gain(text: str, gain: str) -> str:
     if gain == "exp":
         return text
     return _with_param(text, "gain", gain)
+
+
+def find_metric(name: str, available: Sequence[str]) -> str | None:
+    """The metric of ``available`` (a score table's names) that ``name`` means, or None.
+
+    Spellings of one metric match (``ndcg_cut_10``, ``ndcg_linear@10`` and
+    ``ndcg@10(gain=linear)``; ``P_10`` and ``p@10``); an nDCG that names no gain matches
+    the one nDCG at its cut-off in the table, whose gain the scored files implied.
+
+    >>> find_metric("ndcg_cut_10", ["ndcg@10(gain=linear)", "rr@10"])
+    'ndcg@10(gain=linear)'
+    >>> find_metric("NDCG@10", ["ndcg@10(gain=linear)"]), find_metric("P_10", ["ndcg@10"])
+    ('ndcg@10(gain=linear)', None)
+    """
+    def key(metric: Metric) -> tuple:
+        gain = metric.gain_map()
+        rest = tuple(sorted((k, str(v)) for k, v in metric.params.items() if k != "gain"))
+        family = "ndcg" if gain is not None else metric.spec.name
+        return family, metric.k, rest, None if gain is None else gain.name
+
+    wanted = parse_metric(name)
+    parsed = {a: parse_metric(a) for a in available}
+    same = [a for a, m in parsed.items() if key(m) == key(wanted)]
+    if len(same) == 1:
+        return same[0]
+    if wanted.spec.name == "ndcg" and "gain" not in str(name):   # gain from the files
+        family = [a for a, m in parsed.items() if key(m)[:3] == key(wanted)[:3]]
+        if len(family) == 1:
+            return family[0]
+    return None
 
 
 def with_relevance_level(text: str, level: int) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from os import PathLike
 from pathlib import Path
 
 import numpy as np
@@ -115,16 +116,34 @@ class Scores:
     def metrics(self) -> list[str]:
         return list(pd.unique(self.table["metric"]))
 
+    def _metric(self, metric: str | Metric) -> str:
+        """The table's name for ``metric``, however it is spelled (``ndcg_cut_10``)."""
+        from ragnb.metrics.registry import find_metric
+
+        name = str(parse_metric(metric))
+        return name if name in self.metrics else find_metric(str(metric), self.metrics) or name
+
     def values(self, config: str, metric: str | Metric) -> pd.Series:
         """Per-query values of one config and metric, indexed by query id (:func:`per_query`)."""
-        return per_query(self.table, config, str(parse_metric(metric)))
+        return per_query(self.table, config, self._metric(metric))
 
     def wide(self, metric: str | Metric) -> pd.DataFrame:
         """One metric as a query_id x config table."""
-        metric = str(parse_metric(metric))
+        metric = self._metric(metric)
         t = self.table[self.table["metric"] == metric]
         return t.pivot(index="query_id", columns="config", values="value")[
             list(pd.unique(t["config"]))]
+
+    def __repr__(self) -> str:
+        """One line: what was scored, and how to see it (never the per-query table)."""
+        def count(n: int, what: str, many: str = "") -> str:
+            return f"{n:,} {what if n == 1 else many or what + 's'}"
+
+        queries = count(self.table["query_id"].nunique(), "query", "queries")
+        return (f"Scores({count(len(self.configs), 'config')} ({listed(self.configs)}) x "
+                f"{count(len(self.metrics), 'metric')} ({listed(self.metrics)}) x "
+                f"{queries}, policy {self.policy}, "
+                f"{count(len(self.notes), 'note')}; .means(), .wide(metric), .table)")
 
     def means(self) -> pd.DataFrame:
         """Mean and number of queries per config and metric (MRR is mean rr)."""
@@ -189,7 +208,9 @@ def score(
     test_set : TestSet, JudgmentIndex, DataFrame, dict or path
         The answer key (an index can be passed to reuse it across calls); a
         long DataFrame ``query_id, passage_id, grade`` or a pytrec_eval-style
-        dict ``{query_id: {passage_id: grade}}`` is validated like a file.
+        dict ``{query_id: {passage_id: grade}}`` is validated like a file. Given a
+        path, an nDCG naming no gain takes the one the file implies (linear for TREC
+        qrels, as trec_eval; :func:`ragnb.io.source.implied_gain`), as every command does.
     runs : Run, list of Run or {name: Run}
         Each run may also be a long DataFrame, a dict ``{query_id:
         {passage_id: score}}`` (pytrec_eval/ranx), a path or a
@@ -215,14 +236,20 @@ def score(
         if value not in allowed:
             raise InputError(f"{what} must be one of "
                              f"{listed(allowed, most=20)}, got {value!r}", key=what)
+    if isinstance(metrics, (str, Metric)):
+        metrics = [metrics]
+    if isinstance(test_set, (str, PathLike)):  # a file: its format implies the nDCG gain
+        from ragnb.io.source import implied_gain
+        from ragnb.metrics.registry import with_gain
+
+        gain = implied_gain(test_set)
+        metrics = [m if isinstance(m, Metric) else with_gain(m, gain) for m in metrics]
     if not isinstance(test_set, (JudgmentIndex, TestSet)):
         from ragnb.io import as_test_set
 
         test_set = as_test_set(test_set)  # a DataFrame, a qrels dict or a path
     index = test_set if isinstance(test_set, JudgmentIndex) else \
         JudgmentIndex.from_test_set(test_set)
-    if isinstance(metrics, (str, Metric)):
-        metrics = [metrics]
     parsed = list(dict.fromkeys(parse_metric(m) for m in metrics))
     if not parsed:
         raise InputError("no metric given", key="metric")

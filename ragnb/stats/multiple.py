@@ -156,6 +156,10 @@ def compare(
             source="scores",
         )
     available = list(pd.unique(scores["metric"]))
+    if metric not in available:   # another spelling of one in the table (ndcg_cut_10)
+        from ragnb.metrics.registry import find_metric
+
+        metric = find_metric(metric, [str(a) for a in available]) or metric
     if metric not in available:
         raise InputError(
             f"metric {metric!r} is not in the score table (has {', '.join(map(str, available))})",

@@ -72,3 +72,31 @@ def test_a_run_files_default_name_is_its_file_name_without_extensions(files):
     assert RunFile.of(files / "a.run").name == "a"
     assert RunFile.of("-").name == "<stdin>"
     assert RunFile.of(files / "a.run").read().name == read_run(files / "a.run").name == "a"
+
+
+def test_a_trec_qrels_path_implies_linear_gain_and_every_spelling_finds_it(tmp_path):
+    """Issue 36 #1/#2: score() given a TREC qrels path reads ndcg@10 as trec_eval does
+    (gain g); Scores.values/wide and compare_configs take any spelling of that metric
+    (ndcg_cut_10, NDCG@10) and refuse another gain; the repr is one line."""
+    import math
+
+    from ragnb import compare_configs
+
+    (tmp_path / "q.txt").write_text("".join(f"q{i} 0 p1 2\nq{i} 0 p2 1\n" for i in range(8)))
+    (tmp_path / "a.run").write_text("".join(f"q{i} Q0 p2 1 2 a\nq{i} Q0 p1 2 1 a\n"
+                                            for i in range(8)))
+    (tmp_path / "b.run").write_text("".join(f"q{i} Q0 p1 1 2 b\nq{i} Q0 p2 2 1 b\n"
+                                            for i in range(8)))
+    s = score(tmp_path / "q.txt", [tmp_path / "a.run", tmp_path / "b.run"], "ndcg@10")
+    assert s.metrics == ["ndcg@10(gain=linear)"]
+    linear = (1 + 2 / math.log2(3)) / (2 + 1 / math.log2(3))   # p2 (g=1) then p1 (g=2)
+    for spelling in ("ndcg@10", "NDCG@10", "ndcg_cut_10", "ndcg_linear@10"):
+        assert s.values("a", spelling).tolist() == pytest.approx([linear] * 8, abs=1e-15)
+        row = compare_configs(s, metric=spelling, baseline="a", resamples=100).iloc[0]
+        assert row["delta"] == pytest.approx(1 - linear, abs=1e-15)
+    with pytest.raises(InputError, match=r"'ndcg@10\(gain=exp\)' is not in the score table "
+                                         r"\(has ndcg@10\(gain=linear\)\)"):
+        compare_configs(s, metric="ndcg@10(gain=exp)", baseline="a")
+    assert repr(s) == ("Scores(2 configs (a, b) x 1 metric (ndcg@10(gain=linear)) x 8 queries, "
+                       "policy lower, 0 notes; .means(), .wide(metric), .table)")
+    assert "\n" not in repr(s.means)
