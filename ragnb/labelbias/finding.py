@@ -200,7 +200,9 @@ def three_way_finding(tw: ThreeWay, *, display_names: Mapping[str, str],
     elif of(QUERIES) or of(NOT_SHOWN):
         more = min((needed(c, said[reading[c]][0]) for c in of(QUERIES) + of(NOT_SHOWN)),
                    default=np.inf)
-        next_step = ("Collect more queries" + (f" (about {more:,.0f} resolve the closest)"
+        # the total that would resolve it, beside what this set has (issue 33 #4)
+        next_step = ("Collect more queries" + (f" (about {more:,.0f} in all resolve the "
+                                               f"closest; this set has {n:,})"
                                                if np.isfinite(more) else "")
                      + "; labelling alone cannot decide.")
     else:

@@ -81,7 +81,7 @@ def test_a_reject_with_an_optimistic_mean_above_zero_is_worded_as_not_shown():
     head = "Collect more queries (about "
     nxt = f.headline.next_step
     assert nxt.startswith(head) and nxt.endswith(
-        " resolve the closest); labelling alone cannot decide.")
+        " in all resolve the closest; this set has 40); labelling alone cannot decide.")
     # the normal formula ((z.975 + z.8) SD / mean)^2 with SD = SE sqrt(40); t quantiles add a few
     sd = (0.1010 + 0.0102) / (2 * 1.959964) * 40 ** 0.5
     normal = ((norm.ppf(0.975) + norm.ppf(0.8)) * sd / 0.0455) ** 2
