@@ -177,7 +177,8 @@ def strata_headline(bd: Breakdown, display_names: Mapping[str, str]) -> Headline
         next_step = f"Report the gain per stratum ({col}), not pooled."
     elif pooled_side == 0:
         next_step = ("Report the pooled figure; "
-                     + (f"{needed} queries would resolve a gain this size." if needed != "—"
+                     + (f"{needed} queries in all would resolve a gain this size; this set "
+                        f"has {int(pooled['n']):,}." if needed != "—"
                         else "this sample does not resolve it."))
     else:
         next_step = "Report the pooled figure with its interval, not a per-stratum story."

@@ -72,6 +72,10 @@ def test_the_cast_repro_no_longer_names_an_uncorrected_stratum():
     assert "No stratum resolves an effect on its own after Holm" in head.said
     assert "per stratum" not in head.next_step
     assert head.verdict == "inconclusive at this n"
+    # issue 33 #4: the queries that would resolve it are a total, beside what the set has
+    assert head.next_step.startswith("Report the pooled figure; about ")
+    assert head.next_step.endswith(" queries in all would resolve a gain this size; this set "
+                                   f"has {sum(sizes)}.")
 
 
 def test_strata_too_small_for_an_interval_are_never_said_to_differ():
