@@ -20,6 +20,7 @@ from ragnb.result import (
     points,
     register,
 )
+from ragnb.stats.interval import MIN_QUERIES
 from ragnb.strata.breakdown import Breakdown
 
 #: The body table of a stratified breakdown (the rest goes to the appendix).
@@ -143,7 +144,12 @@ def strata_headline(bd: Breakdown, display_names: Mapping[str, str]) -> Headline
         if not len(ups) and not len(downs):
             movable = strata[strata["ci_low"].notna()]
             top = movable.loc[movable["delta"].abs().idxmax()] if len(movable) else None
-            where.append("no stratum resolves an effect on its own after Holm" + (
+            small = int(strata["n"].max()) if len(strata) else 0
+            where.append(
+                f"every stratum is too small to test on its own (the largest has {small} "
+                f"quer{'y' if small == 1 else 'ies'}; a test needs {MIN_QUERIES})"
+                if not len(movable) and small < MIN_QUERIES else
+                "no stratum resolves an effect on its own after Holm" + (
                 "" if top is None else
                 f" (largest move: {col} = {top['stratum']} "
                 f"{points(top['delta'], signed=True)} "
@@ -166,7 +172,7 @@ def strata_headline(bd: Breakdown, display_names: Mapping[str, str]) -> Headline
                   f"{'gain' if len(ups) else 'loss'} holds in every stratum ({col}).")
     else:
         answer = f"{chal} vs {base}: {figure}; no stratum is shown to differ."
-    why = [(w[0].upper() + w[1:] if w.startswith(("the ", "no ", "but ")) else w) + "."
+    why = [(w[0].upper() + w[1:] if w.startswith(("the ", "no ", "but ", "every ")) else w) + "."
            for w in where]
     why.append(f"Metric: {metric_label(bd.metric)}.")
     needed = _needed(pooled["queries_needed"])
