@@ -118,6 +118,7 @@ from pathlib import Path
 from typing import Any, Literal, overload
 
 from ragnb.errors import InputError
+from ragnb.paths import NOTEBOOKS_DIR
 from ragnb.vocab import EXTRA, MISSING, ORDERS, out_of_range
 
 #: File name of a workspace manifest.
@@ -132,6 +133,11 @@ MAX_GLOB_FILES = 10_000
 #: (``/proc/self/environ`` would otherwise be read, and quoted in an error).
 SYSTEM_FOLDERS = ("/proc", "/sys", "/dev")
 ROLES = ("golden", "production", "confirmation", "other")
+
+#: The ``[report.<name>]`` sections a page reads: each notebook's name without its number
+#: (``01-fit.ipynb``: ``fit``), and the gate's and the watch's.
+REPORT_SECTIONS = (*(p.stem.split("-", 1)[1]
+                     for p in sorted(NOTEBOOKS_DIR.glob("[0-9][0-9]-*.ipynb"))), "gate", "watch")
 
 #: Keys of ``[report]`` (and ``[report.<slug>]``): name -> (type, help).
 REPORT_KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
@@ -732,6 +738,14 @@ def parse_manifest(path: str | Path) -> Manifest:
 
     report = dict(check.table(data, "report", ""))
     per_notebook = {k: report.pop(k) for k in list(report) if isinstance(report[k], dict)}
+    for section in per_notebook:   # a typo'd [report.stratta] is read by no page
+        if section not in REPORT_SECTIONS:
+            import difflib
+
+            close = difflib.get_close_matches(section, REPORT_SECTIONS, n=1)
+            raise check.fail(f"report.{section}", "no page reads this section"
+                             + (f" (did you mean [report.{close[0]}]?)" if close else "")
+                             + f"; sections: {', '.join(REPORT_SECTIONS)}")
     for where, values in [("report.", report)] + [(f"report.{k}.", v)
                                                   for k, v in per_notebook.items()]:
         check.known(values, tuple(REPORT_KEYS), where)

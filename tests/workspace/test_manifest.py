@@ -74,6 +74,10 @@ def test_a_small_manifest_reads_configs_from_file_names(tmp_path):
      "test_sets.main.strata.key", "not one of the columns"),
     (BASE + "[report]\nbaseline = 3\n", "report.baseline", "must be a str"),
     (BASE + "[report.strata]\nreportd = '+1'\n", "report.strata.reportd", "unknown key"),
+    # issue 34: a section no page reads is an error naming the closest and the sections
+    (BASE + "[report.stratta]\nby = 'kind'\n", "report.stratta",
+     r"no page reads this section \(did you mean \[report.strata\]\?\); sections: fit, "
+     "trajectory, strata, label-bias, ledger, health, code-tasks, judge, gate, watch$"),
     (BASE + "[labels]\ntest_set = 'other'\n", "labels.test_set", "no test set 'other'"),
     (("[test_sets.a]\npath = 'qrels.txt'\nrole = 'golden'\n"
      "[test_sets.b]\npath = 'qrels.txt'\nrole = 'golden'\n"), "test_sets.b.role",
