@@ -99,10 +99,12 @@ def require_registered(names) -> None:
 
 
 def dcg_families() -> tuple[str, ...]:
-    """The metric families with a gain map in the registry (nDCG and its variants)."""
+    """The metric families that declare nDCG's bounds (``MetricSpec.bounds == "ndcg"``):
+    nDCG and its variants; a DCG metric that declares none gets none.
+    """
     from ragnb.metrics import REGISTRY
 
-    return tuple(n for n, spec in REGISTRY.items() if spec.gain is not None)
+    return tuple(n for n, spec in REGISTRY.items() if spec.bounds == "ndcg")
 
 
 def _rel(metric: Metric) -> int:

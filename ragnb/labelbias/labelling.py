@@ -166,7 +166,7 @@ def _single_item_values(pool: Pool, config: str, metric, grade: int) -> np.ndarr
     if name == "success":
         lower = (A.per_query(t.q, judged_hit, nq) > 0)[q]
         return (lower | (inside & (grade >= rel))).astype(np.float64)
-    if metric.spec.gain is not None:
+    if metric.spec.bounds == "ndcg":
         gain = A.gain_for(metric, pool.top_grade)
         j = ~t.unjudged
         num = A.per_query(t.q[j], gain(t.grade[j]) * discount(t.pos[j]), nq)[q]

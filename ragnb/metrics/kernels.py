@@ -44,6 +44,7 @@ def _check_gain(params: dict, text: str) -> None:
                   "name or a .json/.csv file grade -> gain"),),
     check=_check_gain,
     gain=lambda params: gain_map(params.get("gain", "exp")),
+    bounds="ndcg",
     summary="normalised DCG with the gain the files imply (linear g on TREC qrels, as "
             "trec_eval; 2^g - 1 on ragnb JSONL) or a named gain map",
     formula="DCG@k = sum_{i<=k} gain(g_i) / log2(i + 1); nDCG@k = DCG@k / ideal DCG@k, "
@@ -57,6 +58,7 @@ def ndcg(view: View, gain: str = "exp") -> np.ndarray:
     "ndcg_linear",
     aliases=("ndcg_cut",),   # trec_eval's ndcg_cut_k: linear
     gain=lambda params: gain_map("linear"),
+    bounds="ndcg",
     summary="normalised DCG with linear gain g, as trec_eval's ndcg_cut",
     formula="DCG@k = sum_{i<=k} g_i / log2(i + 1); nDCG@k = DCG@k / ideal DCG@k",
 )

@@ -70,6 +70,11 @@ class MetricSpec:
     gain : callable, optional
         For DCG families: ``gain(params) -> GainMap``, the family's grade -> gain
         map (:mod:`ragnb.metrics.gains`); None for other metrics.
+    bounds : str, optional
+        The label-bias bound family that holds for the metric (``"ndcg"``: DCG over
+        the ideal DCG, :mod:`ragnb.labelbias.bounds`); declared, never inferred from
+        ``gain``, so a new DCG variant gets no other metric's bounds. None: the
+        family's name, when bounds are registered for it.
     """
 
     name: str
@@ -83,6 +88,7 @@ class MetricSpec:
     check: Callable | None = None
     policies: tuple[str, ...] = ("lower", "condensed", "upper")
     gain: Callable | None = None
+    bounds: str | None = None
 
 
 REGISTRY: dict[str, MetricSpec] = {}
@@ -93,12 +99,12 @@ def register(name: str, *, summary: str, formula: str, params: tuple[Param, ...]
              cutoff: bool = True, uses_policy: bool = True, aliases: tuple[str, ...] = (),
              check: Callable | None = None,
              policies: tuple[str, ...] = ("lower", "condensed", "upper"),
-             gain: Callable | None = None):
+             gain: Callable | None = None, bounds: str | None = None):
     """Decorator adding a metric kernel to :data:`REGISTRY`."""
 
     def wrap(func: Callable) -> Callable:
         spec = MetricSpec(name, func, summary, formula, params, cutoff, uses_policy, aliases,
-                          check, policies, gain)
+                          check, policies, gain, bounds)
         for n in (name, *aliases):
             if n in REGISTRY or n in _ALIASES:
                 raise ValueError(f"metric name {n!r} registered twice")

@@ -5,6 +5,7 @@ and scores each with the core scorer (tests/labelbias/_brute.py), so it shares
 no code with the bound functions.
 """
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -151,3 +152,39 @@ def test_errors_name_the_problem():
         label_bounds(ts, [run, run], "rr@2")
     with pytest.raises(InputError, match="unknown metric"):
         label_bounds(ts, [run], "nope@2")
+
+
+def test_a_new_dcg_metric_gets_no_other_metrics_bounds():
+    """Issue 34 #2: a metric registered with a gain map (dcg@10) was given nDCG's bounds,
+    inferred from the gain, and page 04 printed verdicts its own checks refused. Bounds are
+    declared on the MetricSpec; a DCG that declares none is refused by name. Registered
+    before ragnb.labelbias is imported, as a block in ragnb/metrics/kernels.py would be."""
+    import subprocess
+    import sys
+
+    code = """
+import numpy as np
+from ragnb.metrics.gains import gain_map
+from ragnb.metrics.registry import register
+
+@register("dcg", summary="DCG", formula="sum gain / log2(i + 1)",
+          gain=lambda params: gain_map("linear"))
+def dcg(view):
+    return np.zeros(view.n)
+
+from ragnb.errors import InputError
+from ragnb.labelbias import label_bounds
+from ragnb.labelbias.bounds import dcg_families
+from tests.labelbias._brute import make_run, make_test_set
+
+assert "dcg" not in dcg_families() and "ndcg" in dcg_families(), dcg_families()
+ts = make_test_set({"q": {"a": 2}})
+try:
+    label_bounds(ts, [make_run({"q": ["a", "u"]}, "s")], "dcg@10")
+except InputError as e:
+    print(e)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=Path(__file__).resolve().parents[2], timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "no exact bound for metric 'dcg@10'" in out.stdout
