@@ -5,12 +5,12 @@ here: today the per-split selection-inflation figure
 (:func:`ragnb.workspace.inflation.workspace_inflation`), which scores every
 round's run on the split. An entry is one JSON file per *slot* (what is asked:
 split, metric, policy, seed), holding the *key* (everything the figure depends
-on: each input file's path, size and modification time in nanoseconds, the
-options, the estimator's parameters, :data:`VERSION`, numpy's version and a stamp of
-ragnb's own modules, :func:`code_stamp`)
-and the value. A lookup recomputes the key and uses the value only when the
-stored key is equal; a missing, stale, unreadable or malformed entry is ignored
-(the figure is computed and the entry rewritten). Entries are written
+on: each input file's path, size and sha256 of its bytes, the options, the
+estimator's parameters, :data:`VERSION`, numpy's version and a stamp of ragnb's own
+modules, :func:`code_stamp`), the value, and a sha256 of the three. A lookup
+recomputes the key and uses the value only when the stored key is equal and the
+entry's checksum verifies; a missing, stale, edited, unreadable or malformed entry
+is ignored (the figure is computed and the entry rewritten). Entries are written
 atomically (:func:`ragnb._atomic.write_atomic`), so a reader sees a whole entry
 or none; a workspace folder that cannot be written (a read-only checkout) only
 goes uncached. The folder holds a ``.gitignore`` of ``*``, so that a workspace kept
@@ -36,7 +36,7 @@ CACHE_ENV = "RAGNB_CACHE"
 #: The cache folder's name beside a workspace's ``ragnb.toml``.
 CACHE_DIRNAME = ".ragnb-cache"
 #: Bumped whenever what an entry holds, or how a cached figure is computed, changes.
-VERSION = 1
+VERSION = 2
 _OFF = {"off", "0", "no", "false", "none"}
 
 
@@ -49,7 +49,8 @@ def cache_dir(root: Path) -> Path | None:
 
 
 def file_stamp(path: str | os.PathLike[str]) -> list:
-    """``[resolved path, size, mtime_ns]`` of a file (its target, for a link).
+    """``[resolved path, size, sha256 of the bytes]`` of a file (its target, for a link):
+    the content, so a file rewritten with its size and mtime kept (``touch -r``) is new.
 
     Raises
     ------
@@ -57,8 +58,14 @@ def file_stamp(path: str | os.PathLike[str]) -> list:
         When the file cannot be read: the caller does not cache.
     """
     resolved = Path(path).resolve()
-    st = resolved.stat()
-    return [str(resolved), st.st_size, st.st_mtime_ns]
+    with open(resolved, "rb") as f:
+        digest = hashlib.file_digest(f, "sha256").hexdigest()
+    return [str(resolved), resolved.stat().st_size, digest]
+
+
+def _checksum(body: dict) -> str:
+    """The sha256 of an entry's fields: an entry edited by hand no longer verifies."""
+    return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
 
 
 def code_stamp() -> str:
@@ -99,6 +106,9 @@ def load(folder: Path | None, kind: str, slot: Any, key: Any) -> dict | None:
             or entry.get("slot") != _plain(slot) or entry.get("key") != _plain(key) \
             or not isinstance(entry.get("value"), dict):
         return None
+    body = {k: entry[k] for k in ("version", "slot", "key", "value")}
+    if entry.get("sha256") != _checksum(body):   # edited, or cut short: computed afresh
+        return None
     return entry["value"]
 
 
@@ -108,8 +118,8 @@ def store(folder: Path | None, kind: str, slot: Any, key: Any, value: dict) -> N
         return
     from ragnb._atomic import write_atomic
 
-    text = json.dumps({"version": VERSION, "slot": slot, "key": key, "value": value},
-                      sort_keys=True, indent=1)
+    body = _plain({"version": VERSION, "slot": slot, "key": key, "value": value})
+    text = json.dumps({**body, "sha256": _checksum(body)}, sort_keys=True, indent=1)
     with contextlib.suppress(OSError):
         write_atomic(_entry_path(folder, kind, slot), text + "\n")
         ignore = folder / ".gitignore"

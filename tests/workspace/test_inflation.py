@@ -317,3 +317,33 @@ def test_the_demo_cache_is_ignored_by_git():
     probe = DEMO_DIR / CACHE_DIRNAME / "inflation" / "x.json"
     done = subprocess.run(["git", "check-ignore", "-q", str(probe)], cwd=PROJ_ROOT)
     assert done.returncode == 0
+
+
+def test_the_cache_is_keyed_by_content_and_an_edited_entry_is_not_trusted(own_demo, scorings):
+    """Issue 34 #4: an entry edited by hand changed the printed figure (0.23 -> 0.00 points),
+    and a run rewritten with its size and mtime kept (touch -r) kept the old figure. The
+    key holds each file's sha256 and the entry its own checksum: both are computed again."""
+    import json
+    import os
+
+    from ragnb.workspace.cache import CACHE_DIRNAME
+
+    cold, _ = _figure(own_demo, scorings)
+    (entry,) = (own_demo / CACHE_DIRNAME / "inflation").glob("*.json")
+    data = json.loads(entry.read_text())
+    data["value"]["inflation"] = 0.0
+    entry.write_text(json.dumps(data))
+    edited, _ = _figure(own_demo, scorings)
+    assert edited == cold and f"{edited.points:.2f}" == "0.23" and len(scorings) == 2
+    # same size, same mtime, other bytes: two lines of round-39's run swapped
+    run = own_demo / "runs" / "golden" / "round-39.jsonl"
+    st = run.stat()
+    lines = run.read_bytes().splitlines(keepends=True)
+    i = next(i for i in range(len(lines) - 1) if lines[i] != lines[i + 1]
+             and len(lines[i]) == len(lines[i + 1]))
+    lines[i], lines[i + 1] = lines[i + 1], lines[i]
+    run.write_bytes(b"".join(lines))
+    os.utime(run, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert run.stat().st_size == st.st_size and run.stat().st_mtime_ns == st.st_mtime_ns
+    _figure(own_demo, scorings)
+    assert len(scorings) == 3   # scored again: the bytes changed
