@@ -2,12 +2,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from os import PathLike
 from typing import Any
 
 from ragnb.comparison.finding import comparison_finding
 from ragnb.metrics import parse_metric
-from ragnb.metrics.score import score
+from ragnb.metrics.score import file_metrics, score
 from ragnb.result import Finding, notes_sections
 from ragnb.stats.family import compare_metrics
 
@@ -56,12 +55,8 @@ def compare(test_set: Any, runs: Sequence[Any], metrics: str | Sequence[str], *,
     >>> f = ragnb.compare(test_set, runs, "ndcg@10", baseline="bm25")  # doctest: +SKIP
     >>> print(f.to_text())  # doctest: +SKIP
     """
-    names = [str(parse_metric(m)) for m in ([metrics] if isinstance(metrics, str) else metrics)]
-    if isinstance(test_set, (str, PathLike)):  # a file: its format implies the nDCG gain
-        from ragnb.io.source import implied_gain
-        from ragnb.metrics.registry import with_gain
-
-        names = [str(parse_metric(with_gain(n, implied_gain(test_set)))) for n in names]
+    names = [str(parse_metric(m)) for m in file_metrics(
+        test_set, [metrics] if isinstance(metrics, str) else metrics)]
     if judge is not None:
         return _judged(test_set, runs, names[0], baseline, display_names, judge, options)
     # the reader's options go to score, as `ragnb compare` passes them (issue 36 #2)

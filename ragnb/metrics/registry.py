@@ -285,9 +285,11 @@ def find_metric(name: str, available: Sequence[str]) -> str | None:
     ('ndcg@10(gain=linear)', None)
     """
     def key(metric: Metric) -> tuple:
+        # nDCG and its fixed-gain variants (ndcg_linear) are one family, as their declared
+        # bounds say; a gain map alone does not make a metric nDCG (issue 34 #2)
         gain = metric.gain_map()
         rest = tuple(sorted((k, str(v)) for k, v in metric.params.items() if k != "gain"))
-        family = "ndcg" if gain is not None else metric.spec.name
+        family = metric.spec.bounds if metric.spec.bounds == "ndcg" else metric.spec.name
         return family, metric.k, rest, None if gain is None else gain.name
 
     wanted = parse_metric(name)

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -153,6 +154,20 @@ class Scores:
         return out
 
 
+def file_metrics(test_set: Any, metrics: Iterable[str | Metric]) -> list[str | Metric]:
+    """``metrics`` as read against ``test_set``: given a file, an nDCG naming no gain takes
+    the gain its format implies (:func:`ragnb.io.source.implied_gain`: linear for TREC qrels,
+    as trec_eval and ``ragnb init``); otherwise unchanged.
+    """
+    if not isinstance(test_set, (str, PathLike)):
+        return list(metrics)
+    from ragnb.io.source import implied_gain
+    from ragnb.metrics.registry import with_gain
+
+    gain = implied_gain(test_set)
+    return [m if isinstance(m, Metric) else with_gain(m, gain) for m in metrics]
+
+
 def _is_run_dict(obj) -> bool:
     """``{query_id: {passage_id: score}}`` or ``{query_id: [passage_id, ...]}`` (one run)."""
     first = next(iter(obj.values()), None)
@@ -238,12 +253,7 @@ def score(
                              f"{listed(allowed, most=20)}, got {value!r}", key=what)
     if isinstance(metrics, (str, Metric)):
         metrics = [metrics]
-    if isinstance(test_set, (str, PathLike)):  # a file: its format implies the nDCG gain
-        from ragnb.io.source import implied_gain
-        from ragnb.metrics.registry import with_gain
-
-        gain = implied_gain(test_set)
-        metrics = [m if isinstance(m, Metric) else with_gain(m, gain) for m in metrics]
+    metrics = file_metrics(test_set, metrics)
     if not isinstance(test_set, (JudgmentIndex, TestSet)):
         from ragnb.io import as_test_set
 

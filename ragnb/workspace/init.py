@@ -377,8 +377,7 @@ def _read_all(ws) -> tuple[list[str], int, list[tuple[str, str, int, int]]]:
         ts = ws.test_set(split)
         qids = set(ts.query_ids)
         cut = ws.test_set_entry(split).queries
-        fold = "" if cut is None or cut.fold is None else (
-            f" (fold {cut.fold})" if isinstance(cut.fold, str) else f" (folds {listed(cut.fold)})")
+        fold = f" ({cut.folds})" if cut is not None and cut.folds else ""
         found.append(f"test set {split}: {len(ts.queries)} queries{fold}, {len(ts.judgments)} "
                      f"judgments ({ts.source})")
         for note in ts.notes:

@@ -134,10 +134,13 @@ MAX_GLOB_FILES = 10_000
 SYSTEM_FOLDERS = ("/proc", "/sys", "/dev")
 ROLES = ("golden", "production", "confirmation", "other")
 
-#: The ``[report.<name>]`` sections a page reads: each notebook's name without its number
-#: (``01-fit.ipynb``: ``fit``), and the gate's and the watch's.
-REPORT_SECTIONS = (*(p.stem.split("-", 1)[1]
-                     for p in sorted(NOTEBOOKS_DIR.glob("[0-9][0-9]-*.ipynb"))), "gate", "watch")
+def report_sections() -> tuple[str, ...]:
+    """The ``[report.<name>]`` sections a page reads: each notebook's name without its number
+    (``01-fit.ipynb``: ``fit``), and the gate's and the watch's (read when a manifest has
+    such a section, not at import).
+    """
+    return (*(p.stem.split("-", 1)[1] for p in sorted(NOTEBOOKS_DIR.glob("[0-9][0-9]-*.ipynb"))),
+            "gate", "watch")
 
 #: Keys of ``[report]`` (and ``[report.<slug>]``): name -> (type, help).
 REPORT_KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
@@ -292,6 +295,13 @@ class QueryList:
 
     path: Path
     fold: str | tuple[str, ...] | None = None
+
+    @property
+    def folds(self) -> str:
+        """The folds in words (``fold 3``, ``folds 1, 2``); "" for a list file."""
+        if self.fold is None or isinstance(self.fold, str):
+            return "" if self.fold is None else f"fold {self.fold}"
+        return f"folds {', '.join(self.fold)}"
 
 
 @dataclass(frozen=True)
@@ -738,14 +748,15 @@ def parse_manifest(path: str | Path) -> Manifest:
 
     report = dict(check.table(data, "report", ""))
     per_notebook = {k: report.pop(k) for k in list(report) if isinstance(report[k], dict)}
-    for section in per_notebook:   # a typo'd [report.stratta] is read by no page
-        if section not in REPORT_SECTIONS:
-            import difflib
+    unread = [k for k in per_notebook if k not in report_sections()] if per_notebook else []
+    if unread:   # a typo'd [report.stratta] is read by no page
+        import difflib
 
-            close = difflib.get_close_matches(section, REPORT_SECTIONS, n=1)
-            raise check.fail(f"report.{section}", "no page reads this section"
-                             + (f" (did you mean [report.{close[0]}]?)" if close else "")
-                             + f"; sections: {', '.join(REPORT_SECTIONS)}")
+        sections = report_sections()
+        close = difflib.get_close_matches(unread[0], sections, n=1)
+        raise check.fail(f"report.{unread[0]}", "no page reads this section"
+                         + (f" (did you mean [report.{close[0]}]?)" if close else "")
+                         + f"; sections: {', '.join(sections)}")
     for where, values in [("report.", report)] + [(f"report.{k}.", v)
                                                   for k, v in per_notebook.items()]:
         check.known(values, tuple(REPORT_KEYS), where)

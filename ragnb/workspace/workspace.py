@@ -158,10 +158,7 @@ class Workspace:
                 from ragnb.io.query_lists import read_query_ids
 
                 listed = entry.queries
-                fold = listed.fold
-                where = str(listed.path) + (
-                    "" if fold is None else f" fold {fold}" if isinstance(fold, str)
-                    else f" folds {', '.join(fold)}")
+                where = " ".join(filter(None, (str(listed.path), listed.folds)))
                 test_set = test_set.restricted(read_query_ids(listed.path, listed.fold),
                                                listed_in=where)
                 self._remember(listed.path)
