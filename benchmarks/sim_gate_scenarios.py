@@ -24,10 +24,10 @@ Populations
 Cells
     For n = 10, 30, 100, 300: the false-pass rate of the superiority gate with no margin
     (``ragnb gate``: the inverted paired sign-flip test) at delta = 0, and of the
-    non-inferiority gate with a 2-point margin at delta = -2 points (guarded t-bounds /
-    betting); the superiority pass rate at +2 and +5 points beside the paired t-test's
-    (one-sided, alpha 0.05), and their ratio. Binomial 2-SD band at 400 draws and 5%:
-    +-2.2%. Seeds: ``SEED + cell``.
+    non-inferiority gate with a 2-point margin at delta = -2 points (the headline
+    interval's bound: t, skew-corrected t or betting); the superiority pass rate at +2
+    and +5 points beside the paired t-test's (one-sided, alpha 0.05), and their ratio.
+    Binomial 2-SD band at 400 draws and 5%: +-2.2%. Seeds: ``SEED + cell``.
 
 Where the gate is weaker than t, and why
     On the sparse populations at n = 30 about 3 queries differ; the sign-flip test's

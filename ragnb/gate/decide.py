@@ -5,7 +5,9 @@ The statistic
     baseline_i`` from the most powerful test valid for the question
     (:func:`interval_for`): for superiority with no margin the inverted paired
     sign-flip test (exchangeable configs; valid at every ``n``); otherwise the
-    calibrated t-bound where Cochran's rule trusts it, else the betting interval
+    headline interval's construction (:mod:`ragnb.stats.interval`): the calibrated
+    t-bound where Cochran's rule trusts it, Hall's skew-corrected t-bound where it
+    does not, and where fewer than three queries differ the betting interval
     (:func:`ragnb.stats.betting.betting_interval`, Waudby-Smith & Ramdas 2024),
     valid for any distribution of ``d`` in ``[-1, 1]``. The betting interval alone
     passed a true +5-point gain 0% of the time at n = 30 (issue 38). The paired
@@ -210,17 +212,23 @@ def rule(d, kind: str, margin: float, alpha: float) -> tuple[BettingInterval, fl
 
 
 def gate_test(d: np.ndarray, kind: str, margin: float) -> tuple[str, str]:
-    """Which test the gate reads for ``d``: ``"sign-flip"``, ``"t"`` or ``"betting"``, and
-    why the t-bounds are not trusted ("" otherwise); :func:`interval_for` and
-    :func:`gate_power` both follow it.
+    """Which test the gate reads for ``d``: ``"sign-flip"``, ``"t"``, ``"skew-corrected"`` or
+    ``"betting"``, and why the t-bounds are not trusted ("" otherwise); the headline
+    interval's choice (:func:`ragnb.stats.interval.delta_interval`), which
+    :func:`interval_for` and :func:`gate_power` both follow.
     """
-    from ragnb.stats.interval import MIN_QUERIES, normal_enough
+    from ragnb.stats.interval import MIN_MOVED, MIN_QUERIES, SKEW, normal_enough
 
     if kind == "superiority" and margin == 0 and d.size:
         return "sign-flip", ""
-    trusted, why = (normal_enough(d) if d.size >= MIN_QUERIES
-                    else (False, f"n = {d.size} < {MIN_QUERIES}"))
-    return ("t", "") if trusted else ("betting", why)
+    if d.size < MIN_QUERIES:
+        return "betting", f"n = {d.size} < {MIN_QUERIES}"
+    trusted, why = normal_enough(d)
+    if trusted:
+        return "t", ""
+    if np.count_nonzero(d) >= MIN_MOVED and float(np.ptp(d)) > 1e-12:
+        return SKEW, why
+    return "betting", why
 
 
 def interval_for(d, kind: str, margin: float, alpha: float) -> BettingInterval:
@@ -230,11 +238,15 @@ def interval_for(d, kind: str, margin: float, alpha: float) -> BettingInterval:
       (:func:`ragnb.stats.permutation.sign_flip_bounds`); passing reads "the two configs
       are not exchangeable, and the challenger is ahead", valid at every ``n`` for any
       distribution;
-    - a margin, or another kind: the calibrated t-bounds (floored SD) where Cochran's rule
-      trusts them (:func:`ragnb.stats.interval.normal_enough`), else the betting interval,
-      valid for any distribution; the guard the headline interval uses.
+    - a margin, or another kind: the headline interval's construction at one-sided
+      ``1 - alpha``: the calibrated t-bounds (floored SD) where Cochran's rule trusts them
+      (:func:`ragnb.stats.interval.normal_enough`), Hall's skew-corrected t-bounds where it
+      does not and at least three queries differ, else the betting interval, valid for
+      any distribution.
     """
-    from ragnb.stats.interval import floored_sd
+    from scipy import special
+
+    from ragnb.stats.interval import floored_sd, skew_corrected
     from ragnb.stats.permutation import sign_flip_bounds
 
     d = np.asarray(d, dtype=float)
@@ -245,11 +257,13 @@ def interval_for(d, kind: str, margin: float, alpha: float) -> BettingInterval:
         low, high, _, method = sign_flip_bounds(d, alpha)
         return BettingInterval(low, high, mean, n, 2 * alpha, f"{method}, n={n}")
     if test == "t":
-        from scipy import special
-
         half = float(special.stdtrit(n - 1, 1 - alpha)) * floored_sd(d) / np.sqrt(n)
         return BettingInterval(mean - half, mean + half, mean, n, 2 * alpha,
                                f"calibrated t-bounds (floored SD; Cochran's rule holds), n={n}")
+    if test != "betting":
+        low, high, _ = skew_corrected(d, floored_sd(d), float(special.stdtrit(n - 1, 1 - alpha)))
+        return BettingInterval(low, high, mean, n, 2 * alpha,
+                               f"skew-corrected t-bounds (Hall 1992, floored SD; {why}), n={n}")
     ci = betting_interval(d, alpha=2 * alpha)
     return BettingInterval(ci.low, ci.high, ci.estimate, ci.n, ci.alpha,
                            f"{ci.method} ({why})")
@@ -271,7 +285,8 @@ def gate_power(d, kind: str, margin: float, alpha: float, power: float = POWER
       ``delta sqrt(n) = a sqrt(s^2 + delta^2) + b s``:
       ``delta = s (b sqrt(n) + a sqrt(n + b^2 - a^2)) / (n - a^2)``;
     - calibrated t-bounds: ``delta = T + (t_{n-1,1-alpha} + t_{n-1,power}) s_floored / sqrt(n)``
-      (``T - ...`` for a drop);
+      (``T - ...`` for a drop); the skew-corrected bounds take the same figure, their
+      correction being of order ``1 / n`` in the MDE;
     - the betting interval has no closed form: ``(nan, nan)``.
 
     ``benchmarks/sim_gate.py`` and ``tests/gate/test_power.py`` hold the figure within 10%

@@ -295,7 +295,8 @@ def betting_sequence(
 
 
 def betting_p_value(
-    x, *, null: float = 0.0, lower: float = -1.0, upper: float = 1.0
+    x, *, null: float = 0.0, lower: float = -1.0, upper: float = 1.0,
+    alpha: float | None = None,
 ) -> float:
     """Anytime-valid p-value for ``mean = null``: ``min(1, 1 / max_t K_t(null))``.
 
@@ -303,7 +304,10 @@ def betting_p_value(
     for ``alpha = 0.05`` (:data:`P_VALUE_DESIGN_ALPHA`), so
     ``p <= 0.05`` exactly when the 95% :func:`betting_sequence` excludes
     ``null`` at some ``t``; by Ville's inequality ``P(p <= a) <= a`` for every
-    ``a`` under the null, however long the data are watched.
+    ``a`` under the null, however long the data are watched. With ``alpha``
+    the bets are the fixed-n interval's instead, so ``p <= alpha`` exactly
+    when ``betting_interval(x, alpha=alpha)`` excludes ``null`` (still valid
+    at every level: the bets are predictable whatever they were tuned for).
 
     Examples
     --------
@@ -314,7 +318,8 @@ def betting_p_value(
     if not lower <= null <= upper:
         raise InputError(f"`null` {null} lies outside [{lower}, {upper}]", key="null")
     m = (null - lower) / (upper - lower)
-    lam = _bets(y, P_VALUE_DESIGN_ALPHA, n_fixed=None)
+    lam = (_bets(y, P_VALUE_DESIGN_ALPHA, n_fixed=None) if alpha is None
+           else _bets(y, alpha, n_fixed=y.size))
     up, down = _log_capital(y, lam, np.array([m]))
     peak = max(float(up.max()), float(down.max())) + math.log(THETA)
     return float(min(1.0, math.exp(-peak)))

@@ -20,9 +20,9 @@ Intervals (Efron & Tibshirani 1993)
 Headline interval and p-value
     The default ``method="t"`` is the calibrated interval of
     :mod:`ragnb.stats.interval` (chosen by simulation: the bootstrap intervals
-    below are too narrow at small n), and ``p_value`` is the paired sign-flip
-    randomization test of :mod:`ragnb.stats.permutation` (exact where the
-    sign patterns are few, Monte Carlo with this call's seed otherwise). SE,
+    below are too narrow at small n), and ``p_value`` is the two-sided test
+    that interval inverts (:mod:`ragnb.stats.interval`, "The p-value"), so the
+    two never disagree. SE,
     MDE and queries needed come from the calibrated interval whatever the
     method. The bootstrap quantities are kept, labelled: ``se_bootstrap`` and
     ``p_value_bootstrap`` below.
@@ -65,7 +65,6 @@ from ragnb.stats._resample import (
     tie_tolerance,
 )
 from ragnb.stats.interval import delta_interval
-from ragnb.stats.permutation import sign_flip_test
 from ragnb.stats.power import queries_needed as _queries_needed
 
 #: Interval methods of :func:`paired_bootstrap` (see its ``method``).
@@ -144,11 +143,11 @@ class PairedBootstrap:
     se : float
         Standard error of the calibrated interval (:mod:`ragnb.stats.interval`).
     p_value : float
-        Two-sided paired sign-flip randomization p-value (the headline); the
-        betting test's when ``guard`` is set.
+        Two-sided p-value of the test the calibrated interval inverts
+        (:mod:`ragnb.stats.interval`, "The p-value"): at the interval's level it
+        is below ``1 - ci`` exactly when the interval excludes 0.
     p_method : str
-        ``"exact"`` or ``"monte carlo"`` (``resamples`` sign vectors, ``seed``),
-        or ``"betting"``.
+        That test (:data:`ragnb.stats.interval.P_METHODS`).
     se_bootstrap, p_value_bootstrap : float
         Secondary: SD of the bootstrap replicates and the shift-method p-value,
         never below ``1 / (resamples + 1)``.
@@ -175,8 +174,9 @@ class PairedBootstrap:
         What a reader must know about the interval ("too few queries to say",
         an all-zero sample, a difference fixed by construction, the guard), or "".
     guard : str
-        ``"betting"`` when the interval and p-value are the distribution-free
-        betting ones (:mod:`ragnb.stats.interval`, "The guard"), else ``""``.
+        ``"skew-corrected"`` or ``"betting"`` when Cochran's rule sent the
+        interval and p-value to those constructions (:mod:`ragnb.stats.interval`,
+        "The guard"), else ``""``.
     """
 
     delta: float
@@ -196,7 +196,7 @@ class PairedBootstrap:
     dropped: int
     path: Literal["index", "counts"]
     n_distinct: int
-    p_method: str = "exact"
+    p_method: str = ""
     se_bootstrap: float = float("nan")
     p_value_bootstrap: float = float("nan")
     note: str = ""
@@ -206,14 +206,11 @@ class PairedBootstrap:
         """One line stating how the interval and p-value were made."""
         if self.guard:
             text = (f"{self.ci:.0%} interval of n={self.n} queries and p: {self.note}; "
-                    "p from the betting test")
+                    f"p from the {self.p_method}")
         else:
-            text = (
-                f"{self.ci:.0%} {describe_method(self.method, self.resamples)} of n={self.n} "
-                f"queries; p: paired sign-flip test ({self.p_method}"
-                + (f", {self.resamples:,} sign vectors" if self.p_method != "exact" else "")
-                + f"), seed {self.seed}"
-            )
+            text = (f"{self.ci:.0%} {describe_method(self.method, self.resamples)} of "
+                    f"n={self.n} queries; p: {self.p_method or 'none'}"
+                    + ("" if self.method == "t" else f", seed {self.seed}"))
         if self.dropped:
             text += f" ({self.dropped} unmatched query ids dropped)"
         return text
@@ -283,7 +280,7 @@ def paired_bootstrap(
     (0.0, 0.0, 0.0, 1.0)
     >>> print(r.describe().replace("; ", ";\n"))
     95% calibrated t-interval (variance floored by the share of queries that differ) of n=4 queries;
-    p: paired sign-flip test (exact), seed 20260729
+    p: fixed by construction
     """
     resamples, seed, ci = check_options(resamples, seed, ci, method, path)
     pair = _inputs.align(baseline, challenger, drop_mismatched=drop_mismatched)
@@ -308,11 +305,7 @@ def paired_bootstrap(
         low, high = interval(reps, delta, ci=ci, method=method, accel=accel, tol=tol)
         if low == high:  # every resample alike, but not by construction: not certainty
             low, high = calibrated.low, calibrated.high
-    if calibrated.guard:  # the sign-flip test assumes symmetry; the betting test does not
-        p_value, p_method = calibrated.p_guard, "betting"
-    else:
-        sf = sign_flip_test(d, permutations=resamples, seed=seed)
-        p_value, p_method = float(sf.p_value), str(sf.method)
+    p_value, p_method = calibrated.p, calibrated.p_method  # the interval's own test
     return PairedBootstrap(
         delta=delta,
         ci_low=low,

@@ -40,7 +40,7 @@ Too few queries
     Below :data:`MIN_QUERIES` no interval, MDE or queries-needed is given:
     the row reads "too few queries to say".
 
-The guard: a distribution-free interval where the t-interval cannot be trusted
+The guard: where the t-interval is not trusted
     A t-interval leans on the mean being near normal, which fails at small n
     for skewed or sparse differences (most queries unchanged, a few large
     moves one way): there it covers 54-93% and a test on it rejects a true
@@ -52,25 +52,51 @@ The guard: a distribution-free interval where the t-interval cannot be trusted
 
     with ``sigma`` the floored SD above, so that a sparse sample whose few
     moves go both ways (where the floor already keeps the t-interval at
-    93-97%) is sent to the guard less often than one whose moves go one way.
+    93-97%) is sent to the guard less often than one whose moves go one way;
+    and never when the differences have no spread but are not all 0 (ten
+    differences of exactly +0.1 are not a difference known without error).
 
-    and never when the differences have no spread but are not all 0
-    (ten differences of exactly +0.1 are not a difference known without
-    error). Where it fails, the interval is the betting confidence interval
-    of a bounded mean (Waudby-Smith & Ramdas 2024,
-    :func:`ragnb.stats.betting.betting_interval`): per-query differences lie
-    in ``[-bound, bound]``, and the interval holds its level for every
-    distribution at every n. Its p-value is the betting test's
-    (:func:`ragnb.stats.betting.betting_p_value`, valid for any distribution;
-    a sign-flip test assumes symmetry, not a zero mean). SE, MDE and queries
-    needed are then read off the interval's half-width,
-    ``SE = half / t_{n-1, (1+ci)/2}``. ``guard`` names the interval used.
+    Where it fails and at least :data:`MIN_MOVED` queries differ, the interval
+    is the skew-corrected t (``guard = "skew-corrected"``): Hall's (1992)
+    monotone transformation of the studentised mean removes the
+    ``n^{-1/2}`` skewness term of its Edgeworth expansion. With
+    ``T = sqrt(n) (mean - mu) / sigma`` and ``g1 = m3 / m2^{3/2}``
+    (``m2 = sigma^2 (n - 1) / n``, the floored variance)::
+
+        g(T) = T + g1 T^2 / (3 sqrt n) + g1^2 T^3 / (27 n) + g1 / (6 sqrt n)
+        g^-1(x) = (3 sqrt n / g1) ((1 + g1 (x - g1 / (6 sqrt n)) / sqrt n)^{1/3} - 1)
+        interval: mean - sigma / sqrt(n) * g^-1(+-t_{n-1, (1+ci)/2})
+
+    ``g`` is increasing (``g' = (1 + g1 T / (3 sqrt n))^2``), so the interval is
+    the set of ``mu`` its test does not reject and the p-value,
+    ``2 min(F(g(T_0)), 1 - F(g(T_0)))`` at ``mu = 0`` (``F``: Student's t,
+    n - 1 df), says the same as the interval at every level. On real-shaped
+    sparse populations (80-95% of queries unchanged, CAsT 2021 and CODEC) it
+    covers 93-100% from n = 6 and keeps most of the t-test's power; the
+    betting interval it replaces detected +2 points at n = 100 in 0-16% of
+    samples (``benchmarks/sim_headline_interval.py``).
+
+    With fewer than :data:`MIN_MOVED` queries that differ there is no third
+    moment to correct by (the skew-corrected interval covers 48-78% on such
+    samples), and with no spread there is no scale: the interval is the
+    betting confidence interval of a bounded mean (Waudby-Smith & Ramdas
+    2024, :func:`ragnb.stats.betting.betting_interval`), valid for every
+    distribution at every n (``guard = "betting"``); its p-value is the same
+    construction's (:func:`ragnb.stats.betting.betting_p_value` with the
+    interval's bets), so ``p <= 1 - ci`` exactly when the interval excludes 0.
+
+The p-value
+    Every row's p is the dual of its own interval (``p``, ``p_method``): the
+    t-test with the floored SD, the skew-corrected t-test, or the betting test.
+    SE, MDE and queries needed are read off the floored SD, or off the
+    betting interval's half-width, ``SE = half / t_{n-1, (1+ci)/2}``.
 
 References
 ----------
 Clopper, C. J. & Pearson, E. S. (1934). The use of confidence or fiducial limits
 illustrated in the case of the binomial. Biometrika 26(4), 404-413.
 Cochran, W. G. (1977). Sampling Techniques, 3rd ed., Wiley, eq. 2.56.
+Hall, P. (1992). On the removal of skewness by transformation. JRSS-B 54(1), 221-228.
 Waudby-Smith, I. & Ramdas, A. (2024). Estimating means of bounded random variables
 by betting. JRSS-B 86(1), 1-27.
 Smucker, M. D., Allan, J. & Carterette, B. (2007). A comparison of statistical
@@ -104,6 +130,19 @@ COCHRAN = 25.0
 BETTING = "betting"
 BETTING_LABEL = ("distribution-free betting interval (Waudby-Smith & Ramdas 2024): the "
                  "t-interval is not trusted here")
+#: ``guard`` of the skew-corrected t-interval (Hall 1992).
+SKEW = "skew-corrected"
+SKEW_LABEL = ("skew-corrected t-interval (Hall 1992 transformation, floored SD): the plain "
+              "t-interval is not trusted here")
+#: Fewest queries that differ for the skew-corrected interval; below, the betting one.
+MIN_MOVED = 3
+#: How every headline p-value is made, for method lines.
+P_TEXT = ("p: the two-sided test each interval inverts (t with the floored SD; Hall's "
+          "skew-corrected t where Cochran's rule fails; the betting test where fewer than "
+          f"{MIN_MOVED} queries differ), so p <= 0.05 exactly when the 95% interval excludes 0")
+#: ``p_method`` of each construction.
+P_METHODS = {"": "t-test, floored SD", SKEW: "skew-corrected t-test (Hall 1992)",
+             BETTING: "betting test (Waudby-Smith & Ramdas 2024), fixed n"}
 
 
 @dataclass(frozen=True)
@@ -113,9 +152,11 @@ class DeltaInterval:
     ``low``, ``high``, ``se``, ``sigma``, ``mde`` and ``queries_needed`` are
     NaN below :data:`MIN_QUERIES` (``note`` says so); ``note`` also carries
     the statement for an all-zero sample or a difference fixed by construction.
-    ``guard`` is ``""`` for the calibrated t-interval and :data:`BETTING` when
-    the diagnostic (``diagnostic``) sent the row to the betting interval, whose
-    p-value is ``p_guard`` (NaN otherwise).
+    ``guard`` is ``""`` for the calibrated t-interval, :data:`SKEW` or
+    :data:`BETTING` when the diagnostic (``diagnostic``) sent the row to the
+    skew-corrected or the betting interval. ``p`` is the two-sided p-value of
+    the test the interval inverts (``p_method``): ``p <= 1 - ci`` exactly when
+    the interval excludes 0; NaN below :data:`MIN_QUERIES`, 1 when fixed.
     """
 
     low: float
@@ -129,7 +170,8 @@ class DeltaInterval:
     note: str
     guard: str = ""
     diagnostic: str = ""
-    p_guard: float = math.nan
+    p: float = math.nan
+    p_method: str = ""
 
 
 def share_upper(k: int, n: int, level: float = SHARE_LEVEL) -> float:
@@ -191,6 +233,39 @@ def normal_enough(d: np.ndarray, bound: float = 1.0) -> tuple[bool, str]:
                    f"t-interval from n >= 25 x skewness^2 = {math.ceil(need)}, here n = {n}")
 
 
+def skew_corrected(d: np.ndarray, sigma: float, q: float) -> tuple[float, float, float]:
+    """Hall's (1992) skew-corrected interval ``(low, high)`` at t quantile ``q`` and its p at 0.
+
+    The transformation and its inverse are in the module docstring; ``sigma``
+    is the floored SD.
+
+    Examples
+    --------
+    Right-skewed differences: the interval reaches further above the mean than below.
+
+    >>> d = np.array([0.0] * 12 + [0.02, 0.03, 0.04, 0.6])
+    >>> lo, hi, p = skew_corrected(d, floored_sd(d), 2.131)
+    >>> bool(hi - d.mean() > d.mean() - lo)
+    True
+    """
+    n = d.size
+    mean = float(d.mean())
+    m2 = sigma**2 * (n - 1) / n
+    g1 = float(np.mean((d - mean) ** 3)) / m2**1.5
+    rn = math.sqrt(n)
+    se = sigma / rn
+    t0 = mean / se
+    if abs(g1) < 1e-12:
+        return mean - q * se, mean + q * se, float(2 * special.stdtr(n - 1, -abs(t0)))
+
+    def inverse(x: float) -> float:
+        return float(3 * rn / g1 * (np.cbrt(1 + g1 / rn * (x - g1 / (6 * rn))) - 1))
+
+    g0 = t0 + g1 * t0**2 / (3 * rn) + g1**2 * t0**3 / (27 * n) + g1 / (6 * rn)
+    return (mean - se * inverse(q), mean - se * inverse(-q),
+            float(2 * special.stdtr(n - 1, -abs(g0))))
+
+
 def t_mde(se: float, n: int, alpha: float = 0.05, power: float = 0.8) -> float:
     """Minimum detectable effect, t quantiles: ``(t_{1-alpha/2} + t_{power}) * SE``, df = n-1."""
     return float((special.stdtrit(n - 1, 1 - alpha / 2) + special.stdtrit(n - 1, power)) * se)
@@ -227,7 +302,8 @@ def delta_interval(
     if fixed:
         return DeltaInterval(0.0, 0.0, 0.0, 0.0, nan, nan, 0, 0.0,
                              "cannot move by construction (nothing to retrieve in any config's "
-                             "reach, or identical rankings): zero width is exact")
+                             "reach, or identical rankings): zero width is exact", p=1.0,
+                             p_method="fixed by construction")
     k = int(np.count_nonzero(d))
     if n < MIN_QUERIES:
         return DeltaInterval(nan, nan, nan, nan, nan, nan, k, nan,
@@ -235,24 +311,34 @@ def delta_interval(
     mean = float(d.mean())
     t_crit = float(special.stdtrit(n - 1, 0.5 + ci / 2))
     trusted, why = normal_enough(d, bound)
-    if not trusted:
+    if not trusted and (k < MIN_MOVED or float(np.ptp(d)) <= 1e-12):
         from ragnb.stats.betting import betting_interval, betting_p_value
 
         bound = max(float(bound), float(np.max(np.abs(d))))
         b = betting_interval(d, lower=-bound, upper=bound, alpha=1 - ci)
         se = (b.high - b.low) / (2 * t_crit)
         sigma = se * math.sqrt(n)
+        if k < MIN_MOVED and "skewness" in why:
+            why += f"; only {k} {'query differs' if k == 1 else 'queries differ'}"
         return DeltaInterval(b.low, b.high, se, sigma, t_mde(se, n),
                              float(queries_needed(sigma, mean)), k, share_upper(k, n),
                              f"{BETTING_LABEL} ({why})", guard=BETTING, diagnostic=why,
-                             p_guard=betting_p_value(d, lower=-bound, upper=bound))
+                             p=betting_p_value(d, lower=-bound, upper=bound, alpha=1 - ci),
+                             p_method=P_METHODS[BETTING])
     sigma = floored_sd(d, bound)
     se = sigma / math.sqrt(n)
+    mde, needed = t_mde(se, n), float(queries_needed(sigma, mean))
+    if not trusted:
+        low, high, p = skew_corrected(d, sigma, t_crit)
+        return DeltaInterval(low, high, se, sigma, mde, needed, k, share_upper(k, n),
+                             f"{SKEW_LABEL} ({why})", guard=SKEW, diagnostic=why, p=p,
+                             p_method=P_METHODS[SKEW])
     half = t_crit * se
     note = ""
     if k == 0:
         note = (f"all {n} differences are 0 in this sample, which does not make the stratum "
                 f"fixed: with 95% confidence at most {share_upper(0, n, 0.95):.0%} of such "
                 f"queries differ (exact binomial bound), so the interval is not zero")
-    return DeltaInterval(mean - half, mean + half, se, sigma, t_mde(se, n),
-                         float(queries_needed(sigma, mean)), k, share_upper(k, n), note)
+    p = float(2 * special.stdtr(n - 1, -abs(mean) / se))
+    return DeltaInterval(mean - half, mean + half, se, sigma, mde, needed, k, share_upper(k, n),
+                         note, p=p, p_method=P_METHODS[""])

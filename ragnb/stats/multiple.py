@@ -33,7 +33,7 @@ from ragnb.stats.bootstrap import (
     method_label,
     paired_bootstrap,
 )
-from ragnb.stats.interval import MIN_QUERIES, TOO_FEW
+from ragnb.stats.interval import MIN_QUERIES, P_TEXT, TOO_FEW
 from ragnb.stats.stratified import POOLED, stratified_bootstrap
 
 SCORE_COLUMNS = ("config", "query_id", "metric", "value")
@@ -128,7 +128,7 @@ def compare(
     DataFrame
         One row per challenger x stratum (+ pooled): ``delta``, ``ci_low``,
         ``ci_high``, ``se``, ``mde``, ``queries_needed``, ``p_value`` (the
-        paired sign-flip test) and ``p_holm`` (Holm over every row with a
+        test the interval inverts) and ``p_holm`` (Holm over every row with a
         p-value, the family named in ``holm_family``), the secondary
         ``p_bootstrap`` (shift method), a ``statement`` when a row has no
         interval or an all-zero sample, with ``method``, ``ci``,
@@ -231,11 +231,10 @@ def compare(
     table = table[first + [c for c in table.columns if c not in first]]
     table.attrs["checks"] = checks
     table.attrs["description"] = (
-        f"{ci:.0%} {describe_method(method, resamples)} intervals; p: paired sign-flip "
-        f"randomization test (exact where the sign patterns are few, else {resamples:,} sign "
-        f"vectors), challenger seeds derived from seed {seed}; rows whose differences are "
-        f"too skewed for a t-interval (Cochran's rule) take the distribution-free betting "
-        f"interval and test instead, each said in a note; {family}; p_bootstrap: "
+        f"{ci:.0%} {describe_method(method, resamples)} intervals; {P_TEXT}; challenger "
+        f"seeds derived from seed {seed}; rows whose differences are too skewed for a "
+        f"t-interval (Cochran's rule) take the skew-corrected or betting interval, each said "
+        f"in a note; {family}; p_bootstrap: "
         f"secondary paired-bootstrap shift p ({resamples:,} resamples), liberal at small n; "
         f"rows under {MIN_QUERIES} queries: {TOO_FEW}"
     )

@@ -19,8 +19,8 @@ estimator, closed-form: leaving query ``i`` of stratum ``h`` out gives
 Headline figures per row (stratum or pooled): the calibrated interval, SE,
 MDE and queries needed of :mod:`ragnb.stats.interval` (``method="t"``, the
 default; the pooled row applies it to all ``N`` differences, so it equals the
-unstratified comparison's), and the paired sign-flip p-value
-(:mod:`ragnb.stats.permutation`) with the row's seed. The bootstrap shift
+unstratified comparison's), and the p-value of the test that interval
+inverts (:mod:`ragnb.stats.interval`, "The p-value"). The bootstrap shift
 p-value and SE are kept as ``p_bootstrap`` and ``se_bootstrap``, secondary.
 A stratum under :data:`ragnb.stats.interval.MIN_QUERIES` queries has no
 interval, MDE or queries needed ("too few queries to say", column
@@ -61,6 +61,7 @@ from ragnb.stats.bootstrap import (
     jackknife_acceleration,
     shift_p_value,
 )
+from ragnb.stats.interval import P_TEXT
 
 POOLED = "pooled"
 #: Largest |pooled - weighted| tolerated, relative to max|d|, before it is a bug.
@@ -200,8 +201,7 @@ class StratifiedBootstrap:
         strata = len(self.table) - 1
         return (
             f"{self.ci:.0%} {describe_method(self.method, self.resamples)} intervals in each of "
-            f"{strata} strata and pooled, n={self.n} queries; p: paired sign-flip test (exact "
-            f"where the sign patterns are few, else {self.resamples:,} sign vectors); "
+            f"{strata} strata and pooled, n={self.n} queries; {P_TEXT}; "
             f"bootstrap ({self.resamples:,} resamples within strata, sizes fixed) for the "
             f"secondary p_bootstrap and se_bootstrap; seed {self.seed} (one derived seed per "
             f"stratum, in the table)"
@@ -240,7 +240,6 @@ def row_figures(d: np.ndarray, *, reps: np.ndarray, delta: float, tol: float, ci
                 method: str, accel: float, fixed: bool, resamples: int, seed: int) -> dict:
     """Interval, p-values, SE, MDE and queries needed of one row (stratum or pooled)."""
     from ragnb.stats.interval import MIN_QUERIES, delta_interval
-    from ragnb.stats.permutation import sign_flip_test
 
     n = d.size
     cal = delta_interval(d, ci, fixed=fixed)
@@ -250,13 +249,8 @@ def row_figures(d: np.ndarray, *, reps: np.ndarray, delta: float, tol: float, ci
         low, high = interval(reps, delta, ci=ci, method=method, accel=accel, tol=tol)
         if low == high:  # every resample alike, but not by construction: not certainty
             low, high = cal.low, cal.high
-    if cal.guard:  # the sign-flip test assumes symmetry; the betting test does not
-        p, p_method = cal.p_guard, "betting"
-    elif n >= MIN_QUERIES and not fixed:  # a row fixed by construction is not a test
-        sf = sign_flip_test(d, permutations=resamples, seed=seed)
-        p, p_method = float(sf.p_value), str(sf.method)
-    else:  # too few queries to say: no p-value either
-        p, p_method = math.nan, ""
+    # the interval's own test; a row fixed by construction is not a test
+    p, p_method = (math.nan, "") if fixed else (cal.p, cal.p_method)
     return {
         "ci_low": low, "ci_high": high, "p_value": p, "p_method": p_method,
         "se": cal.se, "mde": cal.mde, "queries_needed": cal.queries_needed,

@@ -32,8 +32,8 @@ reconciliation
     than rounding and is flagged (seed 000: +0.93 against +1.1 points).
 
 Per stratum: n, both means, delta with its calibrated interval
-(:mod:`ragnb.stats.interval`), the paired sign-flip p-value (exact where the
-sign patterns are few), the Holm-adjusted p over the strata shown (Holm 1979;
+(:mod:`ragnb.stats.interval`), the p-value of the test that interval inverts,
+the Holm-adjusted p over the strata shown (Holm 1979;
 the pooled and macro rows are summaries of the same queries, not further
 tests), the minimum detectable effect ``(t_.975 + t_.8) x SE`` and the queries
 needed to resolve the observed delta at 80% power (Bloom 1995; Sakai 2016).
@@ -63,7 +63,7 @@ from ragnb.stats import child_seed, comparison_seed, holm, stratified_bootstrap
 from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, method_label
 from ragnb.stats.classic import effect_size
 from ragnb.stats.heterogeneity import Heterogeneity, strata_heterogeneity
-from ragnb.stats.interval import MIN_QUERIES, TOO_FEW
+from ragnb.stats.interval import MIN_QUERIES, P_TEXT, TOO_FEW
 from ragnb.stats.stratified import POOLED, Reconciliation, printed_decimals
 from ragnb.strata.spec import Applied, StrataSpec, apply_spec
 
@@ -146,8 +146,7 @@ class Breakdown(Analysis):
         policy = f" ({self.policy} policy)" if self.policy else ""
         return (f"{self.metric}{policy}, {self.challenger} − "
                 f"{self.baseline}: {self.ci:.0%} {self.method} intervals in each of {h} strata; "
-                f"p: two-sided paired sign-flip test (exact where the sign patterns are few, "
-                f"else {self.resamples:,} sign vectors), seed {self.seed} (derived from the "
+                f"{P_TEXT}; bootstrap seed {self.seed} (derived from the "
                 f"comparison as in ragnb compare; one derived seed per stratum, column seed); "
                 f"Holm over the {int(self.strata['p_value'].notna().sum())} strata shown"
                 + (" and the test that the strata differ (among the "

@@ -5,7 +5,7 @@ about 80% of the time too."""
 import numpy as np
 import pytest
 
-from ragnb.gate.decide import POWER, gate_power, rule
+from ragnb.gate.decide import POWER, gate_power, gate_test, rule
 
 SIGMA = 0.15   # CAsT 2021 nDCG@10 differences between runs: SD 0.12-0.20
 
@@ -61,5 +61,20 @@ def test_queries_needed_decide_the_observed_difference_about_as_planned():
 
 
 def test_the_betting_interval_has_no_closed_form():
-    d = np.r_[np.zeros(45), np.full(5, 0.6)]           # sparse and skewed: Cochran fails
+    d = np.r_[np.zeros(48), np.full(2, 0.6)]   # Cochran fails and only 2 queries differ
+    assert gate_test(d, "non_inferiority", 2.0)[0] == "betting"
     assert all(np.isnan(gate_power(d, "non_inferiority", 2.0, 0.05)))
+
+
+def test_the_skew_corrected_bounds_take_the_t_bounds_mde():
+    """Five of 50 queries gain 0.6: Cochran fails, the bounds are Hall's; the MDE is the
+    t-bound closed form, -m + (t_.95 + t_.8) s_floored / sqrt(n), computed here by hand."""
+    from scipy import stats
+
+    from ragnb.stats.interval import floored_sd
+
+    d = np.r_[np.zeros(45), np.full(5, 0.6)]
+    assert gate_test(d, "non_inferiority", 2.0)[0] == "skew-corrected"
+    q = stats.t.ppf(0.95, 49) + stats.t.ppf(0.8, 49)
+    mde, _ = gate_power(d, "non_inferiority", 2.0, 0.05)
+    assert mde == pytest.approx(-0.02 + q * floored_sd(d) / np.sqrt(50), rel=1e-12)

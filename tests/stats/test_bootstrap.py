@@ -124,8 +124,9 @@ def test_shift_p_value_is_close_to_the_t_test_at_large_n():
     t = stats.ttest_rel(chal, base).pvalue
     assert 0.001 < t < 0.5  # the comparison is informative, not saturated
     assert r.p_value_bootstrap == pytest.approx(t, abs=0.01)
-    assert r.p_value == pytest.approx(t, abs=0.01)  # the sign-flip test agrees at large n
-    assert r.p_method == "monte carlo"
+    # every difference nonzero and Cochran's rule holds: p is scipy's paired t-test
+    assert r.p_value == pytest.approx(t, rel=1e-9)
+    assert (r.p_method, r.guard) == ("t-test, floored SD", "")
 
 
 def test_p_value_is_never_zero():
@@ -133,14 +134,15 @@ def test_p_value_is_never_zero():
     chal = np.full(30, 0.5) + np.linspace(0, 0.1, 30)
     r = paired_bootstrap(base, chal, resamples=1_000)
     assert r.p_value_bootstrap == pytest.approx(1 / 1_001)
-    assert r.p_value == pytest.approx(1 / 1_001)  # Monte Carlo sign-flip, same floor
+    t = stats.ttest_rel(chal, base).pvalue  # the interval's own test: tiny, never 0
+    assert 0 < r.p_value == pytest.approx(t, rel=1e-9)
 
 
-def test_headline_p_is_the_exact_sign_flip_test_at_small_n():
-    """Two queries, both better: of the 4 sign patterns 2 are as extreme, p = 0.5
-    (the bootstrap shift p says 1/(B+1): every resample of two equal gains is that gain)."""
+def test_no_p_value_where_there_is_no_interval():
+    """Two queries, both better: no interval below MIN_QUERIES, so no p either (the p is
+    the interval's own test); the bootstrap shift p says 1/(B+1), every resample alike."""
     r = paired_bootstrap([0.2, 0.4], [0.3, 0.5])
-    assert (r.p_value, r.p_method) == (0.5, "exact")
+    assert np.isnan(r.p_value) and r.p_method == ""
     assert r.p_value_bootstrap < 0.001
     assert np.isnan(r.ci_low) and np.isnan(r.mde)
     assert r.note == "too few queries to say (n = 2 < 6)"
@@ -251,8 +253,8 @@ def test_one_query_is_not_enough():
 def test_describe_and_to_dict():
     r = paired_bootstrap(np.zeros(200), np.linspace(0, 0.1, 200), method="bca")
     assert r.describe() == (
-        "95% BCa bootstrap, 10,000 paired resamples of n=200 queries; p: paired sign-flip test "
-        "(monte carlo, 10,000 sign vectors), seed 20260729"
+        "95% BCa bootstrap, 10,000 paired resamples of n=200 queries; p: t-test, floored SD, "
+        "seed 20260729"
     )
     d = r.to_dict()
     assert d["description"] == r.describe()

@@ -222,8 +222,10 @@ def test_a_stratum_called_pooled_is_refused():
 def test_describe_states_method_resamples_and_seed(seed000):
     assert seed000.describe() == (
         "95% calibrated t-interval (variance floored by the share of queries that differ) "
-        "intervals in each of 4 strata and pooled, n=200 queries; p: paired sign-flip test "
-        "(exact where the sign patterns are few, else 10,000 sign vectors); bootstrap (10,000 "
+        "intervals in each of 4 strata and pooled, n=200 queries; p: the two-sided test each "
+        "interval inverts (t with the floored SD; Hall's skew-corrected t where Cochran's rule "
+        "fails; the betting test where fewer than 3 queries differ), so p <= 0.05 exactly when "
+        "the 95% interval excludes 0; bootstrap (10,000 "
         "resamples within strata, sizes fixed) for the secondary p_bootstrap and se_bootstrap; "
         "seed 20260729 (one derived seed per stratum, in the table)"
     )

@@ -70,27 +70,34 @@ def test_the_widget_spec_is_the_altair_chart():
 
 
 def test_one_small_stratums_wide_interval_is_cut_not_stretching_the_axis():
-    """Issue 33: on the demo, malformed (14 queries, [-29.8, +29.3]) stretched the axis to
-    +-30 and squeezed the other strata (widths 4-13 points) into a fifth of the plot."""
-    from ragnb.paths import DEMO_DIR
-    from ragnb.workspace import open_workspace
-    from ragnb.workspace.splits import score_splits
+    """Issue 33: one small stratum with a wide interval (on the demo, malformed's
+    [-29.8, +29.3] before the skew-corrected interval) stretched the axis and squeezed
+    the other strata into a fifth of the plot. Here: two strata of 60 and 40 queries
+    whose moves are a few points, and one of 6 whose moves are +-60 points (its
+    t-interval about +-70 points wide)."""
+    import numpy as np
 
-    ws = open_workspace(DEMO_DIR)
-    test_sets, runs = ws.splits(["production"], ["round-00", "round-40"])
-    scores, _ = score_splits(test_sets, runs, "ndcg@10")
-    scores = scores[scores["split"] == "production"]
-    labels = ws.strata("production").set_index("query_id")["query_type"]
-    bd = breakdown(scores, labels, "query_type", baseline="round-00", challenger="round-40",
-                   resamples=500)
+    rng = np.random.default_rng(5)
+    rows = []
+    for name, n, moves in (("web", 60, rng.normal(0.01, 0.05, 60)),
+                           ("faq", 40, rng.normal(0.02, 0.05, 40)),
+                           ("odd", 6, np.array([0.6, -0.6, 0.6, -0.6, 0.6, -0.5]))):
+        for i, m in enumerate(moves[:n]):
+            rows += [("b", f"{name}{i}", 0.4), ("c", f"{name}{i}", 0.4 + float(m))]
+    scores = pd.DataFrame(rows, columns=["config", "query_id", "value"])
+    labels = pd.Series({q: q.rstrip("0123456789") for _, q, _ in rows[::2]})
+    bd = breakdown(scores, labels, "kind", baseline="b", challenger="c", resamples=200)
     spec, data = chart_data(strata_chart(bd))
     lo, hi = spec["layer"][1]["encoding"]["x"]["scale"]["domain"]
-    rows = data.set_index("stratum")
-    assert rows.loc["malformed", "clip_low"] and rows.loc["malformed", "clip_high"]
-    assert not rows.drop("malformed")[["clip_low", "clip_high"]].any().any()
-    # every other interval and every estimate inside; the axis about 21 points wide, not 60
-    assert lo <= rows["ci_low"].drop("malformed").min() and hi >= rows["ci_high"].drop(
-        "malformed").max()
-    assert hi - lo < 25   # the equal-weight average spans [-10.2, +10.2] itself
-    assert rows.loc["malformed", "ci_high_shown"] == hi      # the arrow sits at the edge
-    assert spec["title"]["subtitle"][-1].startswith("cut at the edge (arrow): malformed (n=14)")
+    rows_ = data.set_index("stratum")
+    # odd and the equal-weight average (a third of odd's width) are over 3x the median
+    cut = rows_.index[rows_["clip_low"] & rows_["clip_high"]].tolist()
+    assert cut == ["odd", "equal-weight"]
+    assert not rows_.drop(cut)[["clip_low", "clip_high"]].any().any()
+    # every other interval inside; the axis well under the odd stratum's 140 points
+    kept = rows_.drop(cut)
+    assert lo <= kept["ci_low"].min() and hi >= kept["ci_high"].max()
+    assert rows_.loc["odd", "ci_high"] - rows_.loc["odd", "ci_low"] > 100
+    assert hi - lo < 30
+    assert rows_.loc["odd", "ci_high_shown"] == hi      # the arrow sits at the edge
+    assert spec["title"]["subtitle"][-1].startswith("cut at the edge (arrow): odd (n=6)")

@@ -293,4 +293,5 @@ def test_names_notes_and_method_read_as_on_the_page(comparison):
     children = list(w.widget.children)
     assert children.index(w.method_html) > children.index(w.chart_box)
     assert "Method: ndcg@10 (lower policy)" in w.method_html.value
-    assert "sign-flip" in w.method_html.value and "sign-flip" not in w.status_html.value
+    assert "test each interval inverts" in w.method_html.value
+    assert "interval inverts" not in w.status_html.value
