@@ -156,7 +156,8 @@ class Breakdown(Analysis):
                 + (f"strata differ: {self.heterogeneity.method}; "
                    if self.heterogeneity is not None and self.heterogeneity.strata >= 2 else "")
                 + "rows the t-interval cannot be trusted for (Cochran's rule) use the "
-                f"distribution-free betting interval and test (column guard); "
+                "skew-corrected t, or the betting interval where fewer than 3 queries "
+                "differ (each named in the row's note); "
                 f"MDE at 80% power, alpha 0.05; strata under {MIN_QUERIES} queries: "
                 f"{TOO_FEW}")
 
