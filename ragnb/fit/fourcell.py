@@ -264,9 +264,8 @@ def four_cell(scores: pd.DataFrame, *, baseline: str, champion: str, golden: str
 
 def _interval_method(r, resamples: int) -> str:
     """The interval a delta actually got: the calibrated t, or the guard's and why."""
-    if r.guard:
-        return f"{r.ci:.0%} {r.note}, p from the {r.p_method}"
-    return f"{r.ci:.0%} {describe_method(r.method, resamples)}, p from the {r.p_method}"
+    head = r.note if r.guard else describe_method(r.method, resamples)
+    return f"{r.ci:.0%} {head}, p from the {r.p_method}"
 
 
 def _gap_method(gap: UnpairedBootstrap) -> str:

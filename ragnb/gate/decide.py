@@ -217,18 +217,14 @@ def gate_test(d: np.ndarray, kind: str, margin: float) -> tuple[str, str]:
     interval's choice (:func:`ragnb.stats.interval.delta_interval`), which
     :func:`interval_for` and :func:`gate_power` both follow.
     """
-    from ragnb.stats.interval import MIN_MOVED, MIN_QUERIES, SKEW, normal_enough
+    from ragnb.stats.interval import MIN_QUERIES, construction
 
     if kind == "superiority" and margin == 0 and d.size:
         return "sign-flip", ""
     if d.size < MIN_QUERIES:
         return "betting", f"n = {d.size} < {MIN_QUERIES}"
-    trusted, why = normal_enough(d)
-    if trusted:
-        return "t", ""
-    if np.count_nonzero(d) >= MIN_MOVED and float(np.ptp(d)) > 1e-12:
-        return SKEW, why
-    return "betting", why
+    guard, why = construction(d)
+    return guard or "t", why
 
 
 def interval_for(d, kind: str, margin: float, alpha: float) -> BettingInterval:

@@ -266,6 +266,23 @@ def skew_corrected(d: np.ndarray, sigma: float, q: float) -> tuple[float, float,
             float(2 * special.stdtr(n - 1, -abs(g0))))
 
 
+def construction(d: np.ndarray, bound: float = 1.0) -> tuple[str, str]:
+    """Which interval the guard picks for ``d`` (module docstring, "The guard").
+
+    Returns ``(guard, why)``: ``""`` (calibrated t), :data:`SKEW` or :data:`BETTING`,
+    and why the t-interval is not trusted (``""`` when it is).
+    """
+    trusted, why = normal_enough(d, bound)
+    if trusted:
+        return "", ""
+    if float(np.ptp(d)) <= 1e-12:  # no spread: no scale to correct
+        return BETTING, why
+    k = int(np.count_nonzero(d))
+    if k < MIN_MOVED:
+        return BETTING, f"{why}; only {k} {'query differs' if k == 1 else 'queries differ'}"
+    return SKEW, why
+
+
 def t_mde(se: float, n: int, alpha: float = 0.05, power: float = 0.8) -> float:
     """Minimum detectable effect, t quantiles: ``(t_{1-alpha/2} + t_{power}) * SE``, df = n-1."""
     return float((special.stdtrit(n - 1, 1 - alpha / 2) + special.stdtrit(n - 1, power)) * se)
@@ -310,16 +327,14 @@ def delta_interval(
                              f"{TOO_FEW} (n = {n} < {MIN_QUERIES})")
     mean = float(d.mean())
     t_crit = float(special.stdtrit(n - 1, 0.5 + ci / 2))
-    trusted, why = normal_enough(d, bound)
-    if not trusted and (k < MIN_MOVED or float(np.ptp(d)) <= 1e-12):
+    guard, why = construction(d, bound)
+    if guard == BETTING:
         from ragnb.stats.betting import betting_interval, betting_p_value
 
         bound = max(float(bound), float(np.max(np.abs(d))))
         b = betting_interval(d, lower=-bound, upper=bound, alpha=1 - ci)
         se = (b.high - b.low) / (2 * t_crit)
         sigma = se * math.sqrt(n)
-        if k < MIN_MOVED and "skewness" in why:
-            why += f"; only {k} {'query differs' if k == 1 else 'queries differ'}"
         return DeltaInterval(b.low, b.high, se, sigma, t_mde(se, n),
                              float(queries_needed(sigma, mean)), k, share_upper(k, n),
                              f"{BETTING_LABEL} ({why})", guard=BETTING, diagnostic=why,
@@ -328,7 +343,7 @@ def delta_interval(
     sigma = floored_sd(d, bound)
     se = sigma / math.sqrt(n)
     mde, needed = t_mde(se, n), float(queries_needed(sigma, mean))
-    if not trusted:
+    if guard == SKEW:
         low, high, p = skew_corrected(d, sigma, t_crit)
         return DeltaInterval(low, high, se, sigma, mde, needed, k, share_upper(k, n),
                              f"{SKEW_LABEL} ({why})", guard=SKEW, diagnostic=why, p=p,

@@ -237,7 +237,7 @@ def _fixed_mask(fixed, query_ids: np.ndarray, d: np.ndarray) -> np.ndarray:
 
 
 def row_figures(d: np.ndarray, *, reps: np.ndarray, delta: float, tol: float, ci: float,
-                method: str, accel: float, fixed: bool, resamples: int, seed: int) -> dict:
+                method: str, accel: float, fixed: bool, resamples: int) -> dict:
     """Interval, p-values, SE, MDE and queries needed of one row (stratum or pooled)."""
     from ragnb.stats.interval import MIN_QUERIES, delta_interval
 
@@ -357,8 +357,7 @@ def stratified_bootstrap(
             "challenger_mean": float(pair.challenger[mask].mean()),
             "delta": delta_h,
             **row_figures(d, reps=reps, delta=delta_h, tol=tol, ci=ci, method=method,
-                          accel=accel, fixed=bool(fixed_q[mask].all()), resamples=resamples,
-                          seed=s_seed),
+                          accel=accel, fixed=bool(fixed_q[mask].all()), resamples=resamples),
             "small": n_h < min_stratum, "seed": s_seed, "path": used,
         })  # fmt: skip
 
@@ -372,7 +371,7 @@ def stratified_bootstrap(
         "delta": delta,
         **row_figures(d_all, reps=pooled_reps, delta=delta, tol=tol, ci=ci, method=method,
                       accel=jackknife_acceleration(u), fixed=bool(fixed_q.all()),
-                      resamples=resamples, seed=seed),
+                      resamples=resamples),
         "small": False, "seed": seed, "path": "stratified",
     })  # fmt: skip
     table = pd.DataFrame(rows, columns=TABLE_COLUMNS)
