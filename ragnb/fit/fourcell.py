@@ -71,7 +71,7 @@ from ragnb.result import Analysis
 from ragnb.stats import align, child_seed, paired_bootstrap
 from ragnb.stats.bootstrap import describe_method
 from ragnb.stats.classic import effect_size
-from ragnb.stats.inflation import as_inflation
+from ragnb.stats.inflation import as_inflation, range_columns
 from ragnb.stats.interval import TOO_FEW
 from ragnb.stats.unpaired import UnpairedBootstrap, bootstrap_mean, unpaired_bootstrap
 
@@ -254,6 +254,7 @@ def four_cell(scores: pd.DataFrame, *, baseline: str, champion: str, golden: str
                            "se_delta": r.se,
                            "inflation": np.nan if figure is None else figure.inflation,
                            "inflation_method": None if figure is None else figure.method,
+                           **range_columns(figure),
                            "se_source": f"calibrated SE of the paired difference {champion} − "
                                         f"{baseline} over {r.n} queries"})
     return FourCell(metric, baseline, champion, golden, production, pd.DataFrame(cells),

@@ -72,7 +72,11 @@ def split_use_finding(su: SplitUse, *, display_names: Mapping[str, str],
         row.get("retired_for_selection_at"))
     inflation = row.get("inflation")
     method = row.get("inflation_method")
+    low, high = row.get("inflation_low"), row.get("inflation_high")
     how = ("unknown (no candidates' scores, no SE)" if inflation is None or pd.isna(inflation)
+           else f"between {points(low, digits=2)} and {points(high, digits=2)} points "
+                f"({method}; one candidate leads by too uncertain a margin for one figure)"
+           if low is not None and not pd.isna(low)
            else f"at most {points(inflation, digits=2)} points ({method})"
            if method == WORST_CASE else
            f"about {points(inflation, digits=2)} points" + (f" ({method})" if method else ""))
@@ -104,8 +108,8 @@ def split_use_finding(su: SplitUse, *, display_names: Mapping[str, str],
     if "inflation" in m:
         methods = m["inflation_method"] if "inflation_method" in m else [None] * len(m)
         table["selection inflation (points)"] = [
-            inflation_text(None if pd.isna(v) else float(v), None if pd.isna(k) else str(k))
-            for v, k in zip(m["inflation"], methods)]
+            inflation_text(None if pd.isna(v) else float(v), None if pd.isna(k) else str(k),
+                           *_range(m, i)) for i, (v, k) in enumerate(zip(m["inflation"], methods))]
     checks = [(f"{r['check']}: {r['outcome']}", True, "") for r in su.guard.to_dict("records")]
     return Finding(
         Headline("How often has each split been used to choose?", answer, next_step,
@@ -114,3 +118,9 @@ def split_use_finding(su: SplitUse, *, display_names: Mapping[str, str],
         caption=f"Each split's use for selection; inflation in {POINTS}",
         source=su,
     )
+
+
+def _range(m: pd.DataFrame, i: int) -> tuple[float | None, float | None]:
+    """Row ``i``'s ``(inflation_low, inflation_high)``: set where the range is the figure."""
+    values = [m[c].iloc[i] if c in m else None for c in ("inflation_low", "inflation_high")]
+    return tuple(None if v is None or pd.isna(v) else float(v) for v in values)  # type: ignore

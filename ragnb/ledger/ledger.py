@@ -59,6 +59,7 @@ from ragnb.ledger.thresholdout import (
     thresholdout_answer,
 )
 from ragnb.result import points
+from ragnb.stats.inflation import range_columns
 
 
 class ManifestExportWarning(UserWarning):
@@ -559,11 +560,13 @@ class Ledger:
                 figure = m.inflation(se.get(m.name) if isinstance(se, Mapping) else se)
                 row["inflation"] = None if figure is None else figure.inflation
                 row["inflation_method"] = None if figure is None else figure.method
+                row.update(range_columns(figure))
             rows.append(row)
         columns = ["split", "split_id", "role", "selections_against", "budget", "sealed",
                    "retired_for_selection_at", "scoring_runs_used", "unseal_policy", "n_queries"]
-        table = pd.DataFrame(rows, columns=columns + (["inflation", "inflation_method"]
-                                                      if se is not None else []))
+        table = pd.DataFrame(rows, columns=columns + (
+            ["inflation", "inflation_method", "inflation_low", "inflation_high"]
+            if se is not None else []))
         table["budget"] = table["budget"].astype("Int64")
         if se is not None:
             table["inflation"] = table["inflation"].astype("Float64")

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ragnb.stats import expected_max_normal, selection_inflation
+from ragnb.stats.inflation import range_columns
 
 
 def selection_counts(history: pd.DataFrame) -> pd.DataFrame:
@@ -115,7 +116,8 @@ def split_status(ledger_dir, test_sets: dict, se=None) -> pd.DataFrame:
             rows.append({"split": name, "split_id": f"{name} (not in the ledger)",
                          "role": "not registered", "selections_against": None,
                          "budget": None, "sealed": None, "retired_for_selection_at": None,
-                         "inflation": None, "inflation_method": None})
+                         "inflation": None, "inflation_method": None,
+                         "inflation_low": None, "inflation_high": None})
             continue
         n = m.selections_against
         figure = m.inflation(se.get(name) if isinstance(se, dict) else se)
@@ -123,7 +125,8 @@ def split_status(ledger_dir, test_sets: dict, se=None) -> pd.DataFrame:
                      "selections_against": n, "budget": m.budget, "sealed": m.sealed,
                      "retired_for_selection_at": m.retired_for_selection_at,
                      "inflation": None if figure is None else figure.inflation,
-                     "inflation_method": None if figure is None else figure.method})
+                     "inflation_method": None if figure is None else figure.method,
+                     **range_columns(figure)})
     table = pd.DataFrame(rows)
     table["selections_against"] = table["selections_against"].astype("Int64")
     table["budget"] = table["budget"].astype("Int64")

@@ -506,6 +506,7 @@ def note_splits(manifests: pd.DataFrame) -> None:
         method = row.get("inflation_method")
         note_split(row["split_id"], int(row["selections_against"]),
                    None if inflation is None or pd.isna(inflation)
-                   else inflation_text(float(inflation), method).replace(" (", " points (", 1)
+                   else inflation_text(float(inflation), method, row.get("inflation_low"),
+                                       row.get("inflation_high")).replace(" (", " points (", 1)
                    if method else f"{inflation * 100:.2f} points",
                    role=row.get("role"), sealed=bool(row.get("sealed")))

@@ -152,6 +152,8 @@ def trajectory(scores: pd.DataFrame, rounds: pd.DataFrame, *, golden: str = "gol
                       "inflation": infl.inflation, "band_low": base,
                       "band_high": base + infl.inflation, "source": infl.se_source,
                       "method": infl.method, "label": infl.label(),
+                      "low": infl.low if infl.ranged else None,
+                      "high": infl.high if infl.ranged else None,
                       "describe": infl.describe(), "figure": infl}
     div, text = _divergence(wides[golden], wides[production], list(rounds["round"]), z)
     method = (f"points: {ci:.0%} percentile bootstrap of the mean, {resamples:,} resamples, "
