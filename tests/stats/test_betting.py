@@ -63,21 +63,28 @@ def tie_diff(rng, n):
 
 
 def hedged_peak(x, m, alpha, n_fixed, lower=-1.0, upper=1.0):
-    """``max_t max(K+_t, K-_t) / 2`` at candidate mean ``m`` (data scale), plain Python loops."""
+    """``max_t max(K+_t, K-_t) / 2`` at candidate mean ``m`` (data scale), plain Python loops.
+
+    Without ``n_fixed`` each side's capital is the average over three gamblers whose
+    bets use ``min(t log(1 + t), H)`` for H = infinity, 100 and 1,000.
+    """
     y = [(v - lower) / (upper - lower) for v in x]
     mm = (m - lower) / (upper - lower)
-    up = down = 1.0
+    caps = [None] if n_fixed else [math.inf, 100.0, 1000.0]
+    up = [1.0] * len(caps)
+    down = [1.0] * len(caps)
     peak = 0.0
     s = ss = 0.0
     sigma2_prev = 0.25
     for t, yt in enumerate(y, start=1):
-        scale = n_fixed if n_fixed else t * math.log(1 + t)
-        lam = math.sqrt(2 * math.log(2 / alpha) / (sigma2_prev * scale))
-        lam_up = min(lam, TRUNCATION / mm) if mm > 0 else lam
-        lam_down = min(lam, TRUNCATION / (1 - mm)) if mm < 1 else lam
-        up *= 1 + lam_up * (yt - mm)
-        down *= 1 - lam_down * (yt - mm)
-        peak = max(peak, up / 2, down / 2)
+        for j, cap in enumerate(caps):
+            scale = n_fixed if n_fixed else min(t * math.log(1 + t), cap)
+            lam = math.sqrt(2 * math.log(2 / alpha) / (sigma2_prev * scale))
+            lam_up = min(lam, TRUNCATION / mm) if mm > 0 else lam
+            lam_down = min(lam, TRUNCATION / (1 - mm)) if mm < 1 else lam
+            up[j] *= 1 + lam_up * (yt - mm)
+            down[j] *= 1 - lam_down * (yt - mm)
+        peak = max(peak, sum(up) / len(caps) / 2, sum(down) / len(caps) / 2)
         s += yt
         mu_t = (0.5 + s) / (t + 1)
         ss += (yt - mu_t) ** 2
