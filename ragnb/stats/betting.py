@@ -42,7 +42,7 @@ The bets (predictable plug-in, WSR 2024 eqs. 26-27)
     mixture costs each ``log 3`` of capital and buys stopping power. On CAsT
     2021 differences (``benchmarks/sim_gate.py``, tables 4 and 5; batches of 10
     queries) a 5-point change is found by batch 30 in 68-70% of streams (WSR's
-    bets alone: 61-63%) and a 2-point one within 300 batches in 75% (55%),
+    bets alone: 61-63%) and a 2-point one within 300 batches in 70-75% (55%),
     always in the right direction but 1 in 75; the sequence misses the truth
     in 1.5% of null streams over 30 looks (0.7%).
 
