@@ -74,7 +74,6 @@ def test_the_kernel_memory_limit_is_read_from_the_environment(monkeypatch):
 def test_a_gzip_bomb_run_through_report_exits_2_with_one_line(tmp_path):
     ws = tmp_path / "ws"
     shutil.copytree(ROOT / "data" / "demo", ws / "demo")
-    shutil.copytree(ROOT / "data" / "specs", ws / "specs")
     runs = ws / "demo" / "runs" / "golden"
     (runs / "round-40.jsonl").unlink()
     member = gzip.compress(b"q1 Q0 d1 1 1.0 t\n" * 1_000_000, 9, mtime=0)

@@ -7,13 +7,13 @@ from datetime import UTC, datetime
 
 import pytest
 
-from ragnb.paths import DATA_DIR
+from ragnb.paths import DEMO_DIR
 from ragnb.report.runner import build_reports
 from ragnb.widgets.whatif import WhatIf
 from tests.strata._workspaces import demo_comparison
 
 pytestmark = pytest.mark.slow
-SPEC = DATA_DIR / "specs" / "production_query_type.toml"
+SPEC = DEMO_DIR / "specs" / "production_query_type.toml"
 
 
 def build(out, spec):

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from ragnb.errors import InputError
-from ragnb.paths import DATA_DIR
+from ragnb.paths import DEMO_DIR
 from ragnb.strata import StrataSpec, apply_spec, read_spec, write_spec
 
 VALID = """\
@@ -63,7 +63,7 @@ def test_write_refuses_to_overwrite(tmp_path):
 
 
 def test_the_demo_spec_reads():
-    spec = read_spec(DATA_DIR / "specs" / "production_query_type.toml")
+    spec = read_spec(DEMO_DIR / "specs" / "production_query_type.toml")
     assert (spec.column, spec.origin, spec.exclude, dict(spec.merge)) == \
         ("query_type", "pre-registered", (), {})
 

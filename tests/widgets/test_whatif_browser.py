@@ -21,7 +21,7 @@ import browser
 import pytest
 
 from ragnb.metrics.score import score
-from ragnb.paths import DATA_DIR, DEMO_DIR
+from ragnb.paths import DEMO_DIR
 from tests.strata._workspaces import demo_comparison
 
 pytestmark = pytest.mark.slow
@@ -44,7 +44,6 @@ POOLED_ROW = """() => {
 
 def rr_workspace(root):
     """The demo's files (linked) under a manifest whose strata report starts on rr@10."""
-    (root / "specs").symlink_to(DATA_DIR / "specs", target_is_directory=True)
     ws = root / "ws"
     ws.mkdir()
     for entry in DEMO_DIR.iterdir():

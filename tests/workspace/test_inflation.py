@@ -35,7 +35,6 @@ def demo(tmp_path_factory):
     """The demo workspace with its own copy of the ledger (the CLI may record scorings),
     everything else linked; the golden rounds' per-query nDCG@10 and the figure."""
     root = tmp_path_factory.mktemp("inflation")
-    (root / "specs").symlink_to(DEMO_DIR.parent / "specs")
     ws_dir = root / "demo"
     ws_dir.mkdir()
     for entry in DEMO_DIR.iterdir():
@@ -205,7 +204,6 @@ def test_a_ledger_finds_its_workspace_only_when_the_manifest_names_it(demo, tmp_
 def own_demo(tmp_path, monkeypatch):
     """A copy of the demo workspace whose files a test may change, its cache in the
     workspace (``$RAGNB_CACHE`` unset) and the in-process figures forgotten."""
-    (tmp_path / "specs").symlink_to(DEMO_DIR.parent / "specs")
     ws_dir = shutil.copytree(DEMO_DIR, tmp_path / "demo",
                              ignore=shutil.ignore_patterns(".ragnb-cache"))
     monkeypatch.delenv("RAGNB_CACHE", raising=False)

@@ -42,7 +42,7 @@ def test_demo_manifest_holds_the_demo_values():
     assert ws.display_name("round-13") == "round-13"
     assert ws.display_names["round-40"] == "July champion"
     assert ws.display_name("m1_r1") == "bge-m3 + reranker 1"
-    assert ws.spec_path("production").endswith("data/specs/production_query_type.toml")
+    assert ws.spec_path("production").endswith("data/demo/specs/production_query_type.toml")
     assert all(skip_reason(ws, s) is None for s in
                ("fit", "trajectory", "strata", "label-bias", "ledger", "health", "code-tasks"))
 

@@ -194,7 +194,6 @@ def unchecked(m: Manifest, root: Path) -> list[str]:
 def workspace(tmp_path_factory):
     root = tmp_path_factory.mktemp("fuzz")
     shutil.copytree(ROOT / "data" / "demo", root / "demo")
-    shutil.copytree(ROOT / "data" / "specs", root / "specs")
     os.mkfifo(root / "demo" / "fifo")
     (root / "demo" / "link-to-environ").symlink_to("/proc/self/environ")
     return root / "demo"
