@@ -42,12 +42,14 @@ def git_history(path: Path) -> tuple[str | None, bool | None]:
     """``(first commit time, modified since)`` of a file tracked by git, else ``(None, None)``.
 
     The first commit time is the ISO 8601 committer date of the commit that
-    added the file (``git log --diff-filter=A``); "modified" is whether the
+    added the file, followed through renames (``git log --follow --diff-filter=A``), so a
+    spec moved keeps the date it was pre-registered by; "modified" is whether the
     working tree differs from the last commit (``git status --porcelain``).
     """
     if git_output(["ls-files", "--error-unmatch", path.name], path.parent) is None:
         return None, None
-    added = git_output(["log", "--diff-filter=A", "--format=%cI", "--", path.name], path.parent)
+    added = git_output(["log", "--follow", "--diff-filter=A", "--format=%cI", "--", path.name],
+                       path.parent)
     first = added.splitlines()[-1] if added else None
     return first, bool(git_output(["status", "--porcelain", "--", path.name], path.parent))
 
