@@ -72,11 +72,11 @@ def split_use_finding(su: SplitUse, *, display_names: Mapping[str, str],
         row.get("retired_for_selection_at"))
     inflation = row.get("inflation")
     method = row.get("inflation_method")
-    low, high = row.get("inflation_low"), row.get("inflation_high")
+    span = _range(row)
     how = ("unknown (no candidates' scores, no SE)" if inflation is None or pd.isna(inflation)
-           else f"between {points(low, digits=2)} and {points(high, digits=2)} points "
+           else f"between {points(span[0], digits=2)} and {points(span[1], digits=2)} points "
                 f"({method}; one candidate leads by too uncertain a margin for one figure)"
-           if low is not None and not pd.isna(low)
+           if span is not None
            else f"at most {points(inflation, digits=2)} points ({method})"
            if method == WORST_CASE else
            f"about {points(inflation, digits=2)} points" + (f" ({method})" if method else ""))
@@ -106,10 +106,11 @@ def split_use_finding(su: SplitUse, *, display_names: Mapping[str, str],
     table = m[[c for c in ("split", "role", "selections_against", "budget", "sealed")
                if c in m]].copy()
     if "inflation" in m:
-        methods = m["inflation_method"] if "inflation_method" in m else [None] * len(m)
         table["selection inflation (points)"] = [
             inflation_text(None if pd.isna(v) else float(v), None if pd.isna(k) else str(k),
-                           *_range(m, i)) for i, (v, k) in enumerate(zip(m["inflation"], methods))]
+                           *(_range(r) or (None, None)))
+            for v, k, r in zip(m["inflation"], m.get("inflation_method", [None] * len(m)),
+                               m.to_dict("records"))]
     checks = [(f"{r['check']}: {r['outcome']}", True, "") for r in su.guard.to_dict("records")]
     return Finding(
         Headline("How often has each split been used to choose?", answer, next_step,
@@ -120,7 +121,7 @@ def split_use_finding(su: SplitUse, *, display_names: Mapping[str, str],
     )
 
 
-def _range(m: pd.DataFrame, i: int) -> tuple[float | None, float | None]:
-    """Row ``i``'s ``(inflation_low, inflation_high)``: set where the range is the figure."""
-    values = [m[c].iloc[i] if c in m else None for c in ("inflation_low", "inflation_high")]
-    return tuple(None if v is None or pd.isna(v) else float(v) for v in values)  # type: ignore
+def _range(row) -> tuple[float, float] | None:
+    """A row's ``(inflation_low, inflation_high)`` where the range is the figure, else None."""
+    low, high = row.get("inflation_low"), row.get("inflation_high")
+    return None if low is None or pd.isna(low) else (float(low), float(high))

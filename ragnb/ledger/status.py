@@ -30,14 +30,11 @@ def split_status_table(manifests: pd.DataFrame) -> pd.DataFrame:
     if "inflation" in manifests:
         methods = (manifests["inflation_method"] if "inflation_method" in manifests
                    else [None] * len(manifests))
-        lows, highs = (manifests[c] if c in manifests else [None] * len(manifests)
-                       for c in ("inflation_low", "inflation_high"))
         table["inflation"] = [inflation_text(None if pd.isna(v) else float(v),
                                              None if m is None or m is pd.NA else str(m),
-                                             None if pd.isna(lo) else float(lo),
-                                             None if pd.isna(hi) else float(hi))
-                              for v, m, lo, hi in zip(manifests["inflation"], methods, lows,
-                                                      highs)]
+                                             r.get("inflation_low"), r.get("inflation_high"))
+                              for v, m, r in zip(manifests["inflation"], methods,
+                                                 manifests.to_dict("records"))]
         table = table.rename(columns={"inflation": "selection inflation (points)"})
     return table.rename(columns={"selections_against": "selections against",
                                  "retired_for_selection_at": "retired for selection"})

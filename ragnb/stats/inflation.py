@@ -557,8 +557,10 @@ def inflation_text(value: float | None, method: str | None, low: float | None = 
                    high: float | None = None) -> str:
     """A figure and its method in a table cell (points): the worst case says "at most".
 
-    ``low`` and ``high`` are given for a figure shown as its range
-    (:attr:`SelectionInflation.ranged`), which the cell then shows instead.
+    ``low`` and ``high`` (a row's ``inflation_low`` / ``inflation_high``,
+    :func:`range_columns`; missing as None, NaN or NA) are given for a figure
+    shown as its range (:attr:`SelectionInflation.ranged`), which the cell then
+    shows instead.
 
     Examples
     --------
@@ -575,8 +577,9 @@ def inflation_text(value: float | None, method: str | None, low: float | None = 
         return "—"
     if method == WORST_CASE:
         return f"at most {value * 100:.2f} ({WORST_CASE})"
-    if low is not None and high is not None and low == low:
-        return f"{low * 100:.2f}–{high * 100:.2f} ({method}; a range: one candidate leads)"
+    if low is not None and high is not None and _given(low) and _given(high):
+        return (f"{float(low) * 100:.2f}–{float(high) * 100:.2f} ({method}; a range: one "
+                f"candidate leads)")
     return f"{value * 100:.2f}" + (f" ({method})" if method else "")
 
 
@@ -585,3 +588,11 @@ def range_columns(figure: SelectionInflation | None) -> dict:
     if figure is None or not figure.ranged:
         return {"inflation_low": None, "inflation_high": None}
     return {"inflation_low": figure.low, "inflation_high": figure.high}
+
+
+def _given(x) -> bool:
+    """A table cell holds a number: not None, NaN or pandas' NA."""
+    try:
+        return x is not None and not math.isnan(float(x))
+    except TypeError:  # pd.NA
+        return False

@@ -101,8 +101,9 @@ def _band_label(inf: dict) -> str:
 
     worst = inf.get("method") == WORST_CASE
     how = {WORST_CASE: "worst case", DATA_DRIVEN: "empirical Bayes"}.get(str(inf.get("method")), "")
-    if inf.get("low") is not None:
-        return (f"selection alone: +{inf['low'] * 100:.2f} to +{inf['high'] * 100:.2f} points "
+    if inf.get("inflation_low") is not None:
+        return (f"selection alone: +{inf['inflation_low'] * 100:.2f} to "
+                f"+{inf['inflation_high'] * 100:.2f} points "
                 f"after {inf['rounds']} rounds ({how}; a range: one candidate leads)")
     return (f"selection alone: {'at most ' if worst else ''}+{inf['inflation'] * 100:.2f} points "
             f"after {inf['rounds']} rounds" + (f" ({how})" if how else ""))

@@ -43,6 +43,7 @@ from ragnb.result import Analysis
 from ragnb.stats import child_seed, paired_bootstrap, split_inflation
 from ragnb.stats.bootstrap import describe_method
 from ragnb.stats.classic import effect_size
+from ragnb.stats.inflation import range_columns
 from ragnb.stats.unpaired import bootstrap_mean
 
 
@@ -152,8 +153,7 @@ def trajectory(scores: pd.DataFrame, rounds: pd.DataFrame, *, golden: str = "gol
                       "inflation": infl.inflation, "band_low": base,
                       "band_high": base + infl.inflation, "source": infl.se_source,
                       "method": infl.method, "label": infl.label(),
-                      "low": infl.low if infl.ranged else None,
-                      "high": infl.high if infl.ranged else None,
+                      **range_columns(infl),
                       "describe": infl.describe(), "figure": infl}
     div, text = _divergence(wides[golden], wides[production], list(rounds["round"]), z)
     method = (f"points: {ci:.0%} percentile bootstrap of the mean, {resamples:,} resamples, "
