@@ -21,6 +21,9 @@ DESCRIPTION = (
     "misses far more often than 5%). Stop rule: 'gain below zero established' (high < 0),\n"
     "'gain of at least MARGIN points established' (low > margin), else 'keep labelling\n"
     "(about N more queries)', a projection that assumes the gain and spread stay.\n"
+    "Expected stopping batch at a true gain of -5, -2, +2 and +5 points: the batch by\n"
+    "which half of 200 streams resampled from these differences (mean removed, shifted\n"
+    "to the gain) stopped.\n"
     "Values in points on the text table; --format csv/json keep 0-1."
 )
 
@@ -56,6 +59,7 @@ def run(args: argparse.Namespace) -> int:
     from ragnb.metrics import parse_metric
     from ragnb.metrics.score import score
     from ragnb.watch import batches_of, differences_table, watch
+    from ragnb.watch.stream import stopping_text
     from ragnb.workspace import open_workspace
     from ragnb.workspace.manifest import WatchRules
 
@@ -124,7 +128,8 @@ def run(args: argparse.Namespace) -> int:
     header = [f"# {w.decision} — {champion} vs {baseline} on {split}, {metric}"
               + (f", margin {margin:g} points" if margin else ""),
               f"# {w.description}",
-              f"# first batch at which a stop rule held: {w.stopped_at or 'none yet'}"]
+              f"# first batch at which a stop rule held: {w.stopped_at or 'none yet'}",
+              f"# expected stopping batch at a true gain of {stopping_text(w.stopping)}"]
     header += [f"# note: {n}" for n in notes]
     emit(w.batches, args.format, args.out, header, points=("estimate", "low", "high"))
     return 0

@@ -88,6 +88,8 @@ GRID = 65
 SEQ_GRID = 1025
 #: Rows of the sequence's capital computed at once.
 _BLOCK = 256
+#: Capital elements (gamblers x streams x n) :func:`stopping_times` computes at once.
+_ELEMENTS = 2_000_000
 #: Bisection stops when the bracket is this narrow (``[0, 1]`` scale).
 TOLERANCE = 1e-9
 #: The alpha the p-value's bets are tuned for (p <= 0.05 iff the 95% sequence excludes null).
@@ -110,15 +112,17 @@ class BettingInterval:
     method: str
 
 
-def _validate(x, lower: float, upper: float, alpha: float | None) -> np.ndarray:
-    """The one validation place: finite values inside ``[lower, upper]``, a proper alpha."""
+def _validate(x, lower: float, upper: float, alpha: float | None, ndim: int = 1) -> np.ndarray:
+    """The one validation place: finite values inside ``[lower, upper]``, a proper alpha
+    (``ndim`` 2: one stream of values a row).
+    """
     if not (math.isfinite(lower) and math.isfinite(upper) and lower < upper):
         raise InputError(f"`lower` must be below `upper`, got [{lower}, {upper}]", key="lower")
     if alpha is not None and not 0 < alpha < 1:
         raise InputError(f"`alpha` must be in (0, 1), got {alpha}", key="alpha")
     arr = np.asarray(x, dtype=float)
-    if arr.ndim != 1:
-        raise InputError(f"expected 1-D values, got shape {arr.shape}", key="x")
+    if arr.ndim != ndim:
+        raise InputError(f"expected {ndim}-D values, got shape {arr.shape}", key="x")
     if arr.size == 0:
         raise InputError("no values: a betting interval needs at least one", key="x")
     bad = np.flatnonzero(~np.isfinite(arr))
@@ -138,14 +142,17 @@ def _validate(x, lower: float, upper: float, alpha: float | None) -> np.ndarray:
 def _bets(y: np.ndarray, alpha: float, n_fixed: int | None) -> np.ndarray:
     """Predictable plug-in bets ``l_t`` (module docstring), shape ``(gamblers, n)``.
 
-    One gambler tuned to ``n_fixed``; without it, one per :data:`HORIZONS`.
+    One gambler tuned to ``n_fixed``; without it, one per :data:`HORIZONS`. Rows of a
+    2-D ``y`` are streams of their own: the shape is then ``(gamblers, streams, n)``.
     """
-    t = np.arange(1, y.size + 1)
-    mu = (0.5 + np.cumsum(y)) / (t + 1)
-    sigma2 = (0.25 + np.cumsum((y - mu) ** 2)) / (t + 1)
-    sigma2_prev = np.concatenate(([0.25], sigma2[:-1]))
-    scale = (np.full((1, y.size), float(n_fixed)) if n_fixed is not None
-             else np.minimum(t * np.log1p(t), np.asarray(HORIZONS)[:, None]))
+    n = y.shape[-1]
+    t = np.arange(1, n + 1)
+    mu = (0.5 + np.cumsum(y, axis=-1)) / (t + 1)
+    sigma2 = (0.25 + np.cumsum((y - mu) ** 2, axis=-1)) / (t + 1)
+    sigma2_prev = np.concatenate((np.full(y.shape[:-1] + (1,), 0.25), sigma2[..., :-1]),
+                                 axis=-1)
+    scale = (np.full((1,) * y.ndim + (n,), float(n_fixed)) if n_fixed is not None
+             else np.minimum(t * np.log1p(t), np.asarray(HORIZONS).reshape((-1,) + (1,) * y.ndim)))
     return np.sqrt(2 * math.log(2 / alpha) / (sigma2_prev * scale))
 
 
@@ -320,6 +327,51 @@ def betting_sequence(
         "high": lower + span * hi,
         "estimate": np.cumsum(raw) / t,
     })
+
+
+def stopping_times(
+    x, *, above: float, below: float, lower: float = -1.0, upper: float = 1.0,
+    alpha: float = 0.05,
+) -> tuple[np.ndarray, np.ndarray]:
+    """For each stream (row of ``x``), the first ``t`` at which :func:`betting_sequence`
+    shows ``low > above`` and the first at which it shows ``high < below`` (0: never).
+
+    The same capital as the sequence, evaluated only where the answer changes:
+    ``low`` is the largest excluded point of the sequence's grid, and ``K+`` is
+    non-increasing in ``m``, so ``low > above`` exactly when the smallest grid
+    point above ``above`` is excluded (``high < below``: the largest grid point
+    below ``below``). Streams are processed a block at a time; the cost is that of
+    two candidate means instead of :data:`SEQ_GRID`, which is what makes
+    simulating a watch's stopping batch cheap (:func:`ragnb.watch.stream.stopping`).
+
+    Examples
+    --------
+    >>> up, down = stopping_times([[0.3] * 60, [-0.3] * 60], above=0.0, below=0.0)
+    >>> bool(up[0] > 0), int(up[1]), int(down[0]), bool(down[1] > 0)
+    (True, 0, 0, True)
+    """
+    y = _validate(x, lower, upper, alpha, ndim=2)
+    span = upper - lower
+    grid = np.linspace(0.0, 1.0, SEQ_GRID)
+    k_up = int(np.searchsorted(grid, (above - lower) / span, side="right"))
+    k_down = int(np.searchsorted(grid, (below - lower) / span, side="left")) - 1
+    threshold = _threshold(alpha)
+    first_up = np.zeros(y.shape[0], dtype=int)
+    first_down = np.zeros(y.shape[0], dtype=int)
+    rows = max(1, _ELEMENTS // (len(HORIZONS) * y.shape[1]))
+    for start in range(0, y.shape[0], rows):
+        block = y[start:start + rows]
+        lam = _bets(block, alpha, n_fixed=None)
+        for k, sign, first in ((k_up, 1.0, first_up), (k_down, -1.0, first_down)):
+            if not 0 <= k < SEQ_GRID:
+                continue  # no grid point beyond the threshold: never shown
+            m = grid[k]
+            cap = TRUNCATION / max(m if sign > 0 else 1 - m, 1e-300)
+            log_k = _mixed(np.cumsum(np.log1p(sign * np.minimum(lam, cap) * (block - m)),
+                                     axis=-1))
+            hit = log_k >= threshold
+            first[start:start + rows] = np.where(hit.any(axis=-1), hit.argmax(axis=-1) + 1, 0)
+    return first_up, first_down
 
 
 def betting_p_value(

@@ -6,7 +6,15 @@ from typing import Any
 
 import pandas as pd
 
-from ragnb.result import POINTS, Finding, Headline, checks_frame, register
+from ragnb.result import (
+    POINTS,
+    Finding,
+    Headline,
+    Section,
+    checks_frame,
+    register,
+    table_section,
+)
 from ragnb.watch.charts import sequence_chart
 from ragnb.watch.stream import Watch
 
@@ -41,9 +49,34 @@ def watch_finding(w: Watch, *, display_names: Mapping[str, str] | None = None,
          bool(((w.batches["low"] <= w.batches["estimate"])
                & (w.batches["estimate"] <= w.batches["high"])).all()), ""),
     ]
+    caption = f"The confidence sequence after every batch, in {POINTS}"
+    chart = chart if chart is not None else sequence_chart(w)
     return Finding(
         Headline("Is the champion's production gain established as judgments arrive?",
                  answer, next_step, w.decision.split(" (")[0]),
-        table, chart if chart is not None else sequence_chart(w), checks_frame(checks),
-        w.description, caption=f"The confidence sequence after every batch, in {POINTS}",
-        source=w)
+        table, chart, checks_frame(checks), w.description, caption=caption, source=w,
+        sections=(Section(caption, "chart", chart), table_section(table, caption),
+                  table_section(stopping_table(w.stopping), stopping_caption(w))))
+
+
+def stopping_table(stopping: pd.DataFrame) -> pd.DataFrame:
+    """:attr:`Watch.stopping` as text: one row per true gain."""
+    def by(r) -> str:
+        if pd.isna(r.median_batch):
+            return f"not within {int(r.batches)} batches"
+        return f"batch {int(r.median_batch)} ({int(r.median_queries):,} queries)"
+    return pd.DataFrame({
+        "true gain": [f"{g:+g}" for g in stopping["gain"]],
+        "half the streams stopped by": [by(r) for r in stopping.itertuples()],
+        "stopped within the batches followed": [
+            f"{s:.0%} of {int(b)}" for s, b in zip(stopping["stopped"], stopping["batches"],
+                                                   strict=True)],
+        "stopped the wrong way": [f"{v:.1%}" for v in stopping["wrong_way"]]})
+
+
+def stopping_caption(w: Watch) -> str:
+    """What the stopping table is, its units and how it was simulated."""
+    size = int(w.stopping["batch_size"].iloc[0])
+    return (f"When this watch would stop at each true gain, in {POINTS}: streams of "
+            f"{size}-query batches resampled from these differences with their mean removed "
+            f"and shifted to the gain; seed {w.seed}")

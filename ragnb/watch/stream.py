@@ -21,6 +21,16 @@ The stop rule (first that holds, at the latest batch)
                             ``t`` where the current half-width, so scaled, reaches
                             the distance from the estimate to the nearer threshold
                             (assuming the estimate and spread stay as they are).
+
+When it would stop (:func:`stopping`)
+    Whatever the data say so far, the watch also reports how soon this
+    sequence, at this batch size, stops at a true gain of -5, -2, +2 and +5
+    points (:data:`STOP_EFFECTS`): :data:`STOP_STREAMS` streams resampled from
+    the differences judged so far with their mean removed (their spread, ties
+    and skew kept), shifted to each gain and clipped to ``[-1, 1]``, each
+    followed for :data:`STOP_BATCHES` batches through the same stop rule
+    (:func:`ragnb.stats.betting.stopping_times`, exact on the sequence's grid).
+    The batch by which half the streams stopped is the expected stopping batch.
 """
 
 from __future__ import annotations
@@ -28,11 +38,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from ragnb.errors import InputError, listed
 from ragnb.result import Analysis
-from ragnb.stats.betting import betting_sequence
+from ragnb.stats.betting import betting_sequence, stopping_times
+from ragnb.stats.bootstrap import DEFAULT_SEED
 
 #: Columns of :attr:`Watch.batches`.
 BATCH_COLUMNS = ("batch", "date", "n_batch", "n", "estimate", "low", "high", "status")
@@ -40,6 +52,17 @@ BATCH_COLUMNS = ("batch", "date", "n_batch", "n", "estimate", "low", "high", "st
 MAX_PROJECTION = 1_000_000
 #: A projection over this many times the queries so far is not given as a number.
 FAR = 20
+#: True gains (points) at which the watch reports when it would stop.
+STOP_EFFECTS = (-5.0, -2.0, 2.0, 5.0)
+#: Simulated streams per gain.
+STOP_STREAMS = 200
+#: Batches each simulated stream is followed for ...
+STOP_BATCHES = 300
+#: ... up to this many queries (very large batches are followed for fewer).
+STOP_QUERIES = 20_000
+#: Columns of :attr:`Watch.stopping`.
+STOPPING_COLUMNS = ("gain", "batch_size", "batches", "stopped", "median_batch",
+                    "median_queries", "wrong_way")
 
 
 @dataclass(frozen=True)
@@ -60,6 +83,11 @@ class Watch(Analysis):
     more_queries : float
         Projected further queries to a decision (NaN once stopped; inf when the
         estimate sits on a threshold).
+    stopping : DataFrame
+        When the watch would stop at each true gain of :data:`STOP_EFFECTS`
+        (:func:`stopping`; :data:`STOPPING_COLUMNS`).
+    seed : int
+        Seed of the ``stopping`` simulation.
     """
 
     batches: pd.DataFrame
@@ -68,13 +96,18 @@ class Watch(Analysis):
     decision: str
     stopped_at: str | None
     more_queries: float
+    stopping: pd.DataFrame
+    seed: int = DEFAULT_SEED
 
     @property
     def description(self) -> str:
         n = int(self.batches["n"].iloc[-1])
         return (f"betting confidence sequence (Waudby-Smith & Ramdas 2024, hedged capital, "
                 f"predictable plug-in), {1 - self.alpha:.0%} simultaneously over every batch, "
-                f"differences in [-1, 1], n={n} queries in {len(self.batches)} batches")
+                f"differences in [-1, 1], n={n} queries in {len(self.batches)} batches; "
+                f"expected stopping batch: the batch by which half of {STOP_STREAMS} streams "
+                f"stopped, resampled from these differences (mean removed) and shifted to "
+                f"each gain, seed {self.seed}")
 
 
 def status(low: float, high: float, margin: float) -> str:
@@ -110,7 +143,59 @@ def projected_queries(t: int, estimate: float, low: float, high: float, margin: 
     return float(hi - t)
 
 
-def watch(differences: pd.DataFrame, *, margin: float = 0.0, alpha: float = 0.05) -> Watch:
+def stopping(d, batch_size: int, *, margin: float = 0.0, alpha: float = 0.05,
+             effects: tuple[float, ...] = STOP_EFFECTS, streams: int = STOP_STREAMS,
+             seed: int = DEFAULT_SEED) -> pd.DataFrame:
+    """How soon the watch stops at each true gain in ``effects`` (points), batches of
+    ``batch_size`` queries shaped like ``d`` (module docstring).
+
+    Returns
+    -------
+    DataFrame
+        One row per gain (:data:`STOPPING_COLUMNS`): ``batches`` followed,
+        ``stopped`` (share of streams where a stop rule held by then),
+        ``median_batch`` / ``median_queries`` (by which half the streams stopped;
+        NaN when fewer than half did) and ``wrong_way`` (share that stopped on the
+        wrong side: "below zero" at a gain, "at least the margin" at a loss).
+
+    Examples
+    --------
+    >>> s = stopping([0.1, -0.1, 0.0, 0.05] * 10, 20, effects=(5.0,), streams=20)
+    >>> float(s.loc[0, "gain"]), int(s.loc[0, "batches"]), bool(s.loc[0, "stopped"] > 0.5)
+    (5.0, 300, True)
+    """
+    pool = np.asarray(d, dtype=float)
+    pool = pool - pool.mean()
+    batches = max(1, min(STOP_BATCHES, STOP_QUERIES // batch_size))
+    rng = np.random.default_rng(seed)
+    rows = []
+    for gain in effects:
+        x = np.clip(rng.choice(pool, (streams, batches * batch_size)) + gain / 100, -1, 1)
+        up, down = stopping_times(x, above=margin / 100, below=0.0, alpha=alpha)
+        t = np.where(up > 0, up, np.inf)
+        t = np.minimum(t, np.where(down > 0, down, np.inf))
+        batch = np.ceil(t / batch_size)
+        half = float(np.quantile(batch, 0.5, method="inverted_cdf"))
+        wrong = (down > 0) & (down <= np.where(up > 0, up, np.inf)) if gain > 0 else (
+            (up > 0) & (up <= np.where(down > 0, down, np.inf)))
+        rows.append((float(gain), int(batch_size), batches, float(np.isfinite(t).mean()),
+                     half if math.isfinite(half) else math.nan,
+                     half * batch_size if math.isfinite(half) else math.nan,
+                     float(wrong.mean())))
+    return pd.DataFrame(rows, columns=list(STOPPING_COLUMNS))
+
+
+def stopping_text(table: pd.DataFrame) -> str:
+    """The expected stopping batch at each simulated gain, in one clause."""
+    return "; ".join(
+        f"{r.gain:+g} points: " + (f"batch {int(r.median_batch)} ({int(r.median_queries):,} "
+                                   "queries)" if math.isfinite(r.median_batch)
+                                   else f"not within {int(r.batches)} batches")
+        for r in table.itertuples())
+
+
+def watch(differences: pd.DataFrame, *, margin: float = 0.0, alpha: float = 0.05,
+          seed: int = DEFAULT_SEED) -> Watch:
     """The confidence sequence after every batch, and the stop decision.
 
     Parameters
@@ -122,6 +207,8 @@ def watch(differences: pd.DataFrame, *, margin: float = 0.0, alpha: float = 0.05
         Points, >= 0: the gain the "at least the margin" stop needs.
     alpha : float
         Error rate of the sequence (simultaneous over every batch).
+    seed : int
+        Seed of the stopping simulation (:func:`stopping`; the sequence itself is exact).
 
     Examples
     --------
@@ -165,7 +252,9 @@ def watch(differences: pd.DataFrame, *, margin: float = 0.0, alpha: float = 0.05
                         "threshold)")
         else:
             decision = f"keep labelling (about {_round(more):,} more queries)"
-    return Watch(table, float(margin), float(alpha), decision, stopped, more)
+    size = int(table["n_batch"].median())
+    return Watch(table, float(margin), float(alpha), decision, stopped, more,
+                 stopping(d, max(size, 1), margin=margin, alpha=alpha, seed=seed), seed)
 
 
 def _round(x: float) -> int:

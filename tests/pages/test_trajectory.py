@@ -70,12 +70,13 @@ def test_a_batch_of_no_queries_is_refused():
 def test_sections_run_from_the_chart_to_the_split_ledger(finding):
     captions = [s.caption for s in finding.sections]
     assert [s.kind for s in finding.sections] == [
-        "chart", "table", "markdown", "markdown", "markdown", "chart", "table", "markdown",
-        "table", "table", "markdown"]
+        "chart", "table", "markdown", "markdown", "markdown", "chart", "table", "table",
+        "markdown", "table", "table", "markdown"]
     assert captions[2:5] == ["Divergence", "Selection inflation", "Production as it arrives"]
-    assert captions[7] == "Consistency with the four-cell table"
-    assert captions[9].startswith("How often each split")
-    assert [s.appendix for s in finding.sections] == [False] * 10 + [True]   # the notes
+    assert captions[7].startswith("When this watch would stop at each true gain")
+    assert captions[8] == "Consistency with the four-cell table"
+    assert captions[10].startswith("How often each split")
+    assert [s.appendix for s in finding.sections] == [False] * 11 + [True]   # the notes
     assert all(s.caption and (s.kind != "markdown" or s.content.strip())
                for s in finding.sections)                                # no empty header
     assert "of each round's champion on golden and production" in captions[0]
@@ -112,8 +113,8 @@ def test_the_endpoints_are_the_mean_per_query_scores(finding):
     assert ends["equal"].all() and ends.attrs["movement_equals_delta"]
     assert list(ends["trajectory"]) == pytest.approx([production[first].mean(),
                                                       production[last].mean()])
-    assert "delta: **yes**" in finding.sections[7].content
-    assert list(finding.sections[8].content["equal"]) == ["yes", "yes"]
+    assert "delta: **yes**" in finding.sections[8].content
+    assert list(finding.sections[9].content["equal"]) == ["yes", "yes"]
     assert finding.checks["holds"].all() and len(finding.checks) == 6
     text = finding.to_text()
     assert f"{production[last].mean() * 100:.1f}" in text and "NaN" not in text
@@ -144,7 +145,7 @@ def test_the_divergence_names_what_changed_and_the_chart_names_the_champions(fin
 
 
 def test_the_split_ledger_and_the_inflation_agree(finding):
-    ledger = finding.sections[9].content.set_index("split")
+    ledger = finding.sections[10].content.set_index("split")
     assert ledger.loc["golden", "selections against"] == 40            # the demo ledger's count
     figure = finding.objects["inflation"]["golden"].inflation
     assert f"{figure * 100:.2f} points" in finding.headline.said

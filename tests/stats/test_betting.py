@@ -284,3 +284,19 @@ def test_bad_input_names_the_problem(x, kwargs, match):
 def test_p_value_null_outside_the_bounds():
     with pytest.raises(InputError, match=r"`null` 2.0 lies outside \[-1.0, 1.0\]"):
         betting_p_value([0.1], null=2.0)
+
+
+@pytest.mark.parametrize("above, below", [(0.0, 0.0), (0.02, 0.0), (0.013, -0.007)])
+def test_stopping_times_are_where_the_sequence_first_shows_each_end(above, below):
+    """Stream by stream against betting_sequence's own low and high columns."""
+    from ragnb.stats.betting import stopping_times
+    rng = np.random.default_rng(8)
+    x = np.clip(rng.normal(0.0, 0.15, (24, 300)) + rng.choice([-0.04, 0.04], (24, 1)), -1, 1)
+    up, down = stopping_times(x, above=above, below=below)
+    for i, s in enumerate(x):
+        cs = betting_sequence(s)
+        lo = np.flatnonzero(cs["low"].to_numpy() > above)
+        hi = np.flatnonzero(cs["high"].to_numpy() < below)
+        assert up[i] == (lo[0] + 1 if lo.size else 0)
+        assert down[i] == (hi[0] + 1 if hi.size else 0)
+    assert (up > 0).any() and (down > 0).any()

@@ -104,3 +104,57 @@ def test_a_gain_on_a_threshold_is_far_off_not_a_number():
     w = watch(stream([0.1, -0.1] * 50, 25))
     assert w.more_queries == math.inf
     assert w.decision.startswith("keep labelling (a decision is far off: over 20 times the 100")
+
+
+def test_stopping_batches_are_the_sequences_own_on_each_simulated_stream():
+    """Brute force: the same resampled streams through betting_sequence, batch by batch."""
+    from ragnb.watch.stream import stopping
+    rng = np.random.default_rng(4)
+    d = np.clip(rng.normal(0.0, 0.15, 60), -1, 1)
+    table = stopping(d, 10, margin=1.0, effects=(5.0, -5.0), streams=12, seed=7)
+    draw = np.random.default_rng(7)
+    pool = d - d.mean()
+    for gain, row in zip((5.0, -5.0), table.itertuples(), strict=True):
+        x = np.clip(draw.choice(pool, (12, row.batches * 10)) + gain / 100, -1, 1)
+        stops, wrong = [], 0
+        for s in x:
+            cs = betting_sequence(s).iloc[np.arange(1, row.batches + 1) * 10 - 1]
+            up = (cs["low"] > 0.01).to_numpy()
+            down = (cs["high"] < 0).to_numpy()
+            out = up | down
+            stops.append(int(np.argmax(out)) + 1 if out.any() else math.inf)
+            if out.any():
+                k = int(np.argmax(out))
+                wrong += bool(down[k] and not up[k]) if gain > 0 else bool(up[k])
+        stops = np.sort(stops)
+        assert row.stopped == pytest.approx(np.isfinite(stops).mean())
+        assert row.median_batch == stops[5]          # the 6th of 12: half stopped by then
+        assert row.median_queries == stops[5] * 10
+        assert row.wrong_way == pytest.approx(wrong / 12)
+
+
+def test_at_no_gain_few_simulated_streams_stop():
+    """The stop rule is the sequence's: at a true gain of 0 at most alpha of streams stop."""
+    from ragnb.watch.stream import stopping
+    rng = np.random.default_rng(5)
+    d = np.where(rng.random(200) < 0.7, 0.0, rng.normal(0.0, 0.3, 200)).clip(-1, 1)
+    table = stopping(d, 10, effects=(0.0,), streams=300, seed=11)
+    assert table.loc[0, "stopped"] <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / 300)
+    assert math.isnan(table.loc[0, "median_batch"])
+
+
+def test_the_watch_reports_its_expected_stop_at_two_and_five_points():
+    rng = np.random.default_rng(2)
+    w = watch(stream(np.clip(rng.normal(0.02, 0.2, 120), -1, 1), 20))
+    assert w.stopping["gain"].tolist() == [-5.0, -2.0, 2.0, 5.0]
+    assert (w.stopping["batch_size"] == 20).all()
+    five = w.stopping.set_index("gain").loc[5.0]
+    two = w.stopping.set_index("gain").loc[2.0]
+    assert five.median_batch < two.median_batch      # a larger gain is found sooner
+    text = w.finding().to_text()
+    assert f"batch {int(five.median_batch)} ({int(five.median_queries):,} queries)" in text
+    assert "seed 20260729" in w.description
+    # a different seed changes the simulation, not the sequence
+    other = watch(stream(np.clip(np.random.default_rng(2).normal(0.02, 0.2, 120), -1, 1), 20),
+                  seed=1)
+    assert other.batches.equals(w.batches) and other.seed == 1
