@@ -68,10 +68,13 @@ def stopping_table(stopping: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({
         "true gain": [f"{g:+g}" for g in stopping["gain"]],
         "half the streams stopped by": [by(r) for r in stopping.itertuples()],
-        "stopped within the batches followed": [
-            f"{s:.0%} of {int(b)}" for s, b in zip(stopping["stopped"], stopping["batches"],
-                                                   strict=True)],
+        **{_followed(stopping): [f"{s:.0%}" for s in stopping["stopped"]]},
         "stopped the wrong way": [f"{v:.1%}" for v in stopping["wrong_way"]]})
+
+
+def _followed(stopping: pd.DataFrame) -> str:
+    """The "stopped by" column's name: the batches every stream was followed for."""
+    return f"stopped by batch {int(stopping['batches'].max())}"
 
 
 def stopping_caption(w: Watch) -> str:
