@@ -1,4 +1,5 @@
-"""The allowed values of the options that say how a run meets a test set.
+"""The allowed values of the options that say how a run meets a test set, and the
+recorded defaults of every resampled figure.
 
 One definition for the readers, the scorer, the label-bias tools, the code-task
 scorer, the workspace manifest and the command line. Plain constants that
@@ -74,3 +75,8 @@ def out_of_range(name: str, value: object) -> str | None:
         shown = f"[{lo:,}, {hi:,}]" if isinstance(lo, int) else f"[{lo:g}, {hi:g}]"
         return f"must be in {shown} ({what}), got {value!r}"
     return None
+
+#: The recorded seed of every resampled figure (bootstrap, permutation, simulation) unless
+#: one is given, and the resamples of every bootstrap interval.
+DEFAULT_SEED = 20260729
+DEFAULT_RESAMPLES = 10_000

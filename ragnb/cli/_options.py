@@ -13,6 +13,8 @@ import os
 import re
 
 from ragnb.vocab import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
     EXTRA,
     MAX_CUTOFF,  # noqa: F401 - for options bounded with bounded_int directly
     MAX_GRADE,  # noqa: F401 - for options bounded with bounded_int directly
@@ -25,7 +27,6 @@ from ragnb.vocab import (
 )
 
 #: The bootstrap seed every command uses unless given.
-DEFAULT_SEED = 20260729
 
 
 def bounded_int(lo: int, hi: int):
@@ -151,7 +152,7 @@ OPTIONS: dict[str, tuple[tuple[str, ...], dict]] = {
         "action": "append", "default": None, "metavar": "CONFIG",
         "help": "a challenger config (repeatable; default: every other config)"}),
     "resamples": (("--resamples",), {
-        "type": ranged("resamples"), "default": 10_000,
+        "type": ranged("resamples"), "default": DEFAULT_RESAMPLES,
         "help": f"bootstrap resamples (default 10,000; at most {MAX_RESAMPLES:,})"}),
     "seed": (("--seed",), {
         "type": ranged("seed"), "default": DEFAULT_SEED,

@@ -37,9 +37,8 @@ from ragnb.errors import InputError
 from ragnb.io.run import Run, positions
 from ragnb.io.testset import Note
 from ragnb.result import Analysis, interval, points
-from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ragnb.stats.unpaired import bootstrap_mean
-from ragnb.vocab import EXTRA, MISSING
+from ragnb.vocab import DEFAULT_RESAMPLES, DEFAULT_SEED, EXTRA, MISSING
 
 #: Metric key -> (label, task set it is computed over, which tasks it is defined on).
 METRICS = {

@@ -69,7 +69,7 @@ from ragnb.io.overlap import SplitOverlap, split_overlap
 from ragnb.metrics.score import per_query
 from ragnb.result import Analysis
 from ragnb.stats import align, child_seed, paired_bootstrap
-from ragnb.stats.bootstrap import describe_method
+from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, describe_method
 from ragnb.stats.classic import effect_size
 from ragnb.stats.inflation import as_inflation, range_columns
 from ragnb.stats.interval import TOO_FEW
@@ -157,7 +157,8 @@ class FourCell(Analysis):
 
 
 def four_cell(scores: pd.DataFrame, *, baseline: str, champion: str, golden: str = "golden",
-              production: str = "production", resamples: int = 10_000, seed: int = 20260729,
+              production: str = "production", resamples: int = DEFAULT_RESAMPLES,
+              seed: int = DEFAULT_SEED,
               ci: float = 0.95, selections: dict[str, int] | None = None,
               inflation: dict | None = None,
               overlap: SplitOverlap | None = None,

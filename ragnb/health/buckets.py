@@ -35,9 +35,9 @@ from ragnb.io.strata import assign_strata
 from ragnb.io.testset import TestSet
 from ragnb.metrics.score import Scores
 from ragnb.stats import child_seed, queries_needed
-from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ragnb.stats.interval import floored_sd, t_mde
 from ragnb.stats.unpaired import bootstrap_mean
+from ragnb.vocab import DEFAULT_RESAMPLES, DEFAULT_SEED
 
 ALL = "all queries"
 

@@ -40,9 +40,9 @@ from ragnb.metrics.judged import Policy
 from ragnb.metrics.score import score
 from ragnb.result import Analysis, interval, points
 from ragnb.stats import child_seed, paired_bootstrap, tie_tolerance
-from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ragnb.stats.classic import effect_size
 from ragnb.stats.unpaired import unpaired_bootstrap
+from ragnb.vocab import DEFAULT_RESAMPLES, DEFAULT_SEED
 
 CHANGES = ("added", "removed", "rejudged", "unchanged")
 

@@ -38,8 +38,8 @@ from ragnb.errors import InputError, listed
 from ragnb.metrics.score import Scores
 from ragnb.result import Analysis, interval, points
 from ragnb.stats import child_seed, tie_tolerance
-from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ragnb.stats.unpaired import MeanInterval, UnpairedBootstrap, bootstrap_mean, unpaired_bootstrap
+from ragnb.vocab import DEFAULT_RESAMPLES, DEFAULT_SEED
 
 DEFAULT_SHARE = 0.2
 DEFAULT_SALT = "ragnb-holdout"

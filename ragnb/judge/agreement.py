@@ -27,10 +27,11 @@ from ragnb.errors import InputError
 from ragnb.io.judges import PEOPLE, judge_of, pair_keys, paired_grades
 from ragnb.io.keys import block_codes
 from ragnb.io.testset import TestSet
+from ragnb.vocab import DEFAULT_SEED
 
 #: Resamples and seed of κ's interval unless given.
 RESAMPLES = 2000
-SEED = 20260729
+SEED = DEFAULT_SEED
 
 
 def quadratic_kappa(confusion: np.ndarray) -> float:

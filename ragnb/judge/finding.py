@@ -33,6 +33,7 @@ from ragnb.result import (
     points,
     table_section,
 )
+from ragnb.vocab import DEFAULT_RESAMPLES, DEFAULT_SEED
 
 #: The page's parts, each a heading over its sections.
 ESTIMATES = "Each difference three ways"
@@ -195,8 +196,9 @@ def _label_next(e: JudgedEstimates, rng_seed: int) -> pd.DataFrame:
 def judge_finding(test_set: TestSet, runs: Sequence[Any] = (), *, metric: str = "ndcg@10",
                   baseline: str = "", challenger: str = "", k: int = 10, level: int = 1,
                   strata: pd.DataFrame | None = None, by: str = "",
-                  display_names: Mapping[str, str] | None = None, resamples: int = 10_000,
-                  seed: int = 20260729, missing: str = "error", extra: str = "error"
+                  display_names: Mapping[str, str] | None = None,
+                  resamples: int = DEFAULT_RESAMPLES,
+                  seed: int = DEFAULT_SEED, missing: str = "error", extra: str = "error"
                   ) -> Finding:
     """The judge's Finding: the headline difference three ways, then the judge against
     people (confusion, κ, bias per grade, per stratum, on each config's own passages, per

@@ -43,7 +43,7 @@ from ragnb.labelbias.pool import ranked_by_every_run
 from ragnb.metrics import parse_metric
 from ragnb.metrics.score import score
 from ragnb.stats import paired_bootstrap
-from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from ragnb.vocab import DEFAULT_RESAMPLES, DEFAULT_SEED
 
 SHARD_COLUMNS = ["config", "target", "n_shard", "n_total", "new_judgments", "new_relevant",
                  "share_relevant", "queries_changed", "mean_before", "mean_after", "effect_full",

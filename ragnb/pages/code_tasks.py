@@ -41,6 +41,7 @@ from ragnb.result import (
     markdown_text,
     table_section,
 )
+from ragnb.vocab import DEFAULT_RESAMPLES, DEFAULT_SEED
 
 #: The seed's keep condition, as the notebook states it (``≥``: a parameters cell cannot
 #: hold a second ``=`` on a line).
@@ -90,7 +91,7 @@ class CodeTasksInputs(Inputs):
 
 
 def resolve(workspace: Any, *, tasks_file: str = "", run_file: str = "", k: int = 0,
-            keep: str = "", resamples: int = 10_000, seed: int = 20260729
+            keep: str = "", resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
             ) -> CodeTasksInputs:
     """The page's inputs: given files win over ``[codetasks] tasks`` and ``run``; ``k`` and
     ``keep`` given win over ``[report.code-tasks]`` / ``[report]``, else 10 and :data:`KEEP`.
@@ -116,7 +117,7 @@ def resolve(workspace: Any, *, tasks_file: str = "", run_file: str = "", k: int 
 
 def score(tasks_file: str | Path, run_file: str | Path, *, k: int = 10, keep: str = KEEP,
           missing: str = "error", extra: str = "error", order: Order | None = None,
-          resamples: int = 10_000, seed: int = 20260729) -> Finding:
+          resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> Finding:
     """The page's Finding for two files, no workspace (``ragnb tasks score``)."""
     return run(CodeTasksInputs(None, str(tasks_file), str(run_file), k, keep, missing, extra,
                                order, resamples=resamples, seed=seed))

@@ -20,6 +20,7 @@ from ragnb.metrics.judged import Policy
 from ragnb.metrics.registry import parse_metric
 from ragnb.pages.registry import Inputs, MissingInput, no_run, policy_of, register, workspace_of
 from ragnb.result import Finding, markdown_section, markdown_text, notes_sections
+from ragnb.vocab import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ragnb.workspace.inflation import workspace_inflation
 from ragnb.workspace.splits import score_splits
 
@@ -39,7 +40,7 @@ class FitInputs(Inputs):
 
 def resolve(workspace: Any, *, baseline: str = "", champion: str = "", golden: str = "",
             production: str = "", metric: str = "", policy: str = "",
-            resamples: int = 10_000, seed: int = 20260729) -> FitInputs:
+            resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> FitInputs:
     """The fit page's inputs: given values win over ``[report.fit]``, then ``[report]``.
 
     Raises

@@ -59,6 +59,7 @@ from ragnb.result import (
     notes_sections,
     table_section,
 )
+from ragnb.vocab import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ragnb.workspace.inflation import workspace_inflation
 
 #: Shares shown in percent (their CSV keeps 0-1).
@@ -121,8 +122,9 @@ def resolve(workspace: Any, *, split: str = "", answer_grade: int = -1,
             bucket_column: str = "", config: str = "", baseline: str = "", metric: str = "",
             policy: str = "", target: float = 0.05, duplicate_threshold: float = 0.9,
             review_rows: int = 15, holdout_split_name: str = "", holdout_salt: str = "",
-            holdout_share: float = 0.2, rejudged_metric: str = "", resamples: int = 10_000,
-            seed: int = 20260729) -> HealthInputs:
+            holdout_share: float = 0.2, rejudged_metric: str = "",
+            resamples: int = DEFAULT_RESAMPLES,
+            seed: int = DEFAULT_SEED) -> HealthInputs:
     """The health page's inputs: given values win over ``[health]`` and ``[report.health]``,
     then ``[report]``.
 

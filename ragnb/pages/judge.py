@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 from ragnb.judge.finding import judge_finding
 from ragnb.pages.registry import Inputs, MissingInput, register, workspace_of
 from ragnb.result import Finding
+from ragnb.vocab import DEFAULT_RESAMPLES, DEFAULT_SEED
 
 
 @dataclass(frozen=True)
@@ -35,8 +36,8 @@ class JudgeInputs(Inputs):
 
 
 def resolve(workspace: Any, *, split: str = "", baseline: str = "", challenger: str = "",
-            metric: str = "", k: int = 10, resamples: int = 10_000,
-            seed: int = 20260729) -> JudgeInputs:
+            metric: str = "", k: int = 10, resamples: int = DEFAULT_RESAMPLES,
+            seed: int = DEFAULT_SEED) -> JudgeInputs:
     """The judge page's inputs: given values win over ``[report.judge]``, then ``[report]``;
     the test set defaults to the first with a ``judge``.
 

@@ -48,6 +48,7 @@ from ragnb.result import (
     notes_sections,
     table_section,
 )
+from ragnb.vocab import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ragnb.workspace.inflation import workspace_inflation
 
 #: The page's parts, each a heading over its sections.
@@ -82,8 +83,8 @@ class LabelBiasInputs(Inputs):
 
 def resolve(workspace: Any, *, split: str = "", configs: list = [],  # noqa: B006 (the notebook's)
             baseline: str = "", metric: str = "", joint: bool = True, shard: str = "",
-            judge_next_rows: int = 15, resamples: int = 10_000,
-            seed: int = 20260729) -> LabelBiasInputs:
+            judge_next_rows: int = 15, resamples: int = DEFAULT_RESAMPLES,
+            seed: int = DEFAULT_SEED) -> LabelBiasInputs:
     """The label-bias page's inputs: given values win over ``[report.label-bias]``, then
     ``[report]`` (the test set: then ``[labels] test_set``, role production, golden, the
     first; the shard: ``[labels] shard``).

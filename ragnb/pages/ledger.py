@@ -33,6 +33,7 @@ from ragnb.result import (
     table_section,
 )
 from ragnb.stats import paired_bootstrap
+from ragnb.vocab import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ragnb.workspace.inflation import workspace_inflation
 from ragnb.workspace.splits import score_splits
 
@@ -75,8 +76,8 @@ class LedgerInputs(Inputs):
 
 
 def resolve(workspace: Any, *, guard_split: str = "", runner_up: str = "", winner: str = "",
-            metric: str = "", alert_drop: float = 0.16, resamples: int = 10_000,
-            seed: int = 20260729) -> LedgerInputs:
+            metric: str = "", alert_drop: float = 0.16, resamples: int = DEFAULT_RESAMPLES,
+            seed: int = DEFAULT_SEED) -> LedgerInputs:
     """The ledger page's inputs: given values win over ``[report.ledger]``, then ``[report]``
     (``guard_split`` is ``[report.ledger] test_set``, else the test set with role golden).
 

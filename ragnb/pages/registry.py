@@ -20,7 +20,7 @@ from ragnb.errors import InputError, RagnbError
 from ragnb.metrics.judged import Policy
 from ragnb.paths import NOTEBOOKS_DIR
 from ragnb.result import Finding
-from ragnb.vocab import POLICIES
+from ragnb.vocab import DEFAULT_RESAMPLES, DEFAULT_SEED, POLICIES
 
 
 class MissingInput(RagnbError):
@@ -53,8 +53,8 @@ class Inputs:
 
     PAGE: ClassVar[str] = ""
     workspace: Any
-    resamples: int = field(default=10_000, kw_only=True)
-    seed: int = field(default=20260729, kw_only=True)
+    resamples: int = field(default=DEFAULT_RESAMPLES, kw_only=True)
+    seed: int = field(default=DEFAULT_SEED, kw_only=True)
 
 
 @dataclass(frozen=True)

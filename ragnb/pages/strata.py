@@ -27,6 +27,7 @@ from ragnb.result import (
     table_section,
 )
 from ragnb.strata import StrataSpec, breakdown, read_spec, spec_timing
+from ragnb.vocab import DEFAULT_RESAMPLES, DEFAULT_SEED
 
 #: What the stratification timing says, by its verdict.
 TIMING = {"before": "Pre-registered.", "after": "Not pre-registered.", "no spec": "No spec."}
@@ -58,7 +59,8 @@ class StrataInputs(Inputs):
 
 def resolve(workspace: Any, *, split: str = "", baseline: str = "", challenger: str = "",
             metric: str = "", policy: str = "", stratum: str = "", strata_spec: str = "",
-            reported: str = "", resamples: int = 10_000, seed: int = 20260729) -> StrataInputs:
+            reported: str = "", resamples: int = DEFAULT_RESAMPLES,
+            seed: int = DEFAULT_SEED) -> StrataInputs:
     """The strata page's inputs: given values win over ``[report.strata]``, then ``[report]``.
 
     Raises

@@ -37,6 +37,7 @@ from ragnb.result import (
 )
 from ragnb.trajectory.rounds import Trajectory
 from ragnb.trajectory.rounds import trajectory as draw_trajectory
+from ragnb.vocab import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ragnb.watch import watch_scores
 from ragnb.workspace.inflation import workspace_inflation
 from ragnb.workspace.splits import score_splits
@@ -67,7 +68,7 @@ class TrajectoryInputs(Inputs):
 
 
 def resolve(workspace: Any, *, golden: str = "", production: str = "", metric: str = "",
-            policy: str = "", resamples: int = 10_000, seed: int = 20260729,
+            policy: str = "", resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
             watch_batch: int = 20) -> TrajectoryInputs:
     """The trajectory page's inputs: given values win over ``[report.trajectory]``, then
     ``[report]``.

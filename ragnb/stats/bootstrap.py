@@ -57,15 +57,10 @@ from scipy import special
 
 from ragnb.errors import InputError
 from ragnb.stats import _inputs
-from ragnb.stats._resample import (
-    DEFAULT_RESAMPLES,
-    DEFAULT_SEED,
-    PATHS,
-    resample_sums,
-    tie_tolerance,
-)
+from ragnb.stats._resample import PATHS, resample_sums, tie_tolerance
 from ragnb.stats.interval import delta_interval
 from ragnb.stats.power import queries_needed as _queries_needed
+from ragnb.vocab import DEFAULT_RESAMPLES, DEFAULT_SEED
 
 #: Interval methods of :func:`paired_bootstrap` (see its ``method``).
 Method = Literal["t", "percentile", "bca"]

@@ -91,6 +91,7 @@ import numpy as np
 from scipy import special
 
 from ragnb.errors import InputError
+from ragnb.vocab import DEFAULT_SEED
 
 #: Points of the trapezoid rule over ``centre +- 12`` in :func:`_expected_max`.
 _GRID = 4001
@@ -172,7 +173,7 @@ DATA_DRIVEN = "empirical-Bayes selection bootstrap"
 WORST_CASE = "worst case: all candidates equal"
 NEVER = "never selected against"
 #: Defaults of :func:`split_inflation` (seed as every resampling in ragnb).
-RESAMPLES, REFITS, SEED = 2_000, 50, 20260729
+RESAMPLES, REFITS, SEED = 2_000, 50, DEFAULT_SEED
 #: The range of a data-driven figure: its lower end raises the leader's mean by this many of
 #: its SEs (a one-sided 95% limit for the leader's true mean); above a spread of the log
 #: estimate over the refits of :data:`SPREAD_LIMIT` the range, not the point, is the figure.

@@ -49,7 +49,8 @@ from scipy import special
 
 from ragnb.errors import InputError, listed
 from ragnb.stats import _inputs
-from ragnb.stats._resample import DEFAULT_SEED, ELEMENT_BUDGET
+from ragnb.stats._resample import ELEMENT_BUDGET
+from ragnb.vocab import DEFAULT_SEED
 
 #: Largest number of atoms of the permutation distribution enumerated exactly.
 EXACT_LIMIT = 2**16

@@ -17,8 +17,8 @@ from scipy import special
 from ragnb.stats import _inputs
 from ragnb.stats._resample import child_seed, resample_sums
 from ragnb.stats.betting import betting_interval
-from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ragnb.stats.interval import COCHRAN, floored_sd, normal_enough, skewness
+from ragnb.vocab import DEFAULT_RESAMPLES, DEFAULT_SEED
 
 
 def _values(x, name: str) -> np.ndarray:

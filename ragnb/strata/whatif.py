@@ -34,9 +34,9 @@ from ragnb.io.strata_table import stratum_columns
 from ragnb.io.testset import TestSet
 from ragnb.metrics import POLICIES, JudgmentIndex, parse_metric
 from ragnb.metrics.score import Scores, score
-from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ragnb.strata.breakdown import Breakdown, breakdown
 from ragnb.strata.spec import StrataSpec, apply_spec, write_spec
+from ragnb.vocab import DEFAULT_RESAMPLES, DEFAULT_SEED
 
 WARNING = ("A filter chosen after seeing per-stratum scores is not a pre-registered analysis: "
            "excluding or merging strata, or switching the metric, until a result looks right "

@@ -41,7 +41,7 @@ from ragnb.errors import InputError, listed
 from ragnb.io.overlap import SplitOverlap, split_overlap
 from ragnb.result import Analysis
 from ragnb.stats import child_seed, paired_bootstrap, split_inflation
-from ragnb.stats.bootstrap import describe_method
+from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, describe_method
 from ragnb.stats.classic import effect_size
 from ragnb.stats.inflation import range_columns
 from ragnb.stats.unpaired import bootstrap_mean
@@ -92,7 +92,8 @@ def _wide(scores: pd.DataFrame, split: str, configs: list[str]) -> pd.DataFrame:
 
 
 def trajectory(scores: pd.DataFrame, rounds: pd.DataFrame, *, golden: str = "golden",
-               production: str = "production", resamples: int = 10_000, seed: int = 20260729,
+               production: str = "production", resamples: int = DEFAULT_RESAMPLES,
+               seed: int = DEFAULT_SEED,
                ci: float = 0.95, z: float = 1.96, inflation=None,
                overlap: SplitOverlap | None = None) -> Trajectory:
     """Trajectory of the champions' scores on two splits.

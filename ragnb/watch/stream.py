@@ -44,7 +44,7 @@ import pandas as pd
 from ragnb.errors import InputError, listed
 from ragnb.result import Analysis
 from ragnb.stats.betting import betting_sequence, stopping_times
-from ragnb.stats.bootstrap import DEFAULT_SEED
+from ragnb.vocab import DEFAULT_SEED
 
 #: Columns of :attr:`Watch.batches`.
 BATCH_COLUMNS = ("batch", "date", "n_batch", "n", "estimate", "low", "high", "status")

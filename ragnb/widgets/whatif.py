@@ -43,10 +43,10 @@ from ragnb.metrics.registry import metric_label
 from ragnb.metrics.score import Scores
 from ragnb.report.display import checks_html, headline_html, table_html
 from ragnb.result import LONG_CELL, display_name, finding
-from ragnb.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ragnb.strata.breakdown import Breakdown
 from ragnb.strata.spec import StrataSpec
 from ragnb.strata.whatif import REPORT_NOTEBOOK, WARNING, LogEntry, WhatIfState
+from ragnb.vocab import DEFAULT_RESAMPLES, DEFAULT_SEED
 
 if TYPE_CHECKING:
     import altair as alt

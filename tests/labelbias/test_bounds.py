@@ -188,3 +188,21 @@ except InputError as e:
                          cwd=Path(__file__).resolve().parents[2], timeout=120)
     assert out.returncode == 0, out.stderr
     assert "no exact bound for metric 'dcg@10'" in out.stdout
+
+
+def test_the_brute_force_check_covers_every_metric_with_bounds():
+    """Over the whole metric registry: every family that has exact bounds (declared on its
+    MetricSpec) is in METRICS above, so its lower and upper policy values are checked
+    against brute force; every other family is refused by name (no silent bounds)."""
+    from ragnb.labelbias.bounds import BOUND_FUNCS
+    from ragnb.metrics import REGISTRY
+
+    assert set(BOUND_FUNCS) <= {parse_metric(m).spec.name for m in METRICS}
+    ts = make_test_set({"q": {"a": 1}})
+    run = make_run({"q": ["a", "u"]}, "s")
+    for name, spec in REGISTRY.items():
+        if name in BOUND_FUNCS or not spec.uses_policy:
+            continue
+        text = f"{name}@2" if spec.cutoff else name
+        with pytest.raises(InputError, match="no exact bound for metric"):
+            label_bounds(ts, [run], text)
