@@ -50,7 +50,9 @@ CLICK = """async ([label, settle, limit]) => {
   const table = root.querySelector('.ragnb-whatif-table').parentElement;
   const chart = root.querySelector('.vega-embed').parentElement;
   const box = [...root.querySelectorAll('.widget-checkbox')].find(
-      b => b.innerText.trim().startsWith(label + ' ('));
+      b => b.innerText.replace(/\\u200b/g, '').trim().startsWith(label + ' ('));
+  if (!box) return {missing: [...root.querySelectorAll('.widget-checkbox')].map(
+      b => b.innerText.trim())};
   const input = box.querySelector('input');
   let tableAt = null, chartAt = null, t0 = null;
   const watch = (el, set) => new MutationObserver(() => set(performance.now()))
@@ -180,6 +182,9 @@ def measure(page, label: str, clicks: int, settle: int) -> list[dict]:
     out = []
     for i in range(clicks + 2):
         got = page.evaluate(CLICK, [label, settle, 30_000])
+        if "missing" in got:
+            raise SystemExit(f"no checkbox of stratum {label!r}; the widget shows "
+                             f"{got['missing']}")
         if got.get("timeout"):
             raise SystemExit(f"click {i}: the table or chart did not change within 30 s")
         if i >= 2:  # two warm-up clicks
