@@ -49,6 +49,7 @@ MAX_ROWS = 10_000
 RANGES: dict[str, tuple[int | float, int | float, str]] = {
     "resamples": (1, MAX_RESAMPLES, "bootstrap resamples"),
     "seed": (0, 2**63 - 1, "a seed"),
+    "jobs": (0, 1024, "processes, 0 = one per core"),
     "k": (1, MAX_CUTOFF, "a rank cut-off"),
     "upper_grade": (0, MAX_GRADE, "a grade"),
     "top_grade": (0, MAX_GRADE, "a grade"),

@@ -154,6 +154,10 @@ OPTIONS: dict[str, tuple[tuple[str, ...], dict]] = {
     "resamples": (("--resamples",), {
         "type": ranged("resamples"), "default": DEFAULT_RESAMPLES,
         "help": f"bootstrap resamples (default 10,000; at most {MAX_RESAMPLES:,})"}),
+    "jobs": (("--jobs", "-j"), {
+        "type": ranged("jobs"), "default": 1, "metavar": "N",
+        "help": "processes scoring runs at once (default 1; 0 = one per core); the output is "
+             "the serial output exactly"}),
     "seed": (("--seed",), {
         "type": ranged("seed"), "default": DEFAULT_SEED,
         "help": f"bootstrap seed (default {DEFAULT_SEED})"}),

@@ -24,7 +24,8 @@ def description() -> str:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    add(p, *INPUTS, *SCORING, "metrics", "relevance_level", "per_query", *STRATA, "ledger", *OUTPUT,
+    add(p, *INPUTS, *SCORING, "metrics", "relevance_level", "per_query", *STRATA, "ledger", "jobs",
+        *OUTPUT,
         run={"help": "a run to score (repeatable); NAME defaults to the file name"},
         metrics={"help": "metric name such as ndcg@10 (repeatable); see the list above"},
         per_query={"help": "print the per-query tidy table instead of means"},
@@ -55,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     manifest = split_manifest(ledger_dir, test_set)  # a ledger that does not verify: refused now
     metrics = [inputs.metric(m) for m in args.metric]  # the workspace's gain map for nDCG
     scores = score(test_set, runs, metrics, policy=args.policy, upper_grade=args.upper_grade,
-                   no_relevant=args.no_relevant, **options)
+                   no_relevant=args.no_relevant, jobs=args.jobs, **options)
     header = [f"# test set {test_set.name} ({len(test_set.queries)} queries), "
               f"label policy {scores.policy}, ranking order "
               + ", ".join(sorted(set(scores.orders.values())))]

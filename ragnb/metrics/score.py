@@ -215,6 +215,7 @@ def score(
     no_relevant: str = "keep",
     missing: str = "error",
     extra: str = "error",
+    jobs: int = 1,
 ) -> Scores:
     """Per-query metric values for every run and metric.
 
@@ -244,6 +245,10 @@ def score(
         Test-set queries a run has no ranking for.
     extra : {"error", "drop"}
         Run queries that the test set lacks.
+    jobs : int
+        Processes scoring runs at once (0: one per core): each reads and scores whole
+        runs, one at a time, and the table is assembled in the runs' order, so it is
+        the serial table exactly (:mod:`ragnb.metrics.parallel`).
     """
     for value, allowed, what in ((policy, POLICIES, "policy"), (no_relevant, NO_RELEVANT,
                                  "no_relevant"), (missing, MISSING, "missing"),
@@ -267,8 +272,6 @@ def score(
         if m.spec.uses_policy and policy not in m.spec.policies:
             raise InputError(f"metric {m.text} is not defined under the {policy!r} label policy; "
                              f"it is defined under {', '.join(m.spec.policies)}", key=m.text)
-    from ragnb.io import as_run
-
     run_list = _as_runs(runs)
     names = [r.name for r in run_list]
     if len(set(names)) != len(names):
@@ -292,25 +295,42 @@ def score(
 
     frames = []
     orders = {}
+    setting = (index, parsed, policy, upper_grade, keep_q, missing, extra)
+    from ragnb.metrics.parallel import scored_runs
+
     with progress.bar(len(run_list) * (1 + len(parsed)), "scoring", unit="step") as bar:
-        for i in range(len(run_list)):
-            run = as_run(run_list[i])
-            run_list[i] = None  # this loop holds the only reference: freed once scored
-            orders[run.name] = run.order
-            frames.extend(_score_run(run, index, parsed, policy, upper_grade, keep_q, missing,
-                                     extra, notes, bar))
-            del run
+        for name, order, run_frames, run_notes in scored_runs(run_list, setting, jobs, bar):
+            orders[name] = order
+            frames.extend(run_frames)
+            notes.extend(run_notes)
     table = pd.concat(frames, ignore_index=True)
     return Scores(table, policy, tuple(notes), index.query_ids[no_rel], orders)
 
 
+def score_item(item: Any, setting: tuple, bar=None
+               ) -> tuple[str, str, list[pd.DataFrame], list[Note]]:
+    """One run (a :class:`Run`, or a file read here) scored: its name, ranking order, frames
+    and notes; ``setting`` is ``(index, metrics, policy, upper_grade, keep, missing, extra)``.
+    """
+    from ragnb.io import as_run
+
+    run = as_run(item)
+    del item
+    notes: list[Note] = []
+    index, metrics, policy, upper_grade, keep, missing, extra = setting
+    frames = _score_run(run, index, metrics, policy, upper_grade, keep, missing, extra, notes,
+                        bar)
+    return run.name, run.order, frames, notes
+
+
 def _score_run(run: Run, index: JudgmentIndex, parsed: list[Metric], policy: Policy,
                upper_grade: int | None, keep_q: np.ndarray, missing: str, extra: str,
-               notes: list[Note], bar) -> list[pd.DataFrame]:
+               notes: list[Note], bar=None) -> list[pd.DataFrame]:
     """One run's frames (its notes appended to ``notes``); ``bar`` advances per step."""
     judged = judge_run(run, index, extra=extra,
                        missing="error" if missing == "error" else "empty")
-    bar.update(1)
+    if bar is not None:
+        bar.update(1)
     notes.extend(run.notes + judged.notes)
     run_keep = keep_q
     if missing == "drop":
