@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from ragnb.errors import InputError
 
-#: The scoring setting a worker received at start-up (see :func:`_start`).
-_SETTING: tuple | None = None
+#: The scoring function and setting a worker received at start-up (see :func:`_start`).
+_WORK: tuple | None = None
 
 
 def workers(jobs: int, runs: int) -> int:
@@ -49,48 +49,47 @@ def _check_main() -> None:
                          "jobs=1", key="jobs")
 
 
-def _start(setting: tuple) -> None:
+def _start(scorer: Callable, setting: tuple) -> None:
     """A worker's start-up: keep the setting, its metrics parsed again from their names
     (a metric object holds its registry entry, whose function need not pickle).
     """
     from ragnb.metrics import parse_metric
 
-    global _SETTING
+    global _WORK
     try:
         metrics = [parse_metric(text) for text in setting[1]]
     except InputError as e:
         raise InputError(f"{e} in a fresh worker process: a metric or gain map registered "
                          "in this session only cannot be scored in parallel; use jobs=1",
                          key="jobs") from e
-    _SETTING = (setting[0], metrics, *setting[2:])
+    _WORK = (scorer, (setting[0], metrics, *setting[2:]))
 
 
 def _score(item: Any) -> tuple:
-    from ragnb.metrics.score import score_item
+    assert _WORK is not None, "worker started without its setting"
+    scorer, setting = _WORK
+    return scorer(item, setting)
 
-    assert _SETTING is not None, "worker started without its setting"
-    return score_item(item, _SETTING)
 
-
-def scored_runs(runs: list, setting: tuple, jobs: int, bar) -> Iterator[tuple]:
-    """``(name, order, frames, notes)`` of every run, in order; ``runs`` is emptied as it
-    goes (the loop holds the only reference to each run, freed once scored).
+def scored_runs(scorer: Callable, runs: list, setting: tuple, jobs: int, bar
+                ) -> Iterator[tuple]:
+    """``scorer(run, setting[, bar])`` (:func:`ragnb.metrics.score.score_item`: ``(name,
+    order, frames, notes)``) of every run, in order; ``runs`` is emptied as it goes (the
+    loop holds the only reference to each run, freed once scored).
     """
-    from ragnb.metrics.score import score_item
-
     steps = 1 + len(setting[1])
     n = workers(jobs, len(runs))
     if n == 1:
         for i in range(len(runs)):
             item, runs[i] = runs[i], None
-            yield score_item(item, setting, bar)
+            yield scorer(item, setting, bar)
             del item
         return
     _check_main()
     context = multiprocessing.get_context("spawn")
     portable = (setting[0], [m.text for m in setting[1]], *setting[2:])
     with ProcessPoolExecutor(n, mp_context=context, initializer=_start,
-                             initargs=(portable,)) as pool:
+                             initargs=(scorer, portable)) as pool:
         futures = [pool.submit(_score, runs[i]) for i in range(len(runs))]
         runs[:] = [None] * len(runs)
         for future in futures:

@@ -299,7 +299,8 @@ def score(
     from ragnb.metrics.parallel import scored_runs
 
     with progress.bar(len(run_list) * (1 + len(parsed)), "scoring", unit="step") as bar:
-        for name, order, run_frames, run_notes in scored_runs(run_list, setting, jobs, bar):
+        for name, order, run_frames, run_notes in scored_runs(score_item, run_list, setting,
+                                                                  jobs, bar):
             orders[name] = order
             frames.extend(run_frames)
             notes.extend(run_notes)
