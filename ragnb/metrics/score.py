@@ -27,6 +27,7 @@ from ragnb.io.run import Run
 from ragnb.io.testset import Note, TestSet
 from ragnb.metrics import JudgmentIndex, Metric, judge_run, parse_metric
 from ragnb.metrics.judged import POLICIES, JudgedRun, Policy
+from ragnb.metrics.parallel import scored_runs
 from ragnb.vocab import EXTRA, MISSING, NO_RELEVANT
 
 SCORE_COLUMNS = ["config", "query_id", "metric", "value"]
@@ -296,11 +297,9 @@ def score(
     frames = []
     orders = {}
     setting = (index, parsed, policy, upper_grade, keep_q, missing, extra)
-    from ragnb.metrics.parallel import scored_runs
-
     with progress.bar(len(run_list) * (1 + len(parsed)), "scoring", unit="step") as bar:
-        for name, order, run_frames, run_notes in scored_runs(score_item, run_list, setting,
-                                                                  jobs, bar):
+        for name, order, run_frames, run_notes in scored_runs(
+                score_item, run_list, setting, jobs, bar):
             orders[name] = order
             frames.extend(run_frames)
             notes.extend(run_notes)

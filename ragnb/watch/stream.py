@@ -172,12 +172,11 @@ def stopping(d, batch_size: int, *, margin: float = 0.0, alpha: float = 0.05,
     for gain in effects:
         x = np.clip(rng.choice(pool, (streams, batches * batch_size)) + gain / 100, -1, 1)
         up, down = stopping_times(x, above=margin / 100, below=0.0, alpha=alpha)
-        t = np.where(up > 0, up, np.inf)
-        t = np.minimum(t, np.where(down > 0, down, np.inf))
+        t_up, t_down = np.where(up > 0, up, np.inf), np.where(down > 0, down, np.inf)
+        t = np.minimum(t_up, t_down)
         batch = np.ceil(t / batch_size)
         half = float(np.quantile(batch, 0.5, method="inverted_cdf"))
-        wrong = (down > 0) & (down <= np.where(up > 0, up, np.inf)) if gain > 0 else (
-            (up > 0) & (up <= np.where(down > 0, down, np.inf)))
+        wrong = np.isfinite(t) & ((t_down <= t_up) if gain > 0 else (t_up <= t_down))
         rows.append((float(gain), int(batch_size), batches, float(np.isfinite(t).mean()),
                      half if math.isfinite(half) else math.nan,
                      half * batch_size if math.isfinite(half) else math.nan,
