@@ -55,6 +55,8 @@ _EXPORTS = {
     "four_cell": "ragnb.fit",
     "score": "ragnb.metrics.score",
     "Scores": "ragnb.metrics.score",
+    "read_scores": "ragnb.metrics.store",
+    "write_scores": "ragnb.metrics.store",
     "label_bounds": "ragnb.labelbias",
     "three_way": "ragnb.labelbias",
     "Ledger": "ragnb.ledger",

@@ -344,6 +344,10 @@ class Inputs:
     #: selection inflation (:func:`split_figure`) reuses its test set and ledger match.
     workspace: Any = field(default=None, compare=False, repr=False)
 
+    def cluster(self, given: str | None) -> str | None:
+        """``--cluster``, else the workspace's ``[cluster] address``, else None (this machine)."""
+        return given or (self.workspace.cluster if self.workspace is not None else None)
+
     def metric(self, text: str) -> str:
         """A metric with the workspace's gain map when it is an nDCG naming none
         (:func:`ragnb.metrics.registry.with_gain`), and the relevance level when it is a

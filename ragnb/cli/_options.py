@@ -158,6 +158,11 @@ OPTIONS: dict[str, tuple[tuple[str, ...], dict]] = {
         "type": ranged("jobs"), "default": 1, "metavar": "N",
         "help": "processes scoring runs at once (default 1; 0 = one per core); the output is "
              "the serial output exactly"}),
+    "cluster": (("--cluster",), {
+        "default": None, "metavar": "ADDRESS",
+        "help": "score the runs on a dask.distributed cluster, one run a task (tcp://host:8786; "
+             "default: the workspace's [cluster] address; pip install 'ragnb[dask]'); the "
+             "output is the serial output exactly"}),
     "seed": (("--seed",), {
         "type": ranged("seed"), "default": DEFAULT_SEED,
         "help": f"bootstrap seed (default {DEFAULT_SEED})"}),

@@ -35,7 +35,7 @@ SHOW = ["metric", "challenger", "stratum", "n", "baseline_mean", "challenger_mea
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add(p, "judgments", "workspace", "split", *SCORING, "baseline", "challenger", "metrics",
-        "relevance_level", *STRATA, *RESAMPLING, "ledger", "jobs", *OUTPUT,
+        "relevance_level", *STRATA, *RESAMPLING, "ledger", "jobs", "cluster", *OUTPUT,
         baseline={"required": True, "metavar": "NAME=FILE",
                   "help": "the baseline run (with --workspace: its config)"},
         challenger={"required": True, "metavar": "NAME=FILE",
@@ -83,7 +83,8 @@ def run(args: argparse.Namespace) -> int:
     metrics = list(dict.fromkeys(str(parse_metric(inputs.metric(m))) for m in metrics))
     baseline_name = runs[0].name
     scores = score(test_set, runs, metrics, policy=args.policy, upper_grade=args.upper_grade,
-                   no_relevant=args.no_relevant, jobs=args.jobs, **inputs.options)
+                   no_relevant=args.no_relevant, jobs=args.jobs,
+                   cluster=inputs.cluster(args.cluster), **inputs.options)
     notes = [*test_set.notes, *scores.notes]
     strata = None
     if args.by:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 
 from ragnb.cli._options import INPUTS, OUTPUT, SCORING, STRATA, add
 
@@ -25,10 +26,13 @@ def description() -> str:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add(p, *INPUTS, *SCORING, "metrics", "relevance_level", "per_query", *STRATA, "ledger", "jobs",
+        "cluster",
         *OUTPUT,
         run={"help": "a run to score (repeatable); NAME defaults to the file name"},
         metrics={"help": "metric name such as ndcg@10 (repeatable); see the list above"},
-        per_query={"help": "print the per-query tidy table instead of means"},
+        per_query={"help": "print the per-query tidy table instead of means; with --out "
+                            "FOLDER/ (a trailing /) it is written as a Parquet table "
+                            "partitioned by config (ragnb.read_scores reads it)"},
         by={"help": "per-stratum means: one row per config, metric and value of COLUMN (in "
                     "--strata, or in the test set's query metadata, e.g. intent)"})
 
@@ -56,7 +60,8 @@ def run(args: argparse.Namespace) -> int:
     manifest = split_manifest(ledger_dir, test_set)  # a ledger that does not verify: refused now
     metrics = [inputs.metric(m) for m in args.metric]  # the workspace's gain map for nDCG
     scores = score(test_set, runs, metrics, policy=args.policy, upper_grade=args.upper_grade,
-                   no_relevant=args.no_relevant, jobs=args.jobs, **options)
+                   no_relevant=args.no_relevant, jobs=args.jobs,
+                   cluster=inputs.cluster(args.cluster), **options)
     header = [f"# test set {test_set.name} ({len(test_set.queries)} queries), "
               f"label policy {scores.policy}, ranking order "
               + ", ".join(sorted(set(scores.orders.values())))]
@@ -81,7 +86,36 @@ def run(args: argparse.Namespace) -> int:
         table = stratum_means(scores.table, labels, args.by)
         if args.per_query:
             table = scores.table.assign(**{args.by: scores.table["query_id"].map(labels)})
+    if args.out and is_folder(args.out):
+        return _write_table(scores, args, header)
     emit(table, args.format, args.out, header, points=("mean", "value"))
+    return 0
+
+
+def is_folder(out: str) -> bool:
+    """``--out`` names a folder (a trailing separator, or one that exists): a score table."""
+    from pathlib import Path
+
+    return out.endswith(("/", os.sep)) or Path(out).is_dir()
+
+
+def _write_table(scores, args: argparse.Namespace, header: list[str]) -> int:
+    """The per-query scores as a partitioned Parquet table (:mod:`ragnb.metrics.store`)."""
+    import sys
+
+    from ragnb.cli._common import terminal_safe
+    from ragnb.errors import InputError
+    from ragnb.metrics.store import write_scores
+
+    if not args.per_query or args.by:
+        raise InputError("a folder holds the per-query score table: give --per-query (and no "
+                         "--by; strata are applied when it is read)", key="--out")
+    folder = write_scores(scores, args.out)
+    for line in header:
+        print(terminal_safe(line), file=sys.stderr)
+    print(terminal_safe(f"# wrote {len(scores.table):,} per-query scores of "
+                        f"{len(scores.configs)} configs to {folder}/ (Parquet, one partition "
+                        "per config; ragnb.read_scores reads it back)"), file=sys.stderr)
     return 0
 
 

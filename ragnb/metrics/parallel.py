@@ -12,6 +12,15 @@ pool costs about a second of imports per worker and pays off from a few
 runs of some size (``benchmarks/bench_sweep.py``). As with any ``spawn`` pool, a
 script that scores with ``jobs > 1`` keeps its work under
 ``if __name__ == "__main__":`` (the workers import it again).
+
+With ``cluster`` (a dask.distributed scheduler's address, or a ``Client``; the
+``ragnb[dask]`` extra) the runs go to that cluster's workers instead: the
+setting is scattered to every worker once, each run is one task, and the
+results come back in the runs' order, so the table is again the serial one bit
+for bit (the same :func:`~ragnb.metrics.score.score_item` on the same inputs).
+Runs given as paths are read by the worker that scores them: on a cluster of
+several machines the paths must name the same files there (a shared file
+system); runs in memory travel with their task. Statistics stay on the client.
 """
 from __future__ import annotations
 
@@ -71,12 +80,93 @@ def _score(item: Any) -> tuple:
     return scorer(item, setting)
 
 
-def scored_runs(scorer: Callable, runs: list, setting: tuple, jobs: int, bar
-                ) -> Iterator[tuple]:
-    """``scorer(run, setting[, bar])`` (:func:`ragnb.metrics.score.score_item`: ``(name,
-    order, frames, notes)``) of every run, in order; ``runs`` is emptied as it goes (the
-    loop holds the only reference to each run, freed once scored).
+def _portable(setting: tuple) -> tuple:
+    """The setting with its metrics as names (parsed again where it is used)."""
+    return (setting[0], [m.text for m in setting[1]], *setting[2:])
+
+
+def client(cluster: Any):
+    """A dask.distributed ``Client`` for ``cluster`` and whether it is ours to close:
+    an address (``tcp://host:8786``) is connected to; a ``Client`` is used as is.
+
+    Raises
+    ------
+    InputError
+        Without the ``dask`` extra, or when no scheduler answers at the address.
     """
+    try:
+        from distributed import Client
+    except ImportError as e:
+        raise InputError("scoring on a cluster needs dask.distributed: "
+                         "pip install 'ragnb[dask]'", key="cluster") from e
+    if isinstance(cluster, Client):
+        return cluster, False
+    if not isinstance(cluster, str) or not cluster.strip():
+        raise InputError(f"cluster must be a scheduler address such as tcp://host:8786 or a "
+                         f"distributed.Client, got {cluster!r}", key="cluster")
+    try:
+        return Client(cluster.strip(), timeout=CONNECT_SECONDS), True
+    except (OSError, TimeoutError) as e:
+        raise InputError(f"no dask scheduler answered at {cluster.strip()} within "
+                         f"{CONNECT_SECONDS} s ({type(e).__name__}: {e})",
+                         key="cluster") from e
+
+
+#: Seconds to wait for a scheduler before the address is reported as not answering.
+CONNECT_SECONDS = 10
+
+
+def _on_worker(scorer: Callable, item: Any, portable: tuple, version: str) -> tuple:
+    """One run scored on a cluster worker; a worker with another ragnb is refused (its
+    scores could differ from the client's).
+    """
+    import ragnb
+
+    if ragnb.__version__ != version:
+        raise InputError(f"a cluster worker has ragnb {ragnb.__version__} and the client "
+                         f"{version}: install the same version on every worker",
+                         key="cluster")
+    from ragnb.metrics import parse_metric
+
+    setting = (portable[0], [parse_metric(text) for text in portable[1]], *portable[2:])
+    return scorer(item, setting)
+
+
+def _cluster_runs(scorer: Callable, runs: list, setting: tuple, cluster: Any, bar
+                  ) -> Iterator[tuple]:
+    import uuid
+
+    import ragnb
+
+    steps = 1 + len(setting[1])
+    dask, own = client(cluster)
+    try:
+        [shared] = dask.scatter([_portable(setting)], broadcast=True, hash=False)
+        batch = uuid.uuid4().hex
+        futures = [dask.submit(_on_worker, scorer, runs[i], shared, ragnb.__version__,
+                               key=f"ragnb-score-{batch}-{i}", pure=False)
+                   for i in range(len(runs))]
+        runs[:] = [None] * len(runs)
+        for i, future in enumerate(futures):
+            result = future.result()
+            futures[i] = None  # released: the worker may drop the result
+            bar.update(steps)
+            yield result
+    finally:
+        if own:
+            dask.close()
+
+
+def scored_runs(scorer: Callable, runs: list, setting: tuple, jobs: int, bar,
+                cluster: Any = None) -> Iterator[tuple]:
+    """``scorer(run, setting[, bar])`` (:func:`ragnb.metrics.score.score_item`: ``(name,
+    order, frames, notes)``) of every run, in order, in ``jobs`` processes or on
+    ``cluster``; ``runs`` is emptied as it goes (the loop holds the only reference to
+    each run, freed once scored).
+    """
+    if cluster is not None:
+        yield from _cluster_runs(scorer, runs, setting, cluster, bar)
+        return
     steps = 1 + len(setting[1])
     n = workers(jobs, len(runs))
     if n == 1:
@@ -87,9 +177,8 @@ def scored_runs(scorer: Callable, runs: list, setting: tuple, jobs: int, bar
         return
     _check_main()
     context = multiprocessing.get_context("spawn")
-    portable = (setting[0], [m.text for m in setting[1]], *setting[2:])
     with ProcessPoolExecutor(n, mp_context=context, initializer=_start,
-                             initargs=(scorer, portable)) as pool:
+                             initargs=(scorer, _portable(setting))) as pool:
         futures = [pool.submit(_score, runs[i]) for i in range(len(runs))]
         runs[:] = [None] * len(runs)
         for future in futures:

@@ -217,6 +217,7 @@ def score(
     missing: str = "error",
     extra: str = "error",
     jobs: int = 1,
+    cluster: Any = None,
 ) -> Scores:
     """Per-query metric values for every run and metric.
 
@@ -250,6 +251,10 @@ def score(
         Processes scoring runs at once (0: one per core): each reads and scores whole
         runs, one at a time, and the table is assembled in the runs' order, so it is
         the serial table exactly (:mod:`ragnb.metrics.parallel`).
+    cluster : str or distributed.Client, optional
+        Score the runs on a dask.distributed cluster instead (a scheduler address such as
+        ``tcp://host:8786``, or a client; ``pip install 'ragnb[dask]'``): one task per run,
+        the table again the serial one exactly. ``jobs`` is then ignored.
     """
     for value, allowed, what in ((policy, POLICIES, "policy"), (no_relevant, NO_RELEVANT,
                                  "no_relevant"), (missing, MISSING, "missing"),
@@ -299,7 +304,7 @@ def score(
     setting = (index, parsed, policy, upper_grade, keep_q, missing, extra)
     with progress.bar(len(run_list) * (1 + len(parsed)), "scoring", unit="step") as bar:
         for name, order, run_frames, run_notes in scored_runs(
-                score_item, run_list, setting, jobs, bar):
+                score_item, run_list, setting, jobs, bar, cluster):
             orders[name] = order
             frames.extend(run_frames)
             notes.extend(run_notes)

@@ -106,7 +106,8 @@ def _computed(workspace, split: str, names: list[str], n: int, metric: str, poli
     from ragnb.workspace.splits import score_splits
 
     test_sets, runs = workspace.splits([split], names)
-    table, _ = score_splits(test_sets, runs, metric, policy=policy, **workspace.score_options)
+    table, _ = score_splits(test_sets, runs, metric, policy=policy,
+                            cluster=workspace.cluster, **workspace.score_options)
     wide = table.pivot(index="query_id", columns="config", values="value")[names]
     return split_inflation(split, n, scores=wide.dropna().to_numpy(), seed=seed)
 

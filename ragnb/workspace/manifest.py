@@ -58,6 +58,9 @@ example (every key is optional except ``test_sets``)::
     old_version = "production-v1.jsonl"
     holdout_split = "golden"
     holdout_run = "champion-with-holdout.jsonl"
+
+    [cluster]                     # score runs on a dask.distributed cluster (ragnb[dask])
+    address = "tcp://scheduler:8786"
     declared_sources = { ticket = 0.5, search = 0.3, sales = 0.2 }
     bucket_column = "intent"
 
@@ -248,6 +251,9 @@ SECTIONS: dict[str, dict[str, str]] = {
                "bucket_column": "query field defining buckets",
                "answer_grade": "the grade that answers a query"},
     "display_names": {"CONFIG": "the name shown for a config"},
+    "cluster": {"address": "a dask.distributed scheduler (tcp://host:8786) that scores the runs "
+                           "of every page and command of this workspace, one run a task; needs "
+                           "pip install 'ragnb[dask]'; the scores are the serial ones exactly"},
     "report": {k: h for k, (_, h) in REPORT_KEYS.items()},
     "gate": {
         "split": "the test set gated on (default: [report] test_set, else production, golden, "
@@ -356,6 +362,8 @@ class Manifest:
     report_by_notebook: dict[str, dict[str, Any]] = field(default_factory=dict)
     gate: GateRules | None = None
     watch: WatchRules | None = None
+    #: ``[cluster] address``: the dask scheduler that scores this workspace's runs.
+    cluster: str | None = None
 
     @property
     def root(self) -> Path:
@@ -662,7 +670,7 @@ def parse_manifest(path: str | Path) -> Manifest:
         raise InputError("not valid TOML (nested too deeply)", source=path) from None
     check = _Checker(path)
     check.known(data, ("workspace", "test_sets", "rounds", "labels", "codetasks", "health",
-                       "display_names", "report", "gains", "gate", "watch"), "")
+                       "display_names", "report", "gains", "gate", "watch", "cluster"), "")
     ws = check.table(data, "workspace", "")
     check.known(ws, tuple(SECTIONS["workspace"]), "workspace.")
     order = check.text(ws, "order", "workspace.", "score", ORDERS)
@@ -775,6 +783,12 @@ def parse_manifest(path: str | Path) -> Manifest:
                 check.metric(v, f"{where}{k}")
 
     gate = _gate(check, data) if "gate" in data else None
+    cluster = check.table(data, "cluster", "")
+    check.known(cluster, tuple(SECTIONS["cluster"]), "cluster.")
+    address = _optional_text(check, cluster, "address", "cluster.")
+    if address is not None and "://" not in address:
+        raise check.fail("cluster.address", f"must be a scheduler address such as "
+                                            f"tcp://host:8786, got {address!r}")
     watch = _watch(check, data) if "watch" in data else None
     refs = [("labels.test_set", labels.get("test_set")), ("health.test_set",
                                                           health.get("test_set")),
@@ -794,7 +808,7 @@ def parse_manifest(path: str | Path) -> Manifest:
         codetasks_missing=codetasks_missing, codetasks_extra=codetasks_extra,
         health=health, display_names={str(k): v for k, v in names.items()}, gain=gain,
         report=report, report_by_notebook=per_notebook, gate=gate, watch=watch,
-        relevance_level=level,
+        relevance_level=level, cluster=address,
     )
 
 

@@ -269,6 +269,11 @@ class Workspace:
         """``extra`` and ``missing`` for :func:`ragnb.metrics.score.score`."""
         return {"extra": self.manifest.extra, "missing": self.manifest.missing}
 
+    @property
+    def cluster(self) -> str | None:
+        """``[cluster] address``: the dask scheduler that scores this workspace's runs."""
+        return self.manifest.cluster
+
     def strata_entry(self, name: str) -> StrataEntry | None:
         return self.test_set_entry(name).strata
 
