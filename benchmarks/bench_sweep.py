@@ -1,4 +1,4 @@
-"""A sweep of many runs: ``ragnb score`` serial against ``--jobs N``, outputs compared.
+"""A sweep of many runs: ``ragnb score`` serial, ``--jobs N`` and a dask LocalCluster, compared.
 
 Data (generated once under the temp dir, never the repository): the workload of
 ``bench_metrics.py`` (TREC qrels and run, 30% of the top ranks unjudged) at
@@ -10,7 +10,10 @@ holds only the distinct files).
 
 Measured, each in a fresh subprocess: ``ragnb.score`` of every run (four metrics,
 the per-query table written as CSV, as ``ragnb score --per-query --format csv``
-does) with ``jobs`` = 1 and each of ``--jobs``. Printed: wall seconds, the
+does) with ``jobs`` = 1, each of ``--jobs``, and on a ``LocalCluster`` of
+``--cluster-workers`` single-threaded worker processes (``cluster=``, the
+``ragnb[dask]`` extra; its start-up, printed apart, is not in the wall time, as
+a team's cluster is up before the sweep). Printed: wall seconds, the
 speed-up over serial, peak resident memory of the main process and of the
 largest worker (``ru_maxrss`` of the waited children), the machine's load, and
 whether the CSV is byte-identical to the serial one (sha256).
@@ -74,21 +77,36 @@ def sweep(folder: Path, files: list[Path], runs: int) -> list[Path]:
     return links
 
 
-def child(qrels: str, runs: list[str], jobs: int, out: str, result: str) -> None:
+def child(qrels: str, runs: list[str], jobs: str, out: str, result: str) -> None:
+    """One measurement: ``jobs`` is a count, or ``cluster:N`` (a LocalCluster of N)."""
     from ragnb.metrics.score import score
 
+    up = 0.0
+    if jobs.startswith("cluster:"):
+        from distributed import LocalCluster
+
+        t0 = time.perf_counter()
+        cluster = LocalCluster(n_workers=int(jobs.split(":")[1]), threads_per_worker=1,
+                               processes=True, dashboard_address=":0", host="127.0.0.1")
+        up = time.perf_counter() - t0
+        options = {"cluster": cluster.scheduler_address}
+    else:
+        cluster, options = None, {"jobs": int(jobs)}
     t0 = time.perf_counter()
-    s = score(qrels, runs, list(METRICS), jobs=jobs)
+    s = score(qrels, runs, list(METRICS), **options)
     s.table.to_csv(out, index=False)
     wall = time.perf_counter() - t0
+    if cluster is not None:
+        cluster.close()   # its workers are waited for: their peak is in RUSAGE_CHILDREN
     main_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    workers_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss if jobs != 1 else 0
+    workers_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss if jobs != "1" else 0
     Path(result).write_text(json.dumps({"wall": wall, "main_kb": main_kb,
-                                        "workers_kb": workers_kb}))
+                                        "workers_kb": workers_kb, "up": up}))
 
 
-def measure(qrels: Path, runs: list[Path], jobs: int, folder: Path) -> dict:
-    out, result = folder / f"scores-{jobs}.csv", folder / f"result-{jobs}.json"
+def measure(qrels: Path, runs: list[Path], jobs: str, folder: Path) -> dict:
+    tag = jobs.replace(":", "-")
+    out, result = folder / f"scores-{tag}.csv", folder / f"result-{tag}.json"
     load = os.getloadavg()[0]
     subprocess.run([sys.executable, __file__, "--child", str(qrels), str(jobs), str(out),
                     str(result), *map(str, runs)], check=True)
@@ -104,7 +122,7 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "--child":
         qrels, jobs, out, result, *runs = argv[1:]
-        child(qrels, runs, int(jobs), out, result)
+        child(qrels, runs, jobs, out, result)
         return 0
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--runs", type=int, default=40)
@@ -112,6 +130,8 @@ def main(argv=None) -> int:
     p.add_argument("--depth", type=int, default=20)
     p.add_argument("--distinct", type=int, default=4, help="distinct run files (default 4)")
     p.add_argument("--jobs", default="2", help="comma-separated job counts against serial")
+    p.add_argument("--cluster-workers", type=int, default=2,
+                   help="workers of the LocalCluster row (default 2; 0: no cluster row)")
     p.add_argument("--seed", type=int, default=20261207)
     p.add_argument("--cache", type=Path,
                    default=Path(tempfile.gettempdir()) / "ragnb-bench-sweep")
@@ -122,18 +142,23 @@ def main(argv=None) -> int:
     qrels, run = generate(folder, args.queries, args.depth, 0.3, 0.0, args.seed)
     files = variants(folder, run, args.distinct, args.seed)
     runs = sweep(folder, files, args.runs)
-    counts = [1, *(int(j) for j in args.jobs.split(","))]
+    counts = ["1", *(str(int(j)) for j in args.jobs.split(","))]
+    if args.cluster_workers:
+        counts.append(f"cluster:{args.cluster_workers}")
     print(f"# {args.runs} runs x {args.queries:,} queries x depth {args.depth} "
           f"({args.distinct} distinct files), {len(METRICS)} metrics, per-query CSV; "
           f"{os.cpu_count()} cores")
-    print("| jobs | wall s | speed-up | peak RSS main / largest worker MB | identical | load |")
+    print("| scored by | wall s | speed-up | peak RSS main / largest worker MB | identical | "
+          "load |")
     print("|---:|---:|---:|---:|---|---|")
     serial = None
     for jobs in counts:
         got = measure(qrels, runs, jobs, folder)
         serial = serial or got
         worker = f"{got['workers_kb'] / 1024:.0f}" if got["workers_kb"] else "—"
-        print(f"| {jobs} | {got['wall']:.1f} | {serial['wall'] / got['wall']:.2f}x | "
+        label = (f"LocalCluster, {jobs.split(':')[1]} workers (up in {got['up']:.1f} s)"
+                 if jobs.startswith("cluster:") else f"--jobs {jobs}")
+        print(f"| {label} | {got['wall']:.1f} | {serial['wall'] / got['wall']:.2f}x | "
               f"{got['main_kb'] / 1024:.0f} / {worker} | "
               f"{'yes' if got['sha256'] == serial['sha256'] else 'NO'} | "
               f"{got['load'][0]:.2f}-{got['load'][1]:.2f} |")

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 
 from ragnb.cli._options import INPUTS, OUTPUT, SCORING, STRATA, add
 
@@ -46,7 +47,9 @@ def run(args: argparse.Namespace) -> int:
         split_figure,
         split_manifest,
         strata_labels,
+        terminal_safe,
     )
+    from ragnb.errors import InputError
     from ragnb.metrics import parse_metric
     from ragnb.metrics.registry import metric_label
     from ragnb.metrics.score import score
@@ -59,25 +62,49 @@ def run(args: argparse.Namespace) -> int:
     ledger_dir = inputs.ledger
     manifest = split_manifest(ledger_dir, test_set)  # a ledger that does not verify: refused now
     metrics = [inputs.metric(m) for m in args.metric]  # the workspace's gain map for nDCG
-    scores = score(test_set, runs, metrics, policy=args.policy, upper_grade=args.upper_grade,
-                   no_relevant=args.no_relevant, jobs=args.jobs,
-                   cluster=inputs.cluster(args.cluster), **options)
+    folder = bool(args.out) and is_folder(args.out)
+    if folder and (not args.per_query or args.by):
+        raise InputError("a folder holds the per-query score table: give --per-query (and no "
+                         "--by; strata are applied when it is read)", key="--out")
+
+    def guard(means) -> None:
+        first = means[means["metric"] == means["metric"].iloc[0]]
+        values = dict(zip(first["config"], first["mean"]))
+        # one scoring per config, whatever the number of metrics (each is scored once a run)
+        one = means["metric"].nunique() == 1
+        guard_sealed(ledger_dir, manifest, values if one else dict.fromkeys(values),
+                     ", ".join(dict.fromkeys(means["metric"])))
+
+    scoring = {"policy": args.policy, "upper_grade": args.upper_grade,
+               "no_relevant": args.no_relevant, "jobs": args.jobs,
+               "cluster": inputs.cluster(args.cluster), **options}
+    if folder:  # written run by run: one run's scores in memory, whatever the sweep
+        from ragnb.metrics.store import score_into
+
+        written = score_into(args.out, test_set, runs, metrics, check=guard, **scoring)
+        policy, orders, notes, means = (written.policy, written.orders, written.notes,
+                                        written.means)
+    else:
+        scores = score(test_set, runs, metrics, **scoring)
+        policy, orders, notes, means = (scores.policy, dict(scores.orders), scores.notes,
+                                        scores.means())
+        guard(means)
     header = [f"# test set {test_set.name} ({len(test_set.queries)} queries), "
-              f"label policy {scores.policy}, ranking order "
-              + ", ".join(sorted(set(scores.orders.values())))]
+              f"label policy {policy}, ranking order " + ", ".join(sorted(set(orders.values())))]
     named = [(str(parse_metric(m)), metric_label(str(parse_metric(m)))) for m in metrics]
     header += [f"# {label}" for text, label in named if label != text]   # the nDCG gain
-    means = scores.means()
-    first = means[means["metric"] == means["metric"].iloc[0]]
-    values = dict(zip(first["config"], first["mean"]))
-    # one scoring per config, whatever the number of metrics (each is scored once per run)
-    one = means["metric"].nunique() == 1
-    guard_sealed(ledger_dir, manifest, values if one else dict.fromkeys(values),
-                 ", ".join(dict.fromkeys(means["metric"])))
     header += ledger_line(manifest, ledger_dir,
-                          split_figure(inputs, manifest, metrics[0], scores.policy),
+                          split_figure(inputs, manifest, metrics[0], policy),
                           test_set=test_set)
-    header += [f"# note: {n}" for n in (*test_set.notes, *scores.notes)]
+    header += [f"# note: {n}" for n in (*test_set.notes, *notes)]
+    if folder:
+        rows = int(means["n"].sum())
+        header += [f"# wrote {rows:,} per-query scores of {means['config'].nunique()} configs "
+                   f"to {written.path}/ (Parquet, one partition per config; ragnb.read_scores "
+                   "reads it back)"]
+        for line in header:
+            print(terminal_safe(line), file=sys.stderr)
+        return 0
     table = scores.table if args.per_query else means
     if args.by:
         scored = scores.table["query_id"].unique()
@@ -86,8 +113,6 @@ def run(args: argparse.Namespace) -> int:
         table = stratum_means(scores.table, labels, args.by)
         if args.per_query:
             table = scores.table.assign(**{args.by: scores.table["query_id"].map(labels)})
-    if args.out and is_folder(args.out):
-        return _write_table(scores, args, header)
     emit(table, args.format, args.out, header, points=("mean", "value"))
     return 0
 
@@ -97,26 +122,6 @@ def is_folder(out: str) -> bool:
     from pathlib import Path
 
     return out.endswith(("/", os.sep)) or Path(out).is_dir()
-
-
-def _write_table(scores, args: argparse.Namespace, header: list[str]) -> int:
-    """The per-query scores as a partitioned Parquet table (:mod:`ragnb.metrics.store`)."""
-    import sys
-
-    from ragnb.cli._common import terminal_safe
-    from ragnb.errors import InputError
-    from ragnb.metrics.store import write_scores
-
-    if not args.per_query or args.by:
-        raise InputError("a folder holds the per-query score table: give --per-query (and no "
-                         "--by; strata are applied when it is read)", key="--out")
-    folder = write_scores(scores, args.out)
-    for line in header:
-        print(terminal_safe(line), file=sys.stderr)
-    print(terminal_safe(f"# wrote {len(scores.table):,} per-query scores of "
-                        f"{len(scores.configs)} configs to {folder}/ (Parquet, one partition "
-                        "per config; ragnb.read_scores reads it back)"), file=sys.stderr)
-    return 0
 
 
 def stratum_means(table, labels, column: str):

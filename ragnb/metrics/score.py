@@ -12,7 +12,7 @@ makes an out-of-scope stratum's difference exactly zero) and reports the count;
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
@@ -256,6 +256,26 @@ def score(
         ``tcp://host:8786``, or a client; ``pip install 'ragnb[dask]'``): one task per run,
         the table again the serial one exactly. ``jobs`` is then ignored.
     """
+    setting, run_list, notes, no_relevant_ids = plan(
+        test_set, runs, metrics, policy=policy, upper_grade=upper_grade,
+        no_relevant=no_relevant, missing=missing, extra=extra)
+    frames = []
+    orders = {}
+    for name, order, run_frames, run_notes in scoring(setting, run_list, jobs, cluster):
+        orders[name] = order
+        frames.extend(run_frames)
+        notes.extend(run_notes)
+    table = pd.concat(frames, ignore_index=True)
+    return Scores(table, policy, tuple(notes), no_relevant_ids, orders)
+
+
+def plan(test_set: Any, runs: Any, metrics: Any, *, policy: Policy, upper_grade: int | None,
+         no_relevant: str, missing: str, extra: str
+         ) -> tuple[tuple, list, list[Note], pd.Index]:
+    """Everything :func:`score` checks and prepares before it scores a run: the setting
+    of :func:`score_item`, the runs (unread where given as files), the notes so far and
+    the queries with no relevant passage.
+    """
     for value, allowed, what in ((policy, POLICIES, "policy"), (no_relevant, NO_RELEVANT,
                                  "no_relevant"), (missing, MISSING, "missing"),
                                  (extra, EXTRA, "extra")):
@@ -299,17 +319,16 @@ def score(
         notes.append(Note("no_relevant", int(no_rel.sum()),
                           f"queries with no passage judged relevant (grade >= 1): {what}"))
 
-    frames = []
-    orders = {}
     setting = (index, parsed, policy, upper_grade, keep_q, missing, extra)
-    with progress.bar(len(run_list) * (1 + len(parsed)), "scoring", unit="step") as bar:
-        for name, order, run_frames, run_notes in scored_runs(
-                score_item, run_list, setting, jobs, bar, cluster):
-            orders[name] = order
-            frames.extend(run_frames)
-            notes.extend(run_notes)
-    table = pd.concat(frames, ignore_index=True)
-    return Scores(table, policy, tuple(notes), index.query_ids[no_rel], orders)
+    return setting, run_list, notes, index.query_ids[no_rel]
+
+
+def scoring(setting: tuple, run_list: list, jobs: int = 1, cluster: Any = None
+            ) -> Iterator[tuple[str, str, list[pd.DataFrame], list[Note]]]:
+    """:func:`score_item` of each of :func:`plan`'s runs, in order, under a progress bar."""
+    steps = 1 + len(setting[1])
+    with progress.bar(len(run_list) * steps, "scoring", unit="step") as bar:
+        yield from scored_runs(score_item, run_list, setting, jobs, bar, cluster)
 
 
 def score_item(item: Any, setting: tuple, bar=None

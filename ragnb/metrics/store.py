@@ -24,15 +24,18 @@ import json
 import os
 import shutil
 import tempfile
-from dataclasses import asdict
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import pandas as pd
 
-from ragnb.errors import InputError
+from ragnb.errors import InputError, listed
 from ragnb.io.testset import Note
-from ragnb.metrics.score import Scores
+from ragnb.metrics.judged import Policy
+from ragnb.metrics.score import Scores, plan, scoring
 
 #: The file beside the partitions that describes them.
 SIDECAR = "_scores.json"
@@ -49,50 +52,121 @@ def _digest(path: Path) -> str:
     return h.hexdigest()
 
 
-def write_scores(scores: Scores, folder: str | os.PathLike[str]) -> Path:
-    """Write ``scores`` as a partitioned Parquet table in ``folder`` (replaced whole)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
+class _Table:
+    """A score table being written: partitions go into a temporary sibling of ``target``,
+    which :meth:`close` renames over it (an earlier score table only) once whole.
+    """
 
-    target = Path(folder)
-    if target.exists() and not (target / SIDECAR).is_file() and (
-            not target.is_dir() or any(target.iterdir())):
-        raise InputError("exists and is not a score table written by ragnb: give a new "
-                         "folder (a score table is only ever replaced by another)",
-                         source=target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
-    try:
-        parts = []
-        table = scores.table
-        for config, rows in table.groupby("config", sort=False):
-            part = Path(f"config={quote(str(config), safe='')}") / "part-0.parquet"
-            (work / part).parent.mkdir()
-            frame = rows[COLUMNS].reset_index(drop=True)
-            pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), work / part)
-            parts.append({"config": str(config), "path": part.as_posix(), "rows": len(frame),
-                          "sha256": _digest(work / part)})
-        meta = {"format": FORMAT, "policy": scores.policy, "parts": parts,
-                "notes": [asdict(n) for n in scores.notes],
-                "no_relevant": [str(q) for q in scores.no_relevant],
-                "orders": dict(scores.orders)}
-        (work / SIDECAR).write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
+    def __init__(self, target: str | os.PathLike[str]):
+        self.target = Path(target)
+        if self.target.exists() and not (self.target / SIDECAR).is_file() and (
+                not self.target.is_dir() or any(self.target.iterdir())):
+            raise InputError("exists and is not a score table written by ragnb: give a new "
+                             "folder (a score table is only ever replaced by another)",
+                             source=self.target)
+        self.target.parent.mkdir(parents=True, exist_ok=True)
+        self.work = Path(tempfile.mkdtemp(prefix=f".{self.target.name}.", suffix=".tmp",
+                                          dir=self.target.parent))
+        self.parts: list[dict] = []
+
+    def add(self, config: str, frame: pd.DataFrame) -> None:
+        """One config's rows (``query_id, metric, value``), as its partition."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        part = Path(f"config={quote(str(config), safe='')}") / "part-0.parquet"
+        (self.work / part).parent.mkdir()
+        frame = frame[COLUMNS].reset_index(drop=True)
+        pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), self.work / part)
+        self.parts.append({"config": str(config), "path": part.as_posix(), "rows": len(frame),
+                           "sha256": _digest(self.work / part)})
+
+    def close(self, policy: str, notes, no_relevant, orders) -> Path:
+        meta = {"format": FORMAT, "policy": policy, "parts": self.parts,
+                "notes": [asdict(n) for n in notes],
+                "no_relevant": [str(q) for q in no_relevant], "orders": dict(orders)}
+        (self.work / SIDECAR).write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
         old = None
-        if target.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old",
-                                        dir=target.parent))
-            os.replace(target, old / target.name)
-        os.replace(work, target)
+        if self.target.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{self.target.name}.", suffix=".old",
+                                        dir=self.target.parent))
+            os.replace(self.target, old / self.target.name)
+        os.replace(self.work, self.target)
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
+        return self.target
+
+    def discard(self) -> None:
+        shutil.rmtree(self.work, ignore_errors=True)
+
+
+def write_scores(scores: Scores, folder: str | os.PathLike[str]) -> Path:
+    """Write ``scores`` as a partitioned Parquet table in ``folder`` (replaced whole)."""
+    table = _Table(folder)
+    try:
+        for config, rows in scores.table.groupby("config", sort=False):
+            table.add(str(config), rows)
+        return table.close(scores.policy, scores.notes, scores.no_relevant, scores.orders)
     except BaseException:
-        shutil.rmtree(work, ignore_errors=True)
+        table.discard()
         raise
-    return target
 
 
-def read_scores(folder: str | os.PathLike[str]) -> Scores:
-    """The :class:`Scores` a :func:`write_scores` folder holds, every partition verified.
+@dataclass(frozen=True)
+class Written:
+    """What :func:`score_into` wrote: the folder, and everything of the :class:`Scores`
+    but its rows (the means per config and metric instead, as :meth:`Scores.means`).
+    """
+
+    path: Path
+    policy: str
+    notes: tuple[Note, ...]
+    orders: dict[str, str]
+    means: pd.DataFrame
+
+
+def score_into(folder: str | os.PathLike[str], test_set: Any, runs: Any, metrics: Any, *,
+               policy: Policy = "lower", upper_grade: int | None = None,
+               no_relevant: str = "keep", missing: str = "error", extra: str = "error",
+               jobs: int = 1, cluster: Any = None,
+               check: Callable[[pd.DataFrame], None] | None = None) -> Written:
+    """:func:`ragnb.metrics.score.score` written straight into a score table: each run's
+    partition is written as it arrives and let go, so the caller holds one run's scores
+    at a time whatever the sweep's size (500 runs x 10^6 queries x 4 metrics is 2 x 10^9
+    rows, a table no client holds). :func:`read_scores` of the folder equals
+    ``score(...)`` with the same arguments, bit for bit. ``check(means)`` runs before
+    the table is put in place, and may refuse it by raising (nothing is then written).
+    """
+    setting, run_list, notes, no_relevant_ids = plan(
+        test_set, runs, metrics, policy=policy, upper_grade=upper_grade,
+        no_relevant=no_relevant, missing=missing, extra=extra)
+    table = _Table(folder)
+    orders, means = {}, []
+    try:
+        for name, order, frames, run_notes in scoring(setting, run_list, jobs, cluster):
+            orders[name] = order
+            notes.extend(run_notes)
+            rows = pd.concat(frames, ignore_index=True)
+            del frames
+            table.add(name, rows)
+            means.append(rows.groupby("metric", sort=False)["value"]
+                         .agg(mean="mean", n="count").reset_index().assign(config=name))
+        summary = pd.concat(means, ignore_index=True)[["config", "metric", "mean", "n"]]
+        summary["policy"] = policy
+        if check is not None:
+            check(summary)
+        path = table.close(policy, notes, no_relevant_ids, orders)
+    except BaseException:
+        table.discard()
+        raise
+    return Written(path, policy, tuple(notes), orders, summary)
+
+
+def read_scores(folder: str | os.PathLike[str], configs: Sequence[str] | None = None
+                ) -> Scores:
+    """The :class:`Scores` a :func:`write_scores` folder holds, every partition verified;
+    ``configs``: only these configs' partitions are read (in the order given), as a
+    comparison of two configs of a sweep reads two files.
 
     Raises
     ------
@@ -120,8 +194,14 @@ def read_scores(folder: str | os.PathLike[str]) -> Scores:
     if found - listed_parts:
         raise InputError(f"partitions not written with the table: "
                          f"{', '.join(sorted(found - listed_parts))}", source=root)
+    parts = {p["config"]: p for p in meta["parts"]}
+    chosen = list(parts) if configs is None else list(configs)
+    unknown = [c for c in chosen if c not in parts]
+    if unknown:
+        raise InputError(f"no config {unknown[0]!r} in the table; configs: "
+                         f"{listed(list(parts), most=20)}", source=root, key="configs")
     frames = []
-    for part in meta["parts"]:
+    for part in (parts[c] for c in chosen):
         path = root / part["path"]
         if not path.is_file():
             raise InputError("missing: the table is not whole", source=path)
@@ -135,6 +215,10 @@ def read_scores(folder: str | os.PathLike[str]) -> Scores:
         frames.append(frame.assign(config=part["config"]))
     table = (pd.concat(frames, ignore_index=True) if frames
              else pd.DataFrame(columns=["config", *COLUMNS]))
+    kept = set(chosen)
     return Scores(table[["config", *COLUMNS]], meta["policy"],
-                  tuple(Note(**note) for note in meta["notes"]),
-                  pd.Index(meta["no_relevant"], dtype=object), dict(meta["orders"]))
+                  tuple(Note(**note) for note in meta["notes"]
+                        if configs is None or not note.get("subject")
+                        or note["subject"] in kept),
+                  pd.Index(meta["no_relevant"], dtype=object),
+                  {c: meta["orders"][c] for c in chosen if c in meta["orders"]})

@@ -114,3 +114,46 @@ def test_score_writes_a_folder_given_with_a_trailing_slash(scores, tmp_path, cap
     assert main([*argv, "--out", f"{tmp_path / 'means'}/"]) == 2
     assert "a folder holds the per-query score table: give --per-query" in capsys.readouterr().err
     assert not (tmp_path / "means").exists()
+
+
+def test_scoring_into_a_table_equals_scoring_then_writing(scores, tmp_path):
+    from ragnb.metrics.store import score_into
+
+    runs = {name: tmp_path / f"{i}.run" for i, name in enumerate(RUNS)}
+    options = {"missing": "drop", "extra": "drop"}
+    for jobs in (1, 2):
+        written = score_into(tmp_path / f"t{jobs}", tmp_path / "qrels.txt", runs,
+                             ["ndcg@10", "rr@10"], jobs=jobs, **options)
+        back = read_scores(written.path)
+        pd.testing.assert_frame_equal(back.table, scores.table, check_exact=True)
+        assert back.notes == scores.notes and back.orders == scores.orders
+        pd.testing.assert_frame_equal(written.means, scores.means(), check_exact=True)
+
+
+def test_a_check_that_refuses_leaves_nothing_behind(tmp_path, scores):
+    from ragnb.metrics.store import score_into
+
+    seen = []
+
+    def refuse(means):
+        seen.append(means)
+        raise InputError("sealed")
+
+    runs = {name: tmp_path / f"{i}.run" for i, name in enumerate(RUNS)}
+    with pytest.raises(InputError, match="sealed"):
+        score_into(tmp_path / "t", tmp_path / "qrels.txt", runs, "rr@10", missing="drop",
+                   extra="drop", check=refuse)
+    assert not (tmp_path / "t").exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".t.")]
+    assert list(seen[0]["config"]) == list(RUNS)   # the check saw every config's mean
+
+
+def test_a_few_configs_of_a_sweep_are_read_alone(scores, tmp_path):
+    folder = write_scores(scores, tmp_path / "sweep")
+    name = list(RUNS)[1]
+    two = read_scores(folder, configs=[name])
+    want = scores.table[scores.table["config"] == name].reset_index(drop=True)
+    pd.testing.assert_frame_equal(two.table, want, check_exact=True)
+    assert list(two.orders) == [name]
+    with pytest.raises(InputError, match="no config 'nope' in the table"):
+        read_scores(folder, configs=["nope"])
