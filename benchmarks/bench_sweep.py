@@ -13,7 +13,9 @@ the per-query table written as CSV, as ``ragnb score --per-query --format csv``
 does) with ``jobs`` = 1, each of ``--jobs``, and on a ``LocalCluster`` of
 ``--cluster-workers`` single-threaded worker processes (``cluster=``, the
 ``ragnb[dask]`` extra; its start-up, printed apart, is not in the wall time, as
-a team's cluster is up before the sweep). Printed: wall seconds, the
+a team's cluster is up before the sweep), once more written run by run into a
+Parquet score table instead of the CSV (``score_into``, ``--out FOLDER/``; read
+back and written as CSV after the clock, for the check). Printed: wall seconds, the
 speed-up over serial, peak resident memory of the main process and of the
 largest worker (``ru_maxrss`` of the waited children), the machine's load, and
 whether the CSV is byte-identical to the serial one (sha256).
@@ -78,8 +80,11 @@ def sweep(folder: Path, files: list[Path], runs: int) -> list[Path]:
 
 
 def child(qrels: str, runs: list[str], jobs: str, out: str, result: str) -> None:
-    """One measurement: ``jobs`` is a count, or ``cluster:N`` (a LocalCluster of N)."""
+    """One measurement: ``jobs`` is a count, or ``cluster:N`` (a LocalCluster of N), or
+    ``cluster:N:table`` (the same, written run by run into a Parquet score table).
+    """
     from ragnb.metrics.score import score
+    from ragnb.metrics.store import read_scores, score_into
 
     up = 0.0
     if jobs.startswith("cluster:"):
@@ -93,9 +98,18 @@ def child(qrels: str, runs: list[str], jobs: str, out: str, result: str) -> None
     else:
         cluster, options = None, {"jobs": int(jobs)}
     t0 = time.perf_counter()
-    s = score(qrels, runs, list(METRICS), **options)
-    s.table.to_csv(out, index=False)
-    wall = time.perf_counter() - t0
+    if jobs.endswith(":table"):
+        folder = Path(out).with_suffix(".table")
+        score_into(folder, qrels, runs, list(METRICS), **options)
+        wall = time.perf_counter() - t0
+        read_scores(folder).table.to_csv(out, index=False)   # for the check, off the clock
+        import shutil
+
+        shutil.rmtree(folder)
+    else:
+        s = score(qrels, runs, list(METRICS), **options)
+        s.table.to_csv(out, index=False)
+        wall = time.perf_counter() - t0
     if cluster is not None:
         cluster.close()   # its workers are waited for: their peak is in RUSAGE_CHILDREN
     main_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -144,7 +158,7 @@ def main(argv=None) -> int:
     runs = sweep(folder, files, args.runs)
     counts = ["1", *(str(int(j)) for j in args.jobs.split(","))]
     if args.cluster_workers:
-        counts.append(f"cluster:{args.cluster_workers}")
+        counts += [f"cluster:{args.cluster_workers}", f"cluster:{args.cluster_workers}:table"]
     print(f"# {args.runs} runs x {args.queries:,} queries x depth {args.depth} "
           f"({args.distinct} distinct files), {len(METRICS)} metrics, per-query CSV; "
           f"{os.cpu_count()} cores")
@@ -158,6 +172,8 @@ def main(argv=None) -> int:
         worker = f"{got['workers_kb'] / 1024:.0f}" if got["workers_kb"] else "—"
         label = (f"LocalCluster, {jobs.split(':')[1]} workers (up in {got['up']:.1f} s)"
                  if jobs.startswith("cluster:") else f"--jobs {jobs}")
+        if jobs.endswith(":table"):
+            label += ", into a Parquet table (--out FOLDER/)"
         print(f"| {label} | {got['wall']:.1f} | {serial['wall'] / got['wall']:.2f}x | "
               f"{got['main_kb'] / 1024:.0f} / {worker} | "
               f"{'yes' if got['sha256'] == serial['sha256'] else 'NO'} | "
