@@ -1,11 +1,13 @@
-"""Click to updated table and chart: the what-if widget in JupyterLab, in a real browser.
+"""Click to updated table and chart: the what-if widget in JupyterLab and Voila, in a browser.
 
-JupyterLab serves a scratch folder on 127.0.0.1; chromium (Debian's, driven
+JupyterLab (and then Voila, as ``ragnb app`` serves a notebook: ``--servers``)
+serves a scratch folder on 127.0.0.1; chromium (Debian's, driven
 by playwright) opens a two-cell notebook that shows the what-if widget
 (:class:`ragnb.widgets.WhatIf`, as ``03-strata`` makes it: 10,000 resamples
 per stratum, the offline Vega chart) on a workspace of 200 queries (the demo's
 production split) and on one of 2,000 (synthetic, demo-shaped, made by
-``bench_whatif.synthetic``), and runs it through Lab's own "run all cells".
+``bench_whatif.synthetic``), and runs it through Lab's own "run all cells"
+(Voila runs every cell itself when the page is opened).
 
 One click is the untick (or tick) of the smallest stratum's checkbox, done in
 the page. The time is from that click to the last change of the widget's table
@@ -22,7 +24,7 @@ group and is stopped at the end.
 
 Usage::
 
-    python benchmarks/bench_widget_browser.py [--clicks 15] [--sizes 200,2000]
+    python benchmarks/bench_widget_browser.py [--clicks 15] [--sizes 200,2000] [--servers lab,voila]
 """
 from __future__ import annotations
 
@@ -111,7 +113,8 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_lab(root: Path) -> tuple[subprocess.Popen, int]:
+def start_server(root: Path, server: str) -> tuple[subprocess.Popen, int]:
+    """JupyterLab or Voila serving ``root`` on a free port of 127.0.0.1, once it listens."""
     port = free_port()
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, env.get("PYTHONPATH", "")
@@ -119,25 +122,30 @@ def start_lab(root: Path) -> tuple[subprocess.Popen, int]:
     for key, sub in (("JUPYTER_CONFIG_DIR", ".jupyter"), ("JUPYTERLAB_SETTINGS_DIR", ".lab-s"),
                      ("JUPYTERLAB_WORKSPACES_DIR", ".lab-w")):
         env[key] = str(root / sub)
-    argv = [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root",
-            f"--ServerApp.port={port}", "--ServerApp.ip=127.0.0.1",
-            "--IdentityProvider.token=", "--ServerApp.password=",
-            f"--ServerApp.root_dir={root}", "--LabApp.expose_app_in_browser=True",
-            "--LabApp.news_url=None",
-            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
-    log = open(root / "lab.log", "w")  # noqa: SIM115 - closed with the process
+    if server == "voila":
+        argv = [sys.executable, "-m", "voila", "--no-browser", f"--port={port}",
+                "--Voila.ip=127.0.0.1", "--ServerApp.token=", f"--Voila.root_dir={root}",
+                "--VoilaConfiguration.file_allowlist=['.*']", str(root)]
+    else:
+        argv = [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root",
+                f"--ServerApp.port={port}", "--ServerApp.ip=127.0.0.1",
+                "--IdentityProvider.token=", "--ServerApp.password=",
+                f"--ServerApp.root_dir={root}", "--LabApp.expose_app_in_browser=True",
+                "--LabApp.news_url=None",
+                "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+    log = open(root / f"{server}.log", "w")  # noqa: SIM115 - closed with the process
     proc = subprocess.Popen(argv, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT,
                             start_new_session=True)
     deadline = time.monotonic() + 120
     while True:
         if proc.poll() is not None:
-            raise SystemExit(f"jupyter lab exited: {(root / 'lab.log').read_text()[-2000:]}")
+            raise SystemExit(f"{server} exited: {(root / f'{server}.log').read_text()[-2000:]}")
         try:
             socket.create_connection(("127.0.0.1", port), timeout=1).close()
             return proc, port
         except OSError:
             if time.monotonic() > deadline:
-                raise SystemExit("jupyter lab did not listen within 120 s") from None
+                raise SystemExit(f"{server} did not listen within 120 s") from None
             time.sleep(0.2)
 
 
@@ -150,7 +158,22 @@ def stop(proc: subprocess.Popen) -> None:
         proc.wait(timeout=10)
 
 
-def open_widget(page, base: str, name: str) -> None:
+DRAWN = ("() => { const r = document.querySelector('.ragnb-whatif');"
+         " return r && r.querySelector('.ragnb-whatif-table')"
+         " && r.querySelector('.vega-embed svg.marks, .vega-embed canvas'); }")
+
+
+def open_widget(page, base: str, name: str, server: str = "lab") -> None:
+    wait = int(os.environ.get('BENCH_WIDGET_WAIT_MS', 180_000))
+    if server == "voila":   # Voila runs the notebook as the page opens
+        page.goto(f"{base}/voila/render/{name}", timeout=wait, wait_until="domcontentloaded")
+        try:
+            page.wait_for_function(DRAWN, timeout=wait)
+        except Exception:
+            page.screenshot(path=str(Path(tempfile.gettempdir()) / "bench-widget-fail.png"))
+            raise SystemExit(f"{name}: Voila drew no widget within {wait / 1000:.0f} s; "
+                             f"the page says {page.inner_text('body')[:1500]!r}") from None
+        return
     page.goto(f"{base}/lab/tree/{name}", timeout=120_000, wait_until="domcontentloaded")
     page.wait_for_function(
         "() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
@@ -161,11 +184,7 @@ def open_widget(page, base: str, name: str) -> None:
     page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells');"
                   " return true; }")
     try:
-        page.wait_for_function(
-            "() => { const r = document.querySelector('.ragnb-whatif');"
-            " return r && r.querySelector('.ragnb-whatif-table')"
-            " && r.querySelector('.vega-embed svg.marks, .vega-embed canvas'); }",
-            timeout=int(os.environ.get('BENCH_WIDGET_WAIT_MS', 180_000)))
+        page.wait_for_function(DRAWN, timeout=wait)
     except Exception:
         outputs = page.evaluate(OUTPUTS)
         page.screenshot(path=str(Path(tempfile.gettempdir()) / "bench-widget-fail.png"))
@@ -198,16 +217,44 @@ def summary(values: list[float]) -> str:
             f"[{min(values) / 1000:4.2f}-{max(values) / 1000:4.2f}]")
 
 
+def browse(base: str, server: str, sizes: list[int], args) -> list[tuple]:
+    """Each size's notebook opened in chromium on ``server``, and its clicks timed."""
+    from playwright.sync_api import sync_playwright
+
+    rows = []
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--no-first-run"])
+        context = chromium.new_context(viewport={"width": 1400, "height": 1800})
+        allowed = (base, base.replace("http", "ws", 1), "data:", "blob:")
+        context.route("**/*", lambda r: r.continue_() if r.request.url.startswith(
+            allowed) else r.abort())
+        for n in sizes:
+            page = context.new_page()
+            open_widget(page, base, f"whatif-{n}.ipynb", server)
+            load = os.getloadavg()[0]
+            got = measure(page, "malformed", args.clicks, args.settle)
+            rows.append((server, n, load, os.getloadavg()[0], got))
+            if server == "lab":
+                page.evaluate("() => window.jupyterapp.commands.execute("
+                              "'kernelmenu:shutdown')")
+            page.close()   # Voila shuts the page's kernel down when the page goes
+        chromium.close()
+    return rows
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--clicks", type=int, default=15, help="timed clicks per size (15)")
     parser.add_argument("--sizes", default="200,2000", help="query counts (200 = the demo)")
+    parser.add_argument("--servers", default="lab,voila",
+                        help="where the notebook runs: lab, voila or both (default)")
     parser.add_argument("--settle", type=int, default=400,
                         help="ms without a change that end an update (not counted; 400)")
     args = parser.parse_args()
     sys.path.insert(0, str(Path(__file__).parent))
     from bench_whatif import synthetic
-    from playwright.sync_api import sync_playwright
 
     sizes = [int(s) for s in args.sizes.split(",")]
     rows = []
@@ -225,39 +272,23 @@ def main() -> int:
                     '[test_sets.big.strata]\npath = "big_strata.csv"\nby = "query_type"\n')
                 split = "big"
             (root / f"whatif-{n}.ipynb").write_text(json.dumps(notebook(ws, split)))
-        proc, port = start_lab(root)
-        base = f"http://127.0.0.1:{port}"
-        try:
-            with sync_playwright() as p:
-                chromium = p.chromium.launch(executable_path=CHROMIUM, args=[
-                    "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                    "--disable-component-update", "--disable-sync", "--no-first-run"])
-                context = chromium.new_context(viewport={"width": 1400, "height": 1800})
-                allowed = (base, base.replace("http", "ws", 1), "data:", "blob:")
-                context.route("**/*", lambda r: r.continue_() if r.request.url.startswith(
-                    allowed) else r.abort())
-                for n in sizes:
-                    page = context.new_page()
-                    open_widget(page, base, f"whatif-{n}.ipynb")
-                    load = os.getloadavg()[0]
-                    got = measure(page, "malformed", args.clicks, args.settle)
-                    rows.append((n, load, os.getloadavg()[0], got))
-                    page.evaluate("() => window.jupyterapp.commands.execute("
-                                  "'kernelmenu:shutdown')")
-                    page.close()
-                chromium.close()
-        finally:
-            stop(proc)
+        for server in args.servers.split(","):
+            proc, port = start_server(root, server)
+            base = f"http://127.0.0.1:{port}"
+            try:
+                rows += browse(base, server, sizes, args)
+            finally:
+                stop(proc)
     print(f"# {os.cpu_count()} cores; {args.clicks} clicks per size after 2 warm-up clicks; "
           "seconds, median [min-max]; click = untick/tick the smallest stratum")
-    print(f"{'queries':>7} {'click -> table+chart':>22} {'table':>17} {'chart':>17} "
+    print(f"{'server':>6} {'queries':>7} {'click -> table+chart':>22} {'table':>17} {'chart':>17} "
           f"{'kernel (in-process)':>20} {'browser share':>17} {'goal':>5} {'load':>10}")
-    for n, load0, load1, got in rows:
+    for server, n, load0, load1, got in rows:
         done = [max(g["table"], g["chart"]) for g in got]
         kernel = [g["kernel"] for g in got if g["kernel"] is not None]
         rest = [d - k for d, k in zip(done, kernel)]
         goal = GOALS.get(n)
-        print(f"{n:>7} {summary(done):>22} {summary([g['table'] for g in got]):>17} "
+        print(f"{server:>6} {n:>7} {summary(done):>22} {summary([g['table'] for g in got]):>17} "
               f"{summary([g['chart'] for g in got]):>17} "
               f"{summary(kernel) if kernel else '—':>20} {summary(rest) if rest else '—':>17} "
               f"{goal if goal else '—':>5} {load0:4.2f}-{load1:4.2f}")
