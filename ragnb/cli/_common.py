@@ -348,6 +348,10 @@ class Inputs:
         """``--cluster``, else the workspace's ``[cluster] address``, else None (this machine)."""
         return given or (self.workspace.cluster if self.workspace is not None else None)
 
+    def jobs(self, given: int) -> int:
+        """``--jobs`` when given (not its default 1), else the workspace's ``[cluster] jobs``."""
+        return given if given != 1 or self.workspace is None else self.workspace.spread["jobs"]
+
     def metric(self, text: str) -> str:
         """A metric with the workspace's gain map when it is an nDCG naming none
         (:func:`ragnb.metrics.registry.with_gain`), and the relevance level when it is a

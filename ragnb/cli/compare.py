@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
     metrics = list(dict.fromkeys(str(parse_metric(inputs.metric(m))) for m in metrics))
     baseline_name = runs[0].name
     scores = score(test_set, runs, metrics, policy=args.policy, upper_grade=args.upper_grade,
-                   no_relevant=args.no_relevant, jobs=args.jobs,
+                   no_relevant=args.no_relevant, jobs=inputs.jobs(args.jobs),
                    cluster=inputs.cluster(args.cluster), **inputs.options)
     notes = [*test_set.notes, *scores.notes]
     strata = None

@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
                      ", ".join(dict.fromkeys(means["metric"])))
 
     scoring = {"policy": args.policy, "upper_grade": args.upper_grade,
-               "no_relevant": args.no_relevant, "jobs": args.jobs,
+               "no_relevant": args.no_relevant, "jobs": inputs.jobs(args.jobs),
                "cluster": inputs.cluster(args.cluster), **options}
     if folder:  # written run by run: one run's scores in memory, whatever the sweep
         from ragnb.metrics.store import score_into

@@ -80,7 +80,7 @@ def run(inputs: FitInputs) -> Finding:
     test_sets, runs = ws.splits([i.golden, i.production], [i.baseline, i.champion])
     k = parse_metric(i.metric).k or 10
     both, notes = score_splits(test_sets, runs, [i.metric, f"judged@{k}"], policy=i.policy,
-                               cluster=ws.cluster, **ws.score_options)
+                               **ws.spread, **ws.score_options)
     judged = both["metric"] == str(parse_metric(f"judged@{k}"))
     scores = both[~judged].reset_index(drop=True)
     overlap = split_overlap(test_sets[i.golden], test_sets[i.production], first_name=i.golden,

@@ -157,7 +157,7 @@ def run(inputs: LedgerInputs) -> Finding:
                          "the guard cannot judge a ranking on it (guard_split: a registered "
                          "split)", key="guard_split")
     test_sets, runs = ws.splits([i.guard_split], [i.runner_up, i.winner])
-    scores, notes = score_splits(test_sets, runs, i.metric, cluster=ws.cluster,
+    scores, notes = score_splits(test_sets, runs, i.metric, **ws.spread,
                                   **ws.score_options)
     wide = scores.pivot(index="query_id", columns="config", values="value")
     close = paired_bootstrap(wide[i.runner_up], wide[i.winner], resamples=i.resamples,

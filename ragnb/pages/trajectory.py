@@ -196,7 +196,7 @@ def run(inputs: TrajectoryInputs) -> Finding:
     configs = list(rounds["config"])
     test_sets, runs = ws.splits([i.golden, i.production], configs)
     scores, notes = score_splits(test_sets, runs, i.metric, policy=i.policy,
-                                  cluster=ws.cluster, **ws.score_options)
+                                  **ws.spread, **ws.score_options)
     # one selection-inflation figure per split, the same on every page
     inflation = {s: workspace_inflation(ws, s, i.metric, i.policy)
                  for s in (i.golden, i.production)}

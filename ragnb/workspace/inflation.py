@@ -107,7 +107,7 @@ def _computed(workspace, split: str, names: list[str], n: int, metric: str, poli
 
     test_sets, runs = workspace.splits([split], names)
     table, _ = score_splits(test_sets, runs, metric, policy=policy,
-                            cluster=workspace.cluster, **workspace.score_options)
+                            **workspace.spread, **workspace.score_options)
     wide = table.pivot(index="query_id", columns="config", values="value")[names]
     return split_inflation(split, n, scores=wide.dropna().to_numpy(), seed=seed)
 

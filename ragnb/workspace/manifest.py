@@ -59,8 +59,9 @@ example (every key is optional except ``test_sets``)::
     holdout_split = "golden"
     holdout_run = "champion-with-holdout.jsonl"
 
-    [cluster]                     # score runs on a dask.distributed cluster (ragnb[dask])
-    address = "tcp://scheduler:8786"
+    [cluster]                     # where every page scores its runs (same figures)
+    jobs = 2                      # processes of this machine (0: one per core), or ...
+    address = "tcp://scheduler:8786"   # ... a dask.distributed cluster (ragnb[dask])
     declared_sources = { ticket = 0.5, search = 0.3, sales = 0.2 }
     bucket_column = "intent"
 
@@ -251,7 +252,9 @@ SECTIONS: dict[str, dict[str, str]] = {
                "bucket_column": "query field defining buckets",
                "answer_grade": "the grade that answers a query"},
     "display_names": {"CONFIG": "the name shown for a config"},
-    "cluster": {"address": "a dask.distributed scheduler (tcp://host:8786) that scores the runs "
+    "cluster": {"jobs": "processes of this machine that score the runs of every page (default "
+                        "1; 0 = one per core); the scores are the serial ones exactly",
+                "address": "a dask.distributed scheduler (tcp://host:8786) that scores the runs "
                            "of every page and command of this workspace, one run a task; needs "
                            "pip install 'ragnb[dask]'; the scores are the serial ones exactly"},
     "report": {k: h for k, (_, h) in REPORT_KEYS.items()},
@@ -364,6 +367,8 @@ class Manifest:
     watch: WatchRules | None = None
     #: ``[cluster] address``: the dask scheduler that scores this workspace's runs.
     cluster: str | None = None
+    #: ``[cluster] jobs``: processes of this machine scoring them (0: one per core).
+    jobs: int = 1
 
     @property
     def root(self) -> Path:
@@ -789,6 +794,10 @@ def parse_manifest(path: str | Path) -> Manifest:
     if address is not None and "://" not in address:
         raise check.fail("cluster.address", f"must be a scheduler address such as "
                                             f"tcp://host:8786, got {address!r}")
+    jobs = cluster.get("jobs", 1)
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 0:
+        raise check.fail("cluster.jobs", f"must be a whole number >= 0 (0: one per core), "
+                                         f"got {jobs!r}")
     watch = _watch(check, data) if "watch" in data else None
     refs = [("labels.test_set", labels.get("test_set")), ("health.test_set",
                                                           health.get("test_set")),
@@ -808,7 +817,7 @@ def parse_manifest(path: str | Path) -> Manifest:
         codetasks_missing=codetasks_missing, codetasks_extra=codetasks_extra,
         health=health, display_names={str(k): v for k, v in names.items()}, gain=gain,
         report=report, report_by_notebook=per_notebook, gate=gate, watch=watch,
-        relevance_level=level, cluster=address,
+        relevance_level=level, cluster=address, jobs=jobs,
     )
 
 

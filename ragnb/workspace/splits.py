@@ -69,6 +69,6 @@ def rounds_paired_se(workspace, split: str, metric: str, policy: str = "lower"
     first, last = configs[0], configs[-1]
     test_sets, runs = workspace.splits([split], [first, last])
     scores, _ = score_splits(test_sets, runs, metric, policy=policy,
-                             cluster=workspace.cluster, **workspace.score_options)
+                             **workspace.spread, **workspace.score_options)
     wide = scores.pivot(index="query_id", columns="config", values="value")
     return paired_se(wide[first], wide[last])

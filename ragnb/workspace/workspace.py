@@ -274,6 +274,13 @@ class Workspace:
         """``[cluster] address``: the dask scheduler that scores this workspace's runs."""
         return self.manifest.cluster
 
+    @property
+    def spread(self) -> dict[str, Any]:
+        """How :func:`ragnb.metrics.score.score` spreads this workspace's runs: ``jobs``
+        (``[cluster] jobs``, processes of this machine) and ``cluster`` (its address).
+        """
+        return {"jobs": self.manifest.jobs, "cluster": self.manifest.cluster}
+
     def strata_entry(self, name: str) -> StrataEntry | None:
         return self.test_set_entry(name).strata
 

@@ -90,3 +90,32 @@ def test_the_command_line_output_is_the_same_with_jobs(files, capsys):
     parallel = capsys.readouterr()
     assert parallel.out == serial.out and parallel.err == serial.err
     assert serial.out.count("\n") > 5
+
+
+def test_a_workspace_jobs_key_gives_its_pages_the_serial_figures(tmp_path):
+    import shutil
+
+    from ragnb.pages import run_page
+    from ragnb.workspace import open_workspace
+
+    ws = tmp_path / "ws"
+    shutil.copytree(DEMO_DIR, ws)
+    here = run_page("02-trajectory", ws)
+    with open(ws / "ragnb.toml", "a") as fh:
+        fh.write("\n[cluster]\njobs = 2\n")
+    assert open_workspace(ws / "ragnb.toml").spread == {"jobs": 2, "cluster": None}
+    there = run_page("02-trajectory", ws)
+    assert there.headline == here.headline
+    tables = 0
+    for mine, theirs in zip(there.sections, here.sections, strict=True):
+        assert (mine.kind, mine.caption) == (theirs.kind, theirs.caption)
+        if mine.kind == "table":
+            pd.testing.assert_frame_equal(mine.content, theirs.content, check_exact=True)
+            tables += 1
+        elif mine.kind == "markdown":
+            assert mine.content == theirs.content
+    assert tables >= 3
+    (ws / "ragnb.toml").write_text((ws / "ragnb.toml").read_text()
+                                   .replace("jobs = 2\n", "jobs = -1\n"))
+    with pytest.raises(InputError, match="cluster.jobs.*must be a whole number >= 0"):
+        open_workspace(ws / "ragnb.toml")
