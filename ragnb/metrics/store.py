@@ -210,8 +210,8 @@ def read_scores(folder: str | os.PathLike[str], configs: Sequence[str] | None = 
                              source=path)
         frame = pq.read_table(path).to_pandas()
         if len(frame) != part["rows"] or list(frame.columns) != COLUMNS:
-            raise InputError(f"{len(frame)} rows of {list(frame.columns)}, written "
-                             f"{part['rows']} of {COLUMNS}", source=path)
+            raise InputError(f"{len(frame)} rows of columns {listed(frame.columns)}, written "
+                             f"{part['rows']} of {listed(COLUMNS)}", source=path)
         frames.append(frame.assign(config=part["config"]))
     table = (pd.concat(frames, ignore_index=True) if frames
              else pd.DataFrame(columns=["config", *COLUMNS]))
