@@ -346,7 +346,7 @@ class Inputs:
 
     def cluster(self, given: str | None) -> str | None:
         """``--cluster``, else the workspace's ``[cluster] address``, else None (this machine)."""
-        return given or (self.workspace.cluster if self.workspace is not None else None)
+        return given or (self.workspace.spread["cluster"] if self.workspace is not None else None)
 
     def jobs(self, given: int) -> int:
         """``--jobs`` when given (not its default 1), else the workspace's ``[cluster] jobs``."""

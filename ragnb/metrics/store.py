@@ -19,7 +19,6 @@ anything else is refused, never replaced).
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -33,6 +32,7 @@ from urllib.parse import quote
 import pandas as pd
 
 from ragnb.errors import InputError, listed
+from ragnb.filefacts import sha256_file
 from ragnb.io.testset import Note
 from ragnb.metrics.judged import Policy
 from ragnb.metrics.score import Scores, plan, scoring
@@ -44,17 +44,10 @@ FORMAT = "ragnb-scores/1"
 COLUMNS = ["query_id", "metric", "value"]
 
 
-def _digest(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 class _Table:
     """A score table being written: partitions go into a temporary sibling of ``target``,
-    which :meth:`close` renames over it (an earlier score table only) once whole.
+    which :meth:`close` renames over it (an earlier score table only) once whole; leaving
+    the ``with`` block by an error discards them.
     """
 
     def __init__(self, target: str | os.PathLike[str]):
@@ -79,7 +72,7 @@ class _Table:
         frame = frame[COLUMNS].reset_index(drop=True)
         pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), self.work / part)
         self.parts.append({"config": str(config), "path": part.as_posix(), "rows": len(frame),
-                           "sha256": _digest(self.work / part)})
+                           "sha256": sha256_file(self.work / part)})
 
     def close(self, policy: str, notes, no_relevant, orders) -> Path:
         meta = {"format": FORMAT, "policy": policy, "parts": self.parts,
@@ -96,20 +89,20 @@ class _Table:
             shutil.rmtree(old, ignore_errors=True)
         return self.target
 
-    def discard(self) -> None:
-        shutil.rmtree(self.work, ignore_errors=True)
+    def __enter__(self) -> _Table:
+        return self
+
+    def __exit__(self, kind, *_) -> None:
+        if kind is not None:
+            shutil.rmtree(self.work, ignore_errors=True)
 
 
 def write_scores(scores: Scores, folder: str | os.PathLike[str]) -> Path:
     """Write ``scores`` as a partitioned Parquet table in ``folder`` (replaced whole)."""
-    table = _Table(folder)
-    try:
+    with _Table(folder) as table:
         for config, rows in scores.table.groupby("config", sort=False):
             table.add(str(config), rows)
         return table.close(scores.policy, scores.notes, scores.no_relevant, scores.orders)
-    except BaseException:
-        table.discard()
-        raise
 
 
 @dataclass(frozen=True)
@@ -140,9 +133,8 @@ def score_into(folder: str | os.PathLike[str], test_set: Any, runs: Any, metrics
     setting, run_list, notes, no_relevant_ids = plan(
         test_set, runs, metrics, policy=policy, upper_grade=upper_grade,
         no_relevant=no_relevant, missing=missing, extra=extra)
-    table = _Table(folder)
     orders, means = {}, []
-    try:
+    with _Table(folder) as table:
         for name, order, frames, run_notes in scoring(setting, run_list, jobs, cluster):
             orders[name] = order
             notes.extend(run_notes)
@@ -156,9 +148,6 @@ def score_into(folder: str | os.PathLike[str], test_set: Any, runs: Any, metrics
         if check is not None:
             check(summary)
         path = table.close(policy, notes, no_relevant_ids, orders)
-    except BaseException:
-        table.discard()
-        raise
     return Written(path, policy, tuple(notes), orders, summary)
 
 
@@ -205,7 +194,7 @@ def read_scores(folder: str | os.PathLike[str], configs: Sequence[str] | None = 
         path = root / part["path"]
         if not path.is_file():
             raise InputError("missing: the table is not whole", source=path)
-        if _digest(path) != part["sha256"]:
+        if sha256_file(path) != part["sha256"]:
             raise InputError("its bytes are not those written (edited or damaged)",
                              source=path)
         frame = pq.read_table(path).to_pandas()

@@ -58,12 +58,12 @@ example (every key is optional except ``test_sets``)::
     old_version = "production-v1.jsonl"
     holdout_split = "golden"
     holdout_run = "champion-with-holdout.jsonl"
+    declared_sources = { ticket = 0.5, search = 0.3, sales = 0.2 }
+    bucket_column = "intent"
 
     [cluster]                     # where every page scores its runs (same figures)
     jobs = 2                      # processes of this machine (0: one per core), or ...
     address = "tcp://scheduler:8786"   # ... a dask.distributed cluster (ragnb[dask])
-    declared_sources = { ticket = 0.5, search = 0.3, sales = 0.2 }
-    bucket_column = "intent"
 
     [display_names]               # config -> name shown in reports
     "round-00" = "January"

@@ -270,11 +270,6 @@ class Workspace:
         return {"extra": self.manifest.extra, "missing": self.manifest.missing}
 
     @property
-    def cluster(self) -> str | None:
-        """``[cluster] address``: the dask scheduler that scores this workspace's runs."""
-        return self.manifest.cluster
-
-    @property
     def spread(self) -> dict[str, Any]:
         """How :func:`ragnb.metrics.score.score` spreads this workspace's runs: ``jobs``
         (``[cluster] jobs``, processes of this machine) and ``cluster`` (its address).
