@@ -11,32 +11,15 @@ import pytest
 from ragnb.errors import InputError
 from ragnb.metrics.score import score
 from ragnb.paths import DEMO_DIR
-from tests.metrics._pages import assert_same_page
+from tests.metrics._pages import QRELS, RUNS, assert_same_page
 
 distributed = pytest.importorskip("distributed", reason="the ragnb[dask] extra is not installed")
-
-QRELS = "q1 0 p1 2\nq1 0 p2 0\nq2 0 p3 1\nq3 0 p4 1\n"
-RUNS = {
-    "a.run": "q1 Q0 p1 1 0.9 a\nq1 Q0 p2 2 0.5 a\nq2 Q0 p9 1 0.8 a\nq2 Q0 p3 2 0.7 a\n"
-             "q3 Q0 p4 1 0.3 a\nq9 Q0 p1 1 0.1 a\n",                  # a query qrels lack
-    "b.run": "q1 Q0 p2 1 0.9 b\nq1 Q0 p1 2 0.5 b\nq2 Q0 p3 1 0.8 b\n",  # q3 missing
-    "c.run": "q1 Q0 p1 1 0.2 c\nq1 Q0 p2 2 0.5 c\nq3 Q0 p4 1 0.8 c\n",  # rank disagrees
-}
-
 
 @pytest.fixture(scope="module")
 def cluster():
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=":0", host="127.0.0.1") as local:
         yield local
-
-
-@pytest.fixture
-def files(tmp_path):
-    (tmp_path / "qrels.txt").write_text(QRELS)
-    for name, text in RUNS.items():
-        (tmp_path / name).write_text(text)
-    return tmp_path
 
 
 def test_the_demo_sweep_on_two_workers_is_the_serial_one_bit_for_bit(cluster):
@@ -56,39 +39,40 @@ def test_the_demo_sweep_on_two_workers_is_the_serial_one_bit_for_bit(cluster):
         assert len(look.scheduler_info()["workers"]) == 2
 
 
-def test_notes_drops_and_runs_in_memory_travel_as_in_the_serial_path(files, cluster):
+def test_notes_drops_and_runs_in_memory_travel_as_in_the_serial_path(runs_folder, cluster):
     frame = pd.DataFrame({"query_id": ["q1", "q2", "q3"], "passage_id": ["p1", "p3", "p4"],
                           "rank": [1, 1, 1]})
-    runs = {"mem": frame, **{name[0]: files / name for name in RUNS}}
+    runs = {"mem": frame, **{name[0]: runs_folder / name for name in RUNS}}
     kwargs = {"missing": "drop", "extra": "drop"}
-    serial = score(files / "qrels.txt", runs, ["ndcg@10", "p@2"], **kwargs)
-    remote = score(files / "qrels.txt", runs, ["ndcg@10", "p@2"],
+    serial = score(runs_folder / "qrels.txt", runs, ["ndcg@10", "p@2"], **kwargs)
+    remote = score(runs_folder / "qrels.txt", runs, ["ndcg@10", "p@2"],
                    cluster=cluster.scheduler_address, **kwargs)
     pd.testing.assert_frame_equal(remote.table, serial.table, check_exact=True)
     assert remote.notes == serial.notes and len(serial.notes) >= 3
     assert list(dict.fromkeys(remote.table["config"])) == ["mem", "a", "b", "c"]
 
 
-def test_a_bad_run_read_on_a_worker_is_the_serial_error(files, cluster):
-    (files / "bad.run").write_text("q1 Q0 p1 one 0.9 x\n")
-    runs = [files / "a.run", files / "bad.run"]
+def test_a_bad_run_read_on_a_worker_is_the_serial_error(runs_folder, cluster):
+    (runs_folder / "bad.run").write_text("q1 Q0 p1 one 0.9 x\n")
+    runs = [runs_folder / "a.run", runs_folder / "bad.run"]
     with pytest.raises(InputError) as serial:
-        score(files / "qrels.txt", runs, "rr@10", extra="drop")
+        score(runs_folder / "qrels.txt", runs, "rr@10", extra="drop")
     with pytest.raises(InputError) as remote:
-        score(files / "qrels.txt", runs, "rr@10", extra="drop",
+        score(runs_folder / "qrels.txt", runs, "rr@10", extra="drop",
               cluster=cluster.scheduler_address)
     assert str(remote.value) == str(serial.value) and "bad.run:1" in str(serial.value)
 
 
-def test_an_address_where_no_scheduler_answers_is_named(files, monkeypatch):
+def test_an_address_where_no_scheduler_answers_is_named(runs_folder, monkeypatch):
     from ragnb.metrics import parallel
 
     monkeypatch.setattr(parallel, "CONNECT_SECONDS", 1)
     with pytest.raises(InputError, match="no dask scheduler answered at tcp://127.0.0.1:9"):
-        score(files / "qrels.txt", [files / "a.run"], "rr@10", extra="drop",
+        score(runs_folder / "qrels.txt", [runs_folder / "a.run"], "rr@10", extra="drop",
               cluster="tcp://127.0.0.1:9")
     with pytest.raises(InputError, match="cluster must be a scheduler address"):
-        score(files / "qrels.txt", [files / "a.run"], "rr@10", extra="drop", cluster=8786)
+        score(runs_folder / "qrels.txt", [runs_folder / "a.run"], "rr@10", extra="drop",
+              cluster=8786)
 
 
 @contextlib.contextmanager
@@ -100,12 +84,12 @@ def _tasks(cluster):
     keys += [t["key"] for t in stream.data if str(t["key"]).startswith("ragnb-score-")]
 
 
-def test_the_command_line_with_cluster_prints_the_serial_output(files, cluster, capsys):
+def test_the_command_line_with_cluster_prints_the_serial_output(runs_folder, cluster, capsys):
     from ragnb.cli import main
 
-    argv = ["score", "--judgments", str(files / "qrels.txt"), "--metric", "rr@10",
+    argv = ["score", "--judgments", str(runs_folder / "qrels.txt"), "--metric", "rr@10",
             "--extra", "drop", "--missing", "drop", "--per-query", "--format", "csv",
-            *(arg for name in RUNS for arg in ("--run", str(files / name)))]
+            *(arg for name in RUNS for arg in ("--run", str(runs_folder / name)))]
     assert main(argv) == 0
     serial = capsys.readouterr()
     with _tasks(cluster) as keys:

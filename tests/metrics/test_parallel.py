@@ -11,30 +11,14 @@ from ragnb.errors import InputError
 from ragnb.metrics.parallel import workers
 from ragnb.metrics.score import score
 from ragnb.paths import DEMO_DIR
-from tests.metrics._pages import assert_same_page
-
-QRELS = "q1 0 p1 2\nq1 0 p2 0\nq2 0 p3 1\nq3 0 p4 1\n"
-RUNS = {
-    "a.run": "q1 Q0 p1 1 0.9 a\nq1 Q0 p2 2 0.5 a\nq2 Q0 p9 1 0.8 a\nq2 Q0 p3 2 0.7 a\n"
-             "q3 Q0 p4 1 0.3 a\nq9 Q0 p1 1 0.1 a\n",                  # a query qrels lack
-    "b.run": "q1 Q0 p2 1 0.9 b\nq1 Q0 p1 2 0.5 b\nq2 Q0 p3 1 0.8 b\n",  # q3 missing
-    "c.run": "q1 Q0 p1 1 0.2 c\nq1 Q0 p2 2 0.5 c\nq3 Q0 p4 1 0.8 c\n",  # rank disagrees
-}
+from tests.metrics._pages import RUNS, assert_same_page
 
 
-@pytest.fixture
-def files(tmp_path):
-    (tmp_path / "qrels.txt").write_text(QRELS)
-    for name, text in RUNS.items():
-        (tmp_path / name).write_text(text)
-    return tmp_path
-
-
-def test_two_jobs_give_the_serial_scores_notes_and_orders(files):
-    runs = [files / name for name in RUNS]
+def test_two_jobs_give_the_serial_scores_notes_and_orders(runs_folder):
+    runs = [runs_folder / name for name in RUNS]
     kwargs = {"missing": "drop", "extra": "drop"}
-    serial = score(files / "qrels.txt", runs, ["ndcg@10", "rr@10", "p@2"], **kwargs)
-    parallel = score(files / "qrels.txt", runs, ["ndcg@10", "rr@10", "p@2"], jobs=2, **kwargs)
+    serial = score(runs_folder / "qrels.txt", runs, ["ndcg@10", "rr@10", "p@2"], **kwargs)
+    parallel = score(runs_folder / "qrels.txt", runs, ["ndcg@10", "rr@10", "p@2"], jobs=2, **kwargs)
     pd.testing.assert_frame_equal(parallel.table, serial.table)
     assert parallel.notes == serial.notes and len(serial.notes) >= 3   # extra, dropped, order
     assert parallel.orders == serial.orders
@@ -43,12 +27,12 @@ def test_two_jobs_give_the_serial_scores_notes_and_orders(files):
     assert set(b["query_id"]) == {"q1", "q2"}
 
 
-def test_runs_in_memory_and_on_disk_mix_in_their_order(files):
+def test_runs_in_memory_and_on_disk_mix_in_their_order(runs_folder):
     frame = pd.DataFrame({"query_id": ["q1", "q2", "q3"], "passage_id": ["p1", "p3", "p4"],
                           "rank": [1, 1, 1]})
-    runs = {"mem": frame, "disk": files / "a.run"}
-    serial = score(files / "qrels.txt", runs, "rr@10", extra="drop")
-    parallel = score(files / "qrels.txt", runs, "rr@10", extra="drop", jobs=2)
+    runs = {"mem": frame, "disk": runs_folder / "a.run"}
+    serial = score(runs_folder / "qrels.txt", runs, "rr@10", extra="drop")
+    parallel = score(runs_folder / "qrels.txt", runs, "rr@10", extra="drop", jobs=2)
     pd.testing.assert_frame_equal(parallel.table, serial.table)
     assert list(dict.fromkeys(parallel.table["config"])) == ["mem", "disk"]
 
@@ -61,13 +45,13 @@ def test_the_demo_sweep_of_41_rounds_is_the_serial_one():
     pd.testing.assert_frame_equal(parallel.table, serial.table)
 
 
-def test_a_bad_run_read_in_a_worker_is_the_serial_error(files):
-    (files / "bad.run").write_text("q1 Q0 p1 one 0.9 x\n")
-    runs = [files / "a.run", files / "bad.run"]
+def test_a_bad_run_read_in_a_worker_is_the_serial_error(runs_folder):
+    (runs_folder / "bad.run").write_text("q1 Q0 p1 one 0.9 x\n")
+    runs = [runs_folder / "a.run", runs_folder / "bad.run"]
     with pytest.raises(InputError) as serial:
-        score(files / "qrels.txt", runs, "rr@10", extra="drop")
+        score(runs_folder / "qrels.txt", runs, "rr@10", extra="drop")
     with pytest.raises(InputError) as parallel:
-        score(files / "qrels.txt", runs, "rr@10", extra="drop", jobs=2)
+        score(runs_folder / "qrels.txt", runs, "rr@10", extra="drop", jobs=2)
     assert str(parallel.value) == str(serial.value) and "bad.run:1" in str(serial.value)
 
 
@@ -79,12 +63,12 @@ def test_workers_are_capped_by_the_runs_and_zero_means_every_core():
             workers(bad, 3)
 
 
-def test_the_command_line_output_is_the_same_with_jobs(files, capsys):
+def test_the_command_line_output_is_the_same_with_jobs(runs_folder, capsys):
     from ragnb.cli import main
 
-    argv = ["score", "--judgments", str(files / "qrels.txt"), "--metric", "rr@10",
+    argv = ["score", "--judgments", str(runs_folder / "qrels.txt"), "--metric", "rr@10",
             "--extra", "drop", "--missing", "drop", "--per-query", "--format", "csv",
-            *(arg for name in RUNS for arg in ("--run", str(files / name)))]
+            *(arg for name in RUNS for arg in ("--run", str(runs_folder / name)))]
     assert main(argv) == 0
     serial = capsys.readouterr()
     assert main([*argv, "--jobs", "2"]) == 0
