@@ -572,12 +572,18 @@ def _module_index(paths: tuple[str, ...]) -> dict[str, list[str]]:
     return index
 
 
+#: Where a project's top-level modules are imported from, in order: the repository root,
+#: then the src layout and its variants (as dotted prefixes of a file's full name).
+IMPORT_ROOTS = ("", "src.", "lib.", "python.")
+
+
 def resolve_module(level: int, name: str, importer: str,
                    index: dict[str, list[str]]) -> str | None:
     """The file of module ``name`` imported from ``importer`` (``level`` dots), if unique.
 
-    Absolute names take the file whose full dotted path is ``name`` or else
-    the only file whose path ends with it; relative ones are resolved against
+    Absolute names take the only file whose path ends with ``name``, else the one that
+    is ``name`` under an import root (:data:`IMPORT_ROOTS`: ``pkg`` is ``src/pkg/``
+    before a fixture ``tests/x/pkg.py``); relative ones are resolved against
     ``importer``'s folder.
     """
     if level:
@@ -594,5 +600,8 @@ def resolve_module(level: int, name: str, importer: str,
     found = index.get(name, [])
     if len(found) == 1:
         return found[0]
-    exact = [p for p in found if module_names(p)[0] == name]
-    return exact[0] if len(exact) == 1 else None
+    for root in IMPORT_ROOTS:   # the import system's roots before any same-named file
+        rooted = [p for p in found if module_names(p)[0] == f"{root}{name}"]
+        if len(rooted) == 1:
+            return rooted[0]
+    return None

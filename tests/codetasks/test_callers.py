@@ -185,3 +185,24 @@ def test_factories_isinstance_class_attributes_and_unparsed_files(tmp_path):
                      ("holder.py", 9, "receiver")}
     assert task["callers"] == ["attr.py", "factory.py", "holder.py", "narrow.py", "registry.py"]
     assert task["unparsed"] == ["old.py"] and task["unresolved_calls"] == 1
+
+
+def test_a_same_named_module_deeper_in_the_tree_does_not_hide_a_src_package(tmp_path):
+    """Issue 37 #1: ``src/pkg`` and a fixture ``tests/x/pkg.py``; ``import pkg`` is the
+    package (the src layout's import root comes before any same-named file), so its one
+    caller is found. On the old resolver both names were ambiguous and the caller lost."""
+    if not git_available():
+        pytest.skip("git is not installed")
+    g = Git(tmp_path / "repo")
+    g.write({"src/pkg/__init__.py": "from .models import Widget\n",
+             "src/pkg/models.py": MODELS,
+             "src/pkg/cli.py": "from pkg.models import Widget\n\nWidget('c')\n",
+             "tests/x/pkg.py": "Widget = None\n",
+             "tests/test_use.py": "import pkg\n\npkg.Widget('t')\n"})
+    g.commit("Initial import")
+    g.merge("size", {"src/pkg/models.py": MODELS.replace("(self, name)", "(self, name, size)")},
+            "Size", "Merge pull request #1 from dev/size\n\nWidgets get a size now")
+    t = mine_tasks(g.path).tasks.iloc[0]
+    assert [(s["path"], s["line"], s["how"]) for s in t["caller_sites"]] == [
+        ("src/pkg/cli.py", 3, "import"), ("tests/test_use.py", 3, "reexport")]
+    assert t["callers"] == ["src/pkg/cli.py", "tests/test_use.py"]
