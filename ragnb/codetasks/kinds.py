@@ -15,6 +15,9 @@ Changelog only
 Release
     The title says it cuts a release (:func:`is_release`): ``v2.31.0``,
     ``Release 2.0``, ``Version 0.28.1 (#3445)``, ``Bump version to 1.2``.
+Chore
+    The title or merge line says it is housekeeping (:func:`chore`): a dependency
+    bump, a formatting pass, a merge of a maintenance branch.
 Config only
     Every changed file is configuration, CI or packaging metadata
     (:func:`is_config`: ``.github/``, ``tox.ini``, ``setup.cfg``,
@@ -62,10 +65,38 @@ _CONFIG_NAMES = {"tox.ini", "setup.cfg", "pyproject.toml", "manifest.in", "makef
                  ".mailmap", "pipfile", "pipfile.lock", "environment.yml", "tox.toml"}
 _RELEASE = re.compile(
     r"^(?:(?:release|releasing|released|version|prepare|preparing|cut|tag|bump(?:ed|ing)?"
-    r"(?: the)? version(?: to)?)\s+)?v?\d+(?:\.\d+)+[\w.+-]*"
+    r"(?: the)? version(?: to)?)(?:\s+(?:version|v))?\s+)?v?\d+(?:\.\d+)+[\w.+-]*"
     r"(?:\s+(?:release|final|changelog|in history))?\.?$"
     r"|^(?:prepare|preparing|prep)\s+(?:for\s+)?(?:the\s+)?(?:next\s+)?release\b",
     re.IGNORECASE)
+#: Titles of housekeeping changes (:func:`chore`), by what they are.
+_CHORES = {
+    "dependency bump": re.compile(
+        r"^(?:\[?(?:deps?|build|chore)\]?(?:\(\w+\))?:?\s+)?"
+        r"(?:bump|bumps|bumped|upgrade|update|pin|unpin)\s+"
+        r"(?:(?:the\s+)?(?:requirements|dependencies|deps|dev[- ]dependencies|pins|"
+        r"lock\s?files?|pinned\s+\S+)\b"
+        r"|[\w.\[\]-]+(?:\s+(?:from\s+\S+\s+)?to)?\s+v?\d+(?:\.\d+)+\S*\s*$"
+        r"|[\w.\[\]-]+\s+requirement\b)", re.IGNORECASE),
+    "formatting pass": re.compile(
+        r"^(?:\w+:\s+)?(?:(?:run|apply|ran|applied)\s+(?:the\s+)?(?:black|isort|ruff format|"
+        r"pyupgrade|autopep8|yapf|prettier)\b|(?:re)?format(?:ted|ting)?\s+(?:\w+\s+)*?"
+        r"(?:with|using|by)\s+(?:black|ruff|isort|yapf|autopep8|prettier)\b"
+        r"|(?:black|isort|ruff format|pyupgrade)\s*(?:formatting|pass|reformat)?\s*$"
+        r"|(?:re)?format\s+(?:all\s+|the\s+)?(?:code|codebase|files|sources)\s*$"
+        r"|pre-commit autoupdate\b|\[pre-commit\.ci\])", re.IGNORECASE),
+    "maintenance-branch merge": re.compile(
+        r"^merge\s+(?:(?:remote-tracking\s+)?branch\s+)?'?(?:origin/)?"
+        r"(?:\d+(?:\.\d+)*\.x|stable|maint\S*|release[-/]\S+|main|master|develop)'?"
+        r"(?:\s+into\s+\S+)?\s*$", re.IGNORECASE),
+}
+#: Branches whose merge brings maintenance work back: any way (``Merge branch '2.3.x'``)
+#: and, from a pull request, only version and stable branches (a fork's ``main`` is a
+#: person's change).
+_MAINTENANCE_BRANCH = re.compile(r"^(?:\d+(?:\.\d+)*\.x|stable|maint\S*)$", re.IGNORECASE)
+_SYNCED_BRANCH = re.compile(r"^(?:\d+(?:\.\d+)*\.x|stable|maint\S*|release[-/]\S+|main|master|"
+                            r"develop)$", re.IGNORECASE)
+_MERGE_BRANCH = re.compile(r"^Merge (?:remote-tracking )?branch '([^']+)'")
 _PR_SUFFIX = re.compile(r"\s*\(#\d+\)\s*$")
 _DOC_SUFFIXES = {".md", ".rst", ".adoc", ".asciidoc", ".markdown"}
 _DOC_NAMES = ("readme", "license", "licence", "authors", "contributing", "code_of_conduct",
@@ -164,6 +195,39 @@ def is_release(title: str) -> bool:
     [True, True, True, False, False]
     """
     return bool(_RELEASE.match(_PR_SUFFIX.sub("", title.strip())))
+
+
+def chore(title: str, message: str = "") -> str | None:
+    """What housekeeping a change is, from its title and merge line, else ``None``.
+
+    ``dependency bump`` (``Bump attrs 2.3.7``, ``Update requirements``), ``formatting
+    pass`` (``Run black``, ``Reformat with ruff``) or ``maintenance-branch merge`` (a
+    title ``Merge 2.3.x into main``, or a merge line naming a branch such as ``2.3.x``,
+    ``stable`` or ``main``). A change's own work named alike (``Update the bump
+    logic``, ``Format dates with babel``) is not one.
+
+    Examples
+    --------
+    >>> [chore(t) for t in ("Bump attrs 2.3.7", "update requirements", "Run black",
+    ...                     "Merge 2.3.x into main", "Update the bump logic",
+    ...                     "Format dates with babel")]  # doctest: +NORMALIZE_WHITESPACE
+    ['dependency bump', 'dependency bump', 'formatting pass', 'maintenance-branch merge',
+     None, None]
+    >>> chore("Fix the parser", "Merge pull request #9 from pallets/2.3.x")
+    'maintenance-branch merge'
+    """
+    title = _PR_SUFFIX.sub("", title.strip())
+    for what, pattern in _CHORES.items():
+        if pattern.match(title):
+            return what
+    first = message.strip().split("\n", 1)[0]
+    if m := _MERGE_FROM.match(first):
+        branch, names = m["branch"], _MAINTENANCE_BRANCH
+    elif m := _MERGE_BRANCH.match(first):
+        branch, names = m[1].split("/")[-1], _SYNCED_BRANCH
+    else:
+        return None
+    return "maintenance-branch merge" if names.match(branch) else None
 
 
 def is_config(path: str) -> bool:

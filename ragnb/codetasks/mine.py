@@ -41,6 +41,10 @@ table with the filters it fails, so nothing is dropped silently
     a commit outside the change reverts one of its commits;
 ``release``
     its title says it cuts a release (``v2.31.0``, ``Version 0.28.1``);
+``chore``
+    its title or merge line says it is housekeeping: a dependency bump (``Bump attrs
+    2.3.7``), a formatting pass (``Run black``), a merge of a maintenance branch
+    (``2.3.x``, ``stable``) (:func:`ragnb.codetasks.kinds.chore`);
 ``changelog_only``, ``docs_only``, ``config_only``
     every file it changed is a changelog / documentation / configuration, CI
     or packaging (:mod:`ragnb.codetasks.kinds`);
@@ -52,6 +56,7 @@ table with the filters it fails, so nothing is dropped silently
 """
 from __future__ import annotations
 
+import glob
 import re
 import sys
 from collections.abc import Sequence
@@ -68,6 +73,7 @@ from ragnb.codetasks.editset import (
     attribute_excludes,
     exclude_pathspecs,
     is_excluded,
+    is_generated,
     split_changes,
 )
 from ragnb.codetasks.git import (
@@ -78,7 +84,7 @@ from ragnb.codetasks.git import (
     mainline_changes,
     mainline_patches,
 )
-from ragnb.codetasks.kinds import DEFAULT_BOTS, doc_kind, is_bot, is_release, merge_source
+from ragnb.codetasks.kinds import DEFAULT_BOTS, chore, doc_kind, is_bot, is_release, merge_source
 from ragnb.codetasks.pysyntax import code_lines
 from ragnb.codetasks.readset import read_set
 from ragnb.codetasks.snapshot import Blobs, Snapshot
@@ -87,13 +93,14 @@ from ragnb.codetasks.text import description, split_title, task_text, word_count
 from ragnb.codetasks.vendored import nested_roots, under_root, wholesale_roots
 from ragnb.errors import InputError
 
-FILTERS = ("bot", "revert", "reverted", "release", "changelog_only", "docs_only", "config_only",
-           "edit_files", "description")
+FILTERS = ("bot", "revert", "reverted", "release", "chore", "changelog_only", "docs_only",
+           "config_only", "edit_files", "description")
 FILTER_HELP = {
     "bot": "authored by a bot",
     "revert": "is a revert",
     "reverted": "reverted later on the branch",
     "release": "cuts a release (its title is a version)",
+    "chore": "housekeeping: a dependency bump, a formatting pass, a maintenance-branch merge",
     "changelog_only": "changes only changelog files",
     "docs_only": "changes only documentation",
     "config_only": "changes only configuration / CI / packaging (and docs)",
@@ -344,6 +351,11 @@ def _mine_one(sha: str, commits: dict[str, CommitInfo], own: list[str],
         return is_excluded(path, patterns)
 
     split = split_changes(changed, patterns)
+    generated = [glob.escape(p) for p in (*split.edit_set, *split.added)
+                 if is_generated(blobs.text(after_files.get(p) or parent_files.get(p) or ""))]
+    if generated:  # a tool's output (pip-compile) is excluded however it is named
+        patterns = (*patterns, *generated)
+        split = split_changes(changed, patterns)
     wanted = {*split.edit_set, *split.added}
     diffs = {p: d for p, d in parse_diff(patch).items() if p in wanted}
     symbols = changed_symbols(diffs.values())
@@ -385,8 +397,11 @@ def _mine_one(sha: str, commits: dict[str, CommitInfo], own: list[str],
         failed.append("revert")
     if _is_reverted(mine, reverted_refs):
         failed.append("reverted")
-    if is_release(split_title(description(commit.message))[0]):
+    title = split_title(desc)[0]
+    if is_release(title):
         failed.append("release")
+    if chore(title, commit.message):
+        failed.append("chore")
     kind = doc_kind([*split.edit_set, *split.added, *split.bookkeeping])
     if kind is not None:
         failed.append(f"{kind}_only")

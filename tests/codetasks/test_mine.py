@@ -36,11 +36,11 @@ def test_filters_and_table(mined, tiny_repo):
                       "M5": ["edit_files"], "M6": []}
     assert mined.kept["sha"].tolist() == [shas["M3"], shas["M6"]]
     table = filter_table(mined.tasks, mined.options).set_index("step")
-    assert table["remaining"].tolist() == [6, 6, 5, 4, 4, 4, 4, 4, 3, 2, 2]
+    assert table["remaining"].tolist() == [6, 6, 5, 4, 4, 4, 4, 4, 4, 3, 2, 2]
     assert table.loc[["revert", "reverted", "edit_files", "description"], "dropped"].tolist() == [
         1, 1, 1, 1]
-    assert table.loc[["bot", "release", "changelog_only", "docs_only", "config_only"],
-                     "fails"].tolist() == [0, 0, 0, 0, 0]
+    assert table.loc[["bot", "release", "chore", "changelog_only", "docs_only", "config_only"],
+                     "fails"].tolist() == [0, 0, 0, 0, 0, 0]
 
 
 def test_edit_set_excludes_lock_and_vendored_files(mined, tiny_repo):
