@@ -20,8 +20,9 @@ What counts as a call of the changed function:
   an unrelated class;
 - a method ``C.m``: ``x.m(...)`` where the receiver's class is ``C`` or a
   subclass (``self`` in their methods, a variable assigned ``C(...)`` or
-  annotated ``C``, narrowed by ``isinstance(x, C)``, or assigned the result
-  of a function that returns a ``C``), ``C.m(...)``, ``super().m(...)`` in a
+  annotated ``C``, narrowed by ``isinstance(x, C)``, assigned the result
+  of a function that returns a ``C``, or a test's parameter naming a pytest fixture
+  that returns a ``C``), ``C.m(...)``, ``super().m(...)`` in a
   subclass. Class-valued attributes and dicts of classes called
   (``self.Cls(...)``, ``HANDLERS[k](...)``) are constructor calls of those
   classes (:mod:`ragnb.codetasks.pysyntax`). A call
@@ -43,7 +44,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from ragnb.codetasks.pysyntax import Module, module_index, resolve_module
+from ragnb.codetasks.pysyntax import FIXTURE, Module, module_index, resolve_module
 from ragnb.codetasks.symbols import SignatureChange
 
 #: How a caller entry was resolved.
@@ -59,6 +60,8 @@ HOW = {
     "subclass": "instantiating a subclass that inherits the constructor",
     "factory": "a method called on what a function returns (`x = make()`, where `make` "
                "returns the class)",
+    "fixture": "a method called on a pytest fixture that returns the class "
+               "(`def test_x(app): app.run()`, the fixture in the file or a conftest.py)",
     "unresolved": "`x.m(...)` with a receiver of unknown class (not in the caller set)",
     "unparsed": "a file that could call it does not parse as Python 3 (not in the caller set)",
 }
@@ -85,6 +88,7 @@ class Resolver:
 
     def __init__(self, paths: Iterable[str], load: Callable[[str], Module | None]) -> None:
         self.paths = [p for p in paths if p.endswith(".py")]
+        self.known = set(self.paths)
         self.index = module_index(self.paths)
         self.load = load
         self._resolved: dict[tuple[str, str], tuple[Symbol, list[str], str] | None] = {}
@@ -322,6 +326,14 @@ def _method_sites(resolver: Resolver, files: Sequence[str], change: SignatureCha
         made = home.returns.get(r[0][1]) if home is not None else None
         return made is not None and is_family(r[0][0], made)
 
+    def fixture_of_family(path: str, name: str) -> bool:
+        """Whether the fixture ``name`` a test in ``path`` gets returns a family class."""
+        for home in _fixture_homes(path, resolver.known):
+            m = resolver.load(home)
+            if m is not None and name in m.fixtures:
+                return is_family(home, m.fixtures[name])
+        return False
+
     for path in files:
         m = resolver.load(path)
         if m is None:
@@ -341,6 +353,11 @@ def _method_sites(resolver: Resolver, files: Sequence[str], change: SignatureCha
                     bases = _class_info(m, call.in_class)[0]
                     if any(is_family(path, b) for b in bases):
                         how = "super"
+                elif call.receiver is not None and call.receiver.startswith(FIXTURE):
+                    if fixture_of_family(path, call.receiver.removeprefix(FIXTURE)):
+                        how = "fixture"
+                    elif not constructor:
+                        how = "unresolved"
                 elif call.receiver is not None:
                     if is_family(path, call.receiver):
                         how = "self" if call.callee and call.callee.count(".") == 1 and (
@@ -362,6 +379,19 @@ def _method_sites(resolver: Resolver, files: Sequence[str], change: SignatureCha
 
 
 _EMPTY = Module("")
+
+
+def _fixture_homes(path: str, known: set[str]) -> list[str]:
+    """Where pytest looks for the fixtures of a test in ``path``: the file, then each
+    ``conftest.py`` from its folder up to the root.
+    """
+    parts = path.split("/")[:-1]
+    homes = [path]
+    for i in range(len(parts), -1, -1):
+        conftest = "/".join([*parts[:i], "conftest.py"])
+        if conftest in known:
+            homes.append(conftest)
+    return homes
 
 
 def _class_info(m: Module, name: str | None) -> tuple[list[str], set[str]]:

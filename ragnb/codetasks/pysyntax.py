@@ -118,9 +118,17 @@ class Module:
     class_attrs: dict[str, dict[str, str]] = field(default_factory=dict)
     class_maps: dict[str, list[str]] = field(default_factory=dict)
     attr_types: dict[str, dict[str, str]] = field(default_factory=dict)
+    fixtures: dict[str, str] = field(default_factory=dict)
 
     def defines(self, name: str) -> bool:
         return name in self.functions or name in self.classes
+
+
+#: The receiver a test's or fixture's parameter gets (``FIXTURE + name``): pytest passes
+#: it the fixture of that name (:attr:`Module.fixtures`, resolved by
+#: :mod:`ragnb.codetasks.callers` in the file and its ``conftest.py`` files).
+FIXTURE = "fixture:"
+_FIXTURE_DECORATORS = {"pytest.fixture", "fixture", "pytest_asyncio.fixture"}
 
 
 def dotted(node: ast.AST) -> str | None:
@@ -201,11 +209,15 @@ class _Visitor(ast.NodeVisitor):
             self.depth -= 1
 
     def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        fixture = any(dotted(d.func if isinstance(d, ast.Call) else d) in _FIXTURE_DECORATORS
+                      for d in node.decorator_list)
         if self.depth == 0:
             self.m.functions.add(node.name)
             made = _returned_class(node)
             if made:
                 self.m.returns[node.name] = made
+            if fixture:
+                self.m.fixtures[node.name] = _returned_class(node, yields=True) or ""
         if not self.in_function:
             qualname = ".".join([*self.qual, node.name])
             if qualname not in self.m.signatures:
@@ -219,6 +231,8 @@ class _Visitor(ast.NodeVisitor):
                 scope[a.arg] = ann
             elif i == 0 and self.cls and a.arg in ("self", "cls"):
                 scope[a.arg] = self.cls
+            elif (fixture or node.name.startswith("test")) and a.arg != "request":
+                scope[a.arg] = FIXTURE + a.arg   # pytest passes the fixture of that name
         self.types.append(scope)
         self.aliases.append({})
         self.depth += 1
@@ -376,8 +390,11 @@ def _isinstance(test: ast.expr) -> tuple[str, str] | None:
     return None
 
 
-def _returned_class(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
-    """The class a function returns where the code shows it (see ``returns``), else ``None``."""
+def _returned_class(node: ast.FunctionDef | ast.AsyncFunctionDef, yields: bool = False
+                    ) -> str | None:
+    """The class a function returns (with ``yields``, also yields: a fixture) where the code
+    shows it (see ``returns``), else ``None``.
+    """
     ann = _annotation(node.returns)
     if ann:
         return ann if ann.rsplit(".", 1)[-1][:1].isupper() else None
@@ -387,7 +404,7 @@ def _returned_class(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
         n = stack.pop()
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             continue
-        if isinstance(n, ast.Return):
+        if isinstance(n, ast.Return) or (yields and isinstance(n, ast.Yield)):
             value = n.value
             made.add(dotted(value.func) if isinstance(value, ast.Call) else None)
             continue

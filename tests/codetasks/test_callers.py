@@ -206,3 +206,46 @@ def test_a_same_named_module_deeper_in_the_tree_does_not_hide_a_src_package(tmp_
     assert [(s["path"], s["line"], s["how"]) for s in t["caller_sites"]] == [
         ("src/pkg/cli.py", 3, "import"), ("tests/test_use.py", 3, "reexport")]
     assert t["callers"] == ["src/pkg/cli.py", "tests/test_use.py"]
+
+
+APP = ("class App:\n    def __init__(self, name):\n        self.name = name\n\n"
+       "    def run(self, host):\n        return host\n")
+
+
+def test_a_method_called_on_a_pytest_fixture_of_the_class_is_a_caller(tmp_path):
+    """Issue 37 #2: ``def test_run(app): app.run('h')`` where ``tests/conftest.py``'s
+    fixture ``app`` returns (or yields) an ``App``: a caller of ``App.run`` (how
+    ``fixture``); a parameter naming a fixture of another class, or no fixture, is not.
+    Also kept: a re-exported submodule (``pkg.json.dumps``) and a subclass without its own
+    ``__init__`` in another module (these two already resolved on the old main)."""
+    if not git_available():
+        pytest.skip("git is not installed")
+    g = Git(tmp_path / "repo")
+    json = "def dumps(obj):\n    return str(obj)\n"
+    g.write({"src/pkg/__init__.py": "from . import json\nfrom .app import App\n",
+             "src/pkg/json/__init__.py": "from .provider import dumps\n",
+             "src/pkg/json/provider.py": json, "src/pkg/app.py": APP,
+             "src/pkg/sub.py": "from .app import App\n\n\nclass Flask(App):\n    pass\n",
+             "use_attr.py": "import pkg\n\npkg.json.dumps(1)\n",
+             "use_sub.py": "from pkg.sub import Flask\n\nFlask('x')\n",
+             "tests/conftest.py": ("import pytest\nfrom pkg import App\n\n\n@pytest.fixture\n"
+                                   "def app():\n    yield App('t')\n\n\n@pytest.fixture\n"
+                                   "def other():\n    return object()\n"),
+             "tests/web/test_app.py": ("def test_run(app):\n    app.run('h')\n\n\n"
+                                       "def test_other(other):\n    other.run('h')\n\n\n"
+                                       "def helper(app):\n    app.run('h')\n")})
+    g.commit("Initial import")
+    g.merge("sig", {"src/pkg/json/provider.py": json.replace("(obj)", "(obj, **kw)"),
+                    "src/pkg/app.py": APP.replace("(self, name)", "(self, name, debug)")
+                    .replace("(self, host)", "(self, host, port)")},
+            "Sig", "Merge pull request #1 from dev/sig\n\nJSON dumps and the app take options")
+    t = mine_tasks(g.path).tasks.iloc[0]
+    sites = [(s["path"], s["line"], s["target"], s["how"]) for s in t["caller_sites"]]
+    assert sites == [("tests/conftest.py", 7, "App.__init__", "reexport"),
+                     ("tests/web/test_app.py", 2, "App.run", "fixture"),
+                     ("tests/web/test_app.py", 6, "App.run", "unresolved"),
+                     ("tests/web/test_app.py", 10, "App.run", "unresolved"),
+                     ("use_attr.py", 3, "dumps", "reexport"),
+                     ("use_sub.py", 3, "App.__init__", "subclass")]
+    assert t["callers"] == ["tests/conftest.py", "tests/web/test_app.py", "use_attr.py",
+                            "use_sub.py"]
