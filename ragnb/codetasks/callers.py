@@ -203,7 +203,8 @@ def _subclasses(resolver: Resolver, files: Sequence[str], targets: set[Symbol],
     found: set[Symbol] = set()
     for _ in range(2):
         names = "|".join(sorted({re.escape(n) for _, n in targets | found if n}))
-        line = re.compile(rf"^[ \t]*class[ \t]+\w+[ \t]*\([^)]*\b(?:{names})\b", re.MULTILINE)
+        # a base named by an alias ends with the name too (`from flask import Flask as _Flask`)
+        line = re.compile(rf"^[ \t]*class[ \t]+\w+[ \t]*\([^)]*(?:{names})\b", re.MULTILINE)
         for path in files:
             t = text(path) or ""
             if "class" not in t or not line.search(t):

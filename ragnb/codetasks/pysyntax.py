@@ -399,6 +399,8 @@ def _returned_class(node: ast.FunctionDef | ast.AsyncFunctionDef, yields: bool =
     if ann:
         return ann if ann.rsplit(".", 1)[-1][:1].isupper() else None
     made: set[str | None] = set()
+    returned: set[str] = set()          # names returned: `app = Flask(...)` ... `return app`
+    assigned: dict[str, set[str | None]] = {}
     stack: list[ast.AST] = list(node.body)
     while stack:
         n = stack.pop()
@@ -406,9 +408,21 @@ def _returned_class(node: ast.FunctionDef | ast.AsyncFunctionDef, yields: bool =
             continue
         if isinstance(n, ast.Return) or (yields and isinstance(n, ast.Yield)):
             value = n.value
-            made.add(dotted(value.func) if isinstance(value, ast.Call) else None)
+            if isinstance(value, ast.Name):
+                returned.add(value.id)
+            else:
+                made.add(dotted(value.func) if isinstance(value, ast.Call) else None)
             continue
+        if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
+            targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+            value = n.value if not isinstance(n, ast.AugAssign) else None
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    assigned.setdefault(target.id, set()).add(
+                        dotted(value.func) if isinstance(value, ast.Call) else None)
         stack.extend(ast.iter_child_nodes(n))
+    for name in returned:               # a name assigned anything but one class is unknown
+        made |= assigned.get(name, {None})
     if len(made) == 1:
         name = next(iter(made))
         if name and name.rsplit(".", 1)[-1][:1].isupper():

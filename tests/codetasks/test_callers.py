@@ -215,7 +215,10 @@ APP = ("class App:\n    def __init__(self, name):\n        self.name = name\n\n"
 def test_a_method_called_on_a_pytest_fixture_of_the_class_is_a_caller(tmp_path):
     """Issue 37 #2: ``def test_run(app): app.run('h')`` where ``tests/conftest.py``'s
     fixture ``app`` returns (or yields) an ``App``: a caller of ``App.run`` (how
-    ``fixture``); a parameter naming a fixture of another class, or no fixture, is not.
+    ``fixture``), as is ``made.run`` where the nearer ``tests/web/conftest.py``'s fixture
+    returns a variable holding a subclass whose base is imported under an alias
+    (``class TestApp(_App)``, as Flask's own conftest does); a parameter naming a fixture
+    of another class, or no fixture, is not.
     Also kept: a re-exported submodule (``pkg.json.dumps``) and a subclass without its own
     ``__init__`` in another module (these two already resolved on the old main)."""
     if not git_available():
@@ -231,9 +234,14 @@ def test_a_method_called_on_a_pytest_fixture_of_the_class_is_a_caller(tmp_path):
              "tests/conftest.py": ("import pytest\nfrom pkg import App\n\n\n@pytest.fixture\n"
                                    "def app():\n    yield App('t')\n\n\n@pytest.fixture\n"
                                    "def other():\n    return object()\n"),
+             "tests/web/conftest.py": ("import pytest\nfrom pkg.app import App as _App\n\n\n"
+                                       "class TestApp(_App):\n    testing = True\n\n\n"
+                                       "@pytest.fixture\ndef made():\n    made = TestApp('m')\n"
+                                       "    return made\n"),
              "tests/web/test_app.py": ("def test_run(app):\n    app.run('h')\n\n\n"
                                        "def test_other(other):\n    other.run('h')\n\n\n"
-                                       "def helper(app):\n    app.run('h')\n")})
+                                       "def helper(app):\n    app.run('h')\n\n\n"
+                                       "def test_made(made):\n    made.run('m')\n")})
     g.commit("Initial import")
     g.merge("sig", {"src/pkg/json/provider.py": json.replace("(obj)", "(obj, **kw)"),
                     "src/pkg/app.py": APP.replace("(self, name)", "(self, name, debug)")
@@ -242,10 +250,12 @@ def test_a_method_called_on_a_pytest_fixture_of_the_class_is_a_caller(tmp_path):
     t = mine_tasks(g.path).tasks.iloc[0]
     sites = [(s["path"], s["line"], s["target"], s["how"]) for s in t["caller_sites"]]
     assert sites == [("tests/conftest.py", 7, "App.__init__", "reexport"),
+                     ("tests/web/conftest.py", 11, "App.__init__", "subclass"),
                      ("tests/web/test_app.py", 2, "App.run", "fixture"),
                      ("tests/web/test_app.py", 6, "App.run", "unresolved"),
                      ("tests/web/test_app.py", 10, "App.run", "unresolved"),
+                     ("tests/web/test_app.py", 14, "App.run", "fixture"),
                      ("use_attr.py", 3, "dumps", "reexport"),
                      ("use_sub.py", 3, "App.__init__", "subclass")]
-    assert t["callers"] == ["tests/conftest.py", "tests/web/test_app.py", "use_attr.py",
-                            "use_sub.py"]
+    assert t["callers"] == ["tests/conftest.py", "tests/web/conftest.py",
+                            "tests/web/test_app.py", "use_attr.py", "use_sub.py"]
