@@ -421,8 +421,8 @@ def _returned_class(node: ast.FunctionDef | ast.AsyncFunctionDef, yields: bool =
                     assigned.setdefault(target.id, set()).add(
                         dotted(value.func) if isinstance(value, ast.Call) else None)
         stack.extend(ast.iter_child_nodes(n))
-    for name in returned:               # a name assigned anything but one class is unknown
-        made |= assigned.get(name, {None})
+    for var in returned:                # a name assigned anything but one class is unknown
+        made |= assigned.get(var, {None})
     if len(made) == 1:
         name = next(iter(made))
         if name and name.rsplit(".", 1)[-1][:1].isupper():
