@@ -72,8 +72,10 @@ def test_filter_counts_follow_the_generator_plan():
     table = filter_table(mined.tasks).set_index("step")
     # 46 ordinary + 6 silent + 28 signature + 5 lockfile-only + 1 rename, and 4 reverts
     assert table.loc["mined", "remaining"] == 90
-    assert table.loc[["revert", "reverted", "edit_files", "description"], "dropped"].tolist() == [
-        4, 4, 6, 6]
+    # the 5 lockfile-only changes are titled "Bump <dep> to 1.2.0": dependency bumps, so the
+    # chore filter drops them first (issue 37 #4); edit_files then drops only the rename
+    assert table.loc[["revert", "reverted", "chore", "edit_files", "description"],
+                     "dropped"].tolist() == [4, 4, 5, 1, 6]
     assert table.loc["kept", "remaining"] == 70
     kept = mined.kept
     assert sum(bool(s) for s in kept["signature_changes"]) >= 20   # seed 002: at least 20 of 60
