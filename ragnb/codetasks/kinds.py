@@ -69,6 +69,11 @@ _RELEASE = re.compile(
     r"(?:\s+(?:release|final|changelog|in history))?\.?$"
     r"|^(?:prepare|preparing|prep)\s+(?:for\s+)?(?:the\s+)?(?:next\s+)?release\b",
     re.IGNORECASE)
+#: Branches whose merge brings maintenance work back: any way (``Merge branch '2.3.x'``)
+#: and, from a pull request, only version and stable branches (a fork's ``main`` is a
+#: person's change).
+_MAINTENANCE = r"\d+(?:\.\d+)*\.x|stable|maint\S*"
+_SYNCED = _MAINTENANCE + r"|release[-/]\S+|main|master|develop"
 #: Titles of housekeeping changes (:func:`chore`), by what they are.
 _CHORES = {
     "dependency bump": re.compile(
@@ -86,16 +91,11 @@ _CHORES = {
         r"|(?:re)?format\s+(?:all\s+|the\s+)?(?:code|codebase|files|sources)\s*$"
         r"|pre-commit autoupdate\b|\[pre-commit\.ci\])", re.IGNORECASE),
     "maintenance-branch merge": re.compile(
-        r"^merge\s+(?:(?:remote-tracking\s+)?branch\s+)?'?(?:origin/)?"
-        r"(?:\d+(?:\.\d+)*\.x|stable|maint\S*|release[-/]\S+|main|master|develop)'?"
+        rf"^merge\s+(?:(?:remote-tracking\s+)?branch\s+)?'?(?:origin/)?(?:{_SYNCED})'?"
         r"(?:\s+into\s+\S+)?\s*$", re.IGNORECASE),
 }
-#: Branches whose merge brings maintenance work back: any way (``Merge branch '2.3.x'``)
-#: and, from a pull request, only version and stable branches (a fork's ``main`` is a
-#: person's change).
-_MAINTENANCE_BRANCH = re.compile(r"^(?:\d+(?:\.\d+)*\.x|stable|maint\S*)$", re.IGNORECASE)
-_SYNCED_BRANCH = re.compile(r"^(?:\d+(?:\.\d+)*\.x|stable|maint\S*|release[-/]\S+|main|master|"
-                            r"develop)$", re.IGNORECASE)
+_MAINTENANCE_BRANCH = re.compile(rf"^(?:{_MAINTENANCE})$", re.IGNORECASE)
+_SYNCED_BRANCH = re.compile(rf"^(?:{_SYNCED})$", re.IGNORECASE)
 _MERGE_BRANCH = re.compile(r"^Merge (?:remote-tracking )?branch '([^']+)'")
 _PR_SUFFIX = re.compile(r"\s*\(#\d+\)\s*$")
 _DOC_SUFFIXES = {".md", ".rst", ".adoc", ".asciidoc", ".markdown"}
