@@ -6,7 +6,7 @@ from typing import Any
 
 import pandas as pd
 
-from ragnb.codetasks.keep import KeepVerdict
+from ragnb.codetasks.keep import OUT_OF_REACH, KeepVerdict
 from ragnb.codetasks.recall import TaskRecall
 from ragnb.result import (
     POINTS,
@@ -64,6 +64,8 @@ def keep_finding(kv: KeepVerdict, *, display_names: Mapping[str, str],
     ==================================================================  ====================
     "Fix the retriever: M is x [lo, hi] points against C; k of m        some clause fails
     clauses fail."  (M: the failed clause missing its threshold most)
+    "Out of reach at k=K: N of n tasks have more than K files, so even  none fails, one is
+    a perfect ranking scores at most c points of M against C."          above its ceiling
     "Not decided: M is x [lo, hi] points, an interval that straddles    none fails, one is
     C."                                                                 open
     "Keep the retriever: all m clauses hold; the closest, M, is         every clause holds
@@ -85,11 +87,21 @@ def keep_finding(kv: KeepVerdict, *, display_names: Mapping[str, str],
     m = len(c)
     failed = [x for x in c["metric"] if status[x] == "failed"]
     open_ = [x for x in c["metric"] if status[x] not in ("failed", "met")]
+    reach = [x for x in c["metric"] if status[x] == OUT_OF_REACH]
     if failed:
         lead = max(failed, key=lambda x: margin[x])
         answer = (f"Fix the retriever: {said[lead]} against {stated[lead]}; "
                   f"{len(failed)} of {m} clauses fail.")
         next_step = f"Close the {lead} gap before keeping the retriever."
+    elif reach:
+        lead = reach[0]
+        r = c.set_index("metric").loc[lead]
+        k = int(r["k"])
+        answer = (f"Out of reach at k={k}: {int(r['over_k'])} of {int(r['n'])} tasks have more "
+                  f"than {k} files, so even a perfect ranking scores at most "
+                  f"{points(r['ceiling'])} points of {lead} recall against {stated[lead]}.")
+        next_step = (f"Score at a k above the largest set, or restate {lead}'s clause; this "
+                     "clause says nothing about the retriever.")
     elif open_:
         lead = open_[0]
         answer = (f"Not decided: {said[lead]}, an interval that straddles {stated[lead]}.")
@@ -108,6 +120,8 @@ def keep_finding(kv: KeepVerdict, *, display_names: Mapping[str, str],
         "mean (points)": [points(v) for v in c["mean"]],
         "95% interval (points)": [interval(lo, hi) for lo, hi in zip(c["ci_low"], c["ci_high"])],
         "tasks": c["n"],
+        f"perfect ranking at k={int(c['k'].max()) if m else ''} (points)":
+            [points(v) for v in c["ceiling"]],
         "status": c["status"],
     })
     return Finding(

@@ -18,14 +18,20 @@ interval [lo, hi]:
 ``inconclusive``
     the interval straddles the threshold, or the metric is defined on fewer
     than :data:`MIN_TASKS` tasks (a handful of tasks gives a narrow, even
-    zero-width, bootstrap interval that settles nothing), or it has no interval.
+    zero-width, bootstrap interval that settles nothing), or it has no interval;
+``out of reach``
+    a ``>=``/``>`` clause above the metric's ceiling at k (the mean score of a
+    perfect ranking, :func:`ragnb.codetasks.recall.ceiling`): tasks with more
+    than k files cannot score 1, so no retriever meets it at this k — the
+    clause says nothing about the retriever; raise k or restate it.
 
 Verdict: ``keep`` when every clause is met (the retriever is not what breaks
 the builds: look at context assembly and verification next); ``fix`` when any
 clause failed (the condition cannot hold, whatever the others say: the failed
 clause names the gap to repair — seed 002: a caller recall of 0.44 is a
 reverse-edge problem with a known repair, not a reason to start over);
-otherwise ``inconclusive`` (more tasks would settle it).
+otherwise ``inconclusive`` (more tasks would settle it, or, for a clause out
+of reach, a larger k).
 """
 from __future__ import annotations
 
@@ -43,13 +49,16 @@ from ragnb.result import Analysis, interval, points
 #: Seed 002's keep condition.
 SEED_002_KEEP = "all_files>=0.80,caller>=0.90"
 KEEP, FIX, INCONCLUSIVE = "keep", "fix", "inconclusive"
+#: A clause no ranking can meet at this k (its threshold above the metric's ceiling).
+OUT_OF_REACH = "out of reach"
 #: Fewest tasks a clause is decided on (met or failed); fewer is inconclusive.
 MIN_TASKS = 10
 _OPS = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt}
 _CLAUSE = re.compile(r"^\s*(?P<metric>[A-Za-z_][\w-]*)\s*(?P<op>>=|<=|>|<|==|=|≥|≤)?\s*"
                      r"(?P<value>.*?)\s*$")
 _ALIASES = {"≥": ">=", "≤": "<="}
-CLAUSE_COLUMNS = ["metric", "condition", "mean", "ci_low", "ci_high", "n", "status", "reason"]
+CLAUSE_COLUMNS = ["metric", "condition", "mean", "ci_low", "ci_high", "n", "k", "ceiling",
+                  "over_k", "status", "reason"]
 
 
 @dataclass(frozen=True)
@@ -149,7 +158,8 @@ class KeepVerdict(Analysis):
         rule = ("each clause of the keep condition is read against its metric's interval: "
                 "met when the whole interval satisfies it, failed when the whole interval "
                 "misses it, inconclusive when the interval straddles the threshold, there is "
-                f"none, or the metric is defined on fewer than {MIN_TASKS} tasks; keep when "
+                f"none, or the metric is defined on fewer than {MIN_TASKS} tasks; out of "
+                "reach when a perfect ranking could not meet it at this k; keep when "
                 "every clause is met, fix when any fails")
         per = [f"{m}: {how}" if how else f"{m}: n={n} tasks"
                for m, n, how in zip(self.clauses["metric"], self.clauses["n"],
@@ -157,8 +167,13 @@ class KeepVerdict(Analysis):
         return f"{rule}. Intervals: " + "; ".join(per) if per else rule
 
 
-def _status(clause: Clause, lo: float, hi: float, n: int) -> tuple[str, str]:
+def _status(clause: Clause, lo: float, hi: float, n: int, *, k: int = 0,
+            ceiling: float = math.nan, over_k: int = 0) -> tuple[str, str]:
     """The clause's status and why, the interval and threshold in points."""
+    if over_k and clause.op in (">=", ">") and not _OPS[clause.op](ceiling, clause.threshold):
+        return OUT_OF_REACH, (f"{over_k} of {n} tasks have more than {k} files, so a perfect "
+                              f"ranking scores at most {points(ceiling)} points at k={k}: "
+                              f"{clause.in_points()} cannot hold at this k")
     if n < MIN_TASKS:
         return INCONCLUSIVE, (f"defined on {n} task(s), fewer than {MIN_TASKS}: too few to "
                               f"decide {clause.in_points()}")
@@ -182,19 +197,27 @@ def evaluate_keep(summary: pd.DataFrame, condition: str | tuple[Clause, ...]) ->
     methods: list[str] = []
     for c in clauses:
         r = by_metric.loc[c.metric]
-        status, reason = _status(c, float(r["ci_low"]), float(r["ci_high"]), int(r["n"]))
+        k, top, over = (int(r.get("k", 0)), float(r.get("ceiling", math.nan)),
+                        int(r.get("over_k", 0)))
+        status, reason = _status(c, float(r["ci_low"]), float(r["ci_high"]), int(r["n"]),
+                                 k=k, ceiling=top, over_k=over)
         methods.append(str(r["method"]) if "method" in r.index else "")
         rows.append({"metric": c.metric, "condition": str(c), "mean": float(r["mean"]),
                      "ci_low": float(r["ci_low"]), "ci_high": float(r["ci_high"]),
-                     "n": int(r["n"]), "status": status, "reason": reason})
+                     "n": int(r["n"]), "k": k, "ceiling": top, "over_k": over,
+                     "status": status, "reason": reason})
     table = pd.DataFrame(rows, columns=CLAUSE_COLUMNS)
     shown = {str(c): c.in_points() for c in clauses}
     failed = [shown[c] for c in table.loc[table["status"] == "failed", "condition"]]
     open_ = [shown[c] for c in table.loc[table["status"] == INCONCLUSIVE, "condition"]]
+    unreachable = [shown[c] for c in table.loc[table["status"] == OUT_OF_REACH, "condition"]]
     if failed:
         verdict, reason = FIX, (f"the intervals rule out {' and '.join(failed)} (points): "
                                 f"repair that gap "
                                 f"before judging anything downstream")
+    elif unreachable:
+        verdict, reason = INCONCLUSIVE, (f"{' and '.join(unreachable)} (points) cannot hold at "
+                                         f"k={int(table['k'].max())}: raise k or restate it")
     elif open_:
         verdict, reason = INCONCLUSIVE, (f"the intervals neither confirm nor rule out "
                                          f"{' and '.join(open_)}")

@@ -23,6 +23,12 @@ With F_k(t) the files retrieved at k for task t (per-task metrics,
 Each metric is the mean over the tasks it is defined on (every task counts
 once), with a percentile bootstrap interval over those tasks
 (:func:`ragnb.stats.unpaired.bootstrap_mean`).
+
+At k, a ranking holds at most k files, so a task whose set has n > k files
+cannot score 1 whatever the retriever: its **ceiling** (:func:`ceiling`) is
+min(1, k/n) for the fractions and 0 for all-files recall. The mean ceiling
+is the best score a perfect ranking could reach at this k; a keep clause
+above it is out of reach (:mod:`ragnb.codetasks.keep`).
 """
 from __future__ import annotations
 
@@ -57,7 +63,7 @@ MISSING_HOW = ("score them as retrieving nothing with --missing empty (in a work
 EXTRA_HOW = ("leave them out with --extra drop (in a workspace: [codetasks] extra = "
              "\"drop\")")
 SUMMARY_COLUMNS = ["metric", "label", "k", "mean", "ci_low", "ci_high", "n", "files", "found",
-                   "defined_on", "method"]
+                   "ceiling", "over_k", "defined_on", "method"]
 
 
 def file_of(item: str) -> str:
@@ -151,6 +157,26 @@ class TaskRecall(Analysis):
         t = self.table[self.table["metric"] == metric]
         return pd.Series(t["value"].to_numpy(), index=pd.Index(t["task_id"], name="task_id"),
                          name=metric)
+
+
+def ceiling(metric: str, sizes, k: int) -> np.ndarray:
+    """Each task's best value at ``k``, from the sizes ``n`` of its sets: what a perfect
+    ranking scores.
+
+    ``min(1, k / n)`` for the fractions (per-file, read-set, caller recall): k ids
+    hold at most k files; ``1`` if ``n <= k`` else ``0`` for all-files recall.
+
+    Examples
+    --------
+    >>> ceiling("caller", [5, 20], 10).tolist(), ceiling("all_files", [5, 20], 10).tolist()
+    ([1.0, 0.5], [1.0, 0.0])
+    """
+    _check_metric(metric)
+    k = _check_k(k)
+    n = np.asarray(sizes, dtype=float)
+    if metric == "all_files":
+        return (n <= k).astype(float)
+    return np.minimum(1.0, k / np.maximum(n, 1.0))
 
 
 def _check_metric(metric: str) -> None:
@@ -275,14 +301,18 @@ def recall_summary(recall: TaskRecall, *, resamples: int = DEFAULT_RESAMPLES,
     One row per metric (:data:`SUMMARY_COLUMNS`). The interval is the
     percentile bootstrap of the mean over tasks (resampled i.i.d.,
     ``resamples`` draws, ``seed``); a metric defined on fewer than two tasks
-    has no interval (NaN) and says so in ``method``.
+    has no interval (NaN) and says so in ``method``. ``ceiling`` is the mean
+    of :func:`ceiling` (a perfect ranking's score at k) and ``over_k`` the
+    number of tasks with more than k files in the metric's set.
     """
     rows = []
     for metric, (label, _, defined_on) in METRICS.items():
         t = recall.table[recall.table["metric"] == metric]
         row = {"metric": metric, "label": f"{label}@{recall.k}", "k": recall.k,
                "n": len(t), "files": int(t["files"].sum()), "found": int(t["found"].sum()),
-               "defined_on": defined_on}
+               "ceiling": (float(ceiling(metric, t["files"], recall.k).mean()) if len(t)
+                           else np.nan),
+               "over_k": int((t["files"] > recall.k).sum()), "defined_on": defined_on}
         if len(t) >= 2:
             r = bootstrap_mean(t["value"].to_numpy(), resamples=resamples, seed=seed, ci=ci)
             row.update(mean=r.mean, ci_low=r.ci_low, ci_high=r.ci_high,

@@ -77,3 +77,56 @@ def test_a_clause_on_too_few_tasks_is_inconclusive():
     assert evaluate_keep(summary([("caller", 0.0, 0.0, 0.0, 9)]), "caller>=0.9").verdict == (
         "inconclusive")
     assert evaluate_keep(summary([("caller", 0.0, 0.0, 0.0, 10)]), "caller>=0.9").verdict == "fix"
+
+
+def test_a_clause_no_ranking_can_meet_at_k_is_out_of_reach():
+    """Issue 37 item 5. Twelve tasks changing a signature: nine with 3 callers, three with
+    25. A ranking of every caller first is perfect for caller recall, yet at k=10 the three
+    large tasks find 10 of 25: (9 x 1 + 3 x 0.4) / 12 = 85.0 points, the ceiling
+    min(1, k/n) averaged by hand. "caller >= 0.90" cannot hold at k=10: out of reach, not
+    a retriever to fix; at k=25 it is decided again."""
+    from ragnb.codetasks.recall import ceiling, task_recall
+    from ragnb.result import finding
+
+    sig = [{"path": "m.py", "name": "f", "qualname": "f", "before": "x", "after": "x, y"}]
+    rows, run = [], {}
+    for i in range(12):
+        callers = [f"t{i}/c{j}.py" for j in range(25 if i < 3 else 3)]
+        rows.append({"task_id": f"t{i}", "edit_set": ["m.py"], "read_set": [],
+                     "callers": callers, "signature_changes": sig})
+        run[f"t{i}"] = [*callers, "m.py"]
+    tasks = pd.DataFrame(rows)
+    assert ceiling("caller", [3, 25], 10).tolist() == [1.0, 0.4]
+
+    at10 = task_recall(tasks, run, k=10)
+    s = at10.summary(resamples=1000, seed=3).set_index("metric")
+    assert s.loc["caller", "mean"] == pytest.approx(0.85)
+    assert s.loc["caller", "ceiling"] == pytest.approx(0.85)
+    assert s.loc["caller", "over_k"] == 3
+    # all-files: the edit file sits at rank 26 in the large tasks, but one file fits in k
+    assert s.loc["all_files", "ceiling"] == 1.0 and s.loc["all_files", "over_k"] == 0
+    v = evaluate_keep(at10.summary(resamples=1000, seed=3), "caller>=0.90")
+    assert v.clauses["status"].tolist() == ["out of reach"]
+    assert v.verdict == "inconclusive"
+    assert v.clauses["reason"].iloc[0] == (
+        "3 of 12 tasks have more than 10 files, so a perfect ranking scores at most 85.0 "
+        "points at k=10: caller >= 90.0 cannot hold at this k")
+    assert v.reason == "caller >= 90.0 (points) cannot hold at k=10: raise k or restate it"
+    f = finding(v, chart=False)
+    assert f.headline.answer == (
+        "Out of reach at k=10: 3 of 12 tasks have more than 10 files, so even a perfect "
+        "ranking scores at most 85.0 points of caller recall against caller >= 90.0.")
+    assert list(f.display_table["perfect ranking at k=10 (points)"]) == ["85.0"]
+    # a clause the retriever can meet but whose interval misses it still decides: fix
+    s2 = at10.summary(resamples=1000, seed=3)
+    s2.loc[s2["metric"] == "per_file", ["mean", "ci_low", "ci_high"]] = [0.5, 0.4, 0.6]
+    assert evaluate_keep(s2, "caller>=0.90,per_file>=0.80").verdict == "fix"
+    # "<=" clauses are never out of reach (a retriever can always score lower)
+    assert evaluate_keep(at10.summary(resamples=1000, seed=3), "caller<=0.95").clauses[
+        "status"].iloc[0] != "out of reach"
+    # at k=25 every caller fits: the clause is read against the interval again (12 tasks
+    # all at 1.0 give the betting interval [67.6, 100.0], which straddles 90)
+    at25 = task_recall(tasks, run, k=25).summary(resamples=1000, seed=3)
+    assert at25.set_index("metric").loc["caller", "ceiling"] == 1.0
+    v25 = evaluate_keep(at25, "caller>=0.90").clauses
+    assert v25["status"].iloc[0] == "inconclusive" and "straddles 90.0" in v25["reason"].iloc[0]
