@@ -110,6 +110,10 @@ class Resolver:
                 return found[0], True
             if self._module(level, module, path) is None:   # an outside name it provides
                 return (path, name), hops > 0
+        if name in m.aliases:                              # `s = attributes = attrs`
+            r = self._resolve(path, m.aliases[name], hops + 1)
+            return ((r[0], r[2] != "local" or hops > 0) if r is not None and not r[1]
+                    else None)
         if path.endswith("__init__.py"):                   # a submodule of the package
             sub = self._module(1, name, path)
             if sub is not None:
@@ -145,9 +149,10 @@ class Resolver:
             self._resolved[key] = self._resolve(path, name)
         return self._resolved[key]
 
-    def _resolve(self, path: str, name: str) -> tuple[Symbol, list[str], str] | None:
+    def _resolve(self, path: str, name: str, hops: int = 0
+                 ) -> tuple[Symbol, list[str], str] | None:
         m = self.load(path)
-        if m is None:
+        if m is None or hops > MAX_HOPS:
             return None
         parts = name.split(".")
         if m.defines(parts[0]):
@@ -157,7 +162,10 @@ class Resolver:
             if head in m.imports:
                 break
         else:
-            return None
+            if parts[0] not in m.aliases:
+                return None
+            held = self._resolve(path, ".".join([m.aliases[parts[0]], *parts[1:]]), hops + 1)
+            return (held[0], held[1], "alias") if held is not None else None
         level, module, attr = m.imports[head]
         found = self._import(path, level, module, attr, 0)
         if found is None:
@@ -220,17 +228,37 @@ def _subclasses(resolver: Resolver, files: Sequence[str], targets: set[Symbol],
     return found
 
 
+def _aliased(names: set[str], texts: Iterable[str | None]) -> set[str]:
+    """``names`` and the module-level names bound to them (``s = attributes = attrs``,
+    ``BaseRequest = Request``), found in ``texts`` (two rounds: an alias of an alias).
+    """
+    out = set(names)
+    found = [t for t in texts if t and "=" in t]
+    for _ in range(2):
+        alt = "|".join(map(re.escape, sorted(out)))
+        line = re.compile(rf"^((?:[A-Za-z_]\w*[ \t]*=[ \t]*)+)(?:[\w.]*\.)?(?:{alt})[ \t]*"
+                          r"(?:#.*)?$", re.MULTILINE)
+        more = {n for t in found for m in line.finditer(t)
+                for n in re.findall(r"([A-Za-z_]\w*)[ \t]*=", m[1])}
+        if more <= out:
+            break
+        out |= more
+    return out
+
+
 def _could_call(names: Iterable[str], method: str | None) -> Callable[[str | None], bool]:
     """Whether a text could hold a call of ``names`` (or of ``.method``): a test before parsing.
 
-    The name followed by ``(``, by ``as`` (an alias) or by ``.attr(``, or
-    held by a variable at the end of a line (``cls = C``, ``... or C``, ``pop("cls", C)``).
+    The name followed by ``(``, by ``as`` (an alias) or by ``.attr(``, a bare
+    decorator (``@attr.s``), or held by a variable at the end of a line
+    (``cls = C``, ``... or C``, ``pop("cls", C)``).
     """
     names = sorted(set(names) | ({method} if method else set()))
     alt = "|".join(map(re.escape, names))
     extra = rf"|\.{re.escape(method)}\s*\(" if method else ""
     pattern = re.compile(rf"\b(?:{alt})(?:\s*\(|\s+as\b|\.\w+\s*\()"
                          rf"|(?:=|\bor|,|:|[{{(\[])\s*(?:\w+\.)*(?:{alt})\b\s*[,)}}\]]*\s*$"
+                         rf"|^[ \t]*@(?:\w+\.)*(?:{alt})[ \t]*(?:#.*)?$"
                          + extra, re.MULTILINE)
 
     def could(text: str | None) -> bool:
@@ -266,13 +294,14 @@ def find_callers(changes: Sequence[SignatureChange], paths: Iterable[str],
         if cls:
             klass = (change.path, cls)
             subs = _subclasses(resolver, resolver.paths, {klass}, text)
-            names = {cls} | {name for _, name in subs if name}
+            names = _aliased({cls} | {name for _, name in subs if name},
+                             map(text, resolver.paths))
             could = _could_call(names, None if method == "__init__" else method)
             sub_files = {p for p, _ in subs}
             files = [p for p in others if p in sub_files or could(text(p))]
             sites.update(_method_sites(resolver, files, change, klass, subs))
         else:
-            could = _could_call({change.name}, None)
+            could = _could_call(_aliased({change.name}, map(text, resolver.paths)), None)
             files = [p for p in others if could(text(p))]
             sites.update(_function_sites(resolver, files, change))
     return sorted(sites, key=lambda s: (s.path, s.line, s.target, s.how))
@@ -299,11 +328,10 @@ def _function_sites(resolver: Resolver, files: Sequence[str], change: SignatureC
 
 def _method_sites(resolver: Resolver, files: Sequence[str], change: SignatureChange,
                   klass: Symbol, subs: set[Symbol]):
-    family = {klass} | subs
     method = change.name
     constructor = method == "__init__"
-    inherits = {s for s in subs
-                if method not in _class_info(resolver.load(s[0]) or _EMPTY, s[1])[1]}
+    family = _inheritors(resolver, klass, subs, method)
+    inherits = family - {klass}
 
     def is_class(path: str, name: str) -> bool:
         r = resolver.resolve(path, name)
@@ -380,6 +408,34 @@ def _method_sites(resolver: Resolver, files: Sequence[str], change: SignatureCha
 
 
 _EMPTY = Module("")
+
+
+def _inheritors(resolver: Resolver, klass: Symbol, subs: set[Symbol],
+                method: str) -> set[Symbol]:
+    """``klass`` and the subclasses whose ``method`` is its own: a subclass that defines
+    ``method`` overrides it, and so do the subclasses that inherit from that one.
+
+    A subclass inherits from the first of its bases that is ``klass`` or one of ``subs``
+    (the order of the bases, as the MRO reads them).
+    """
+    family = {klass} | subs
+    first: dict[Symbol, Symbol] = {}
+    for sub in subs:
+        m = resolver.load(sub[0]) or _EMPTY
+        bases, methods = _class_info(m, sub[1])
+        if method in methods:
+            continue
+        for base in bases:
+            r = resolver.resolve(sub[0], base)
+            if r is not None and not r[1] and r[0] in family:
+                first[sub] = r[0]
+                break
+    reach = {klass}
+    while True:
+        more = {sub for sub, base in first.items() if base in reach} - reach
+        if not more:
+            return reach
+        reach |= more
 
 
 def _fixture_homes(path: str, known: set[str]) -> list[str]:

@@ -38,6 +38,7 @@ DEFAULT_EXCLUDE: tuple[str, ...] = (
     "poetry.lock", "Cargo.lock", "Gemfile.lock", "composer.lock", "uv.lock",
     "*.pb.go", "*_pb2.py", "*_pb2.pyi", "*_pb2_grpc.py", "*.pb.h", "*.pb.cc", "*.generated.ts",
     "*.generated.*", "*.min.js", "*.min.css",
+    ".hgtags", ".hgsubstate",      # written by Mercurial (`hg tag`, subrepositories)
 )
 
 

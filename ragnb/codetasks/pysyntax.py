@@ -14,6 +14,9 @@ strings, import_lines
     where each string literal spanning several lines (docstrings) starts and
     ends, and the lines of each import statement, so that their words are not
     read as uses (:func:`code_lines`).
+aliases
+    module-level names bound to another name (``s = attributes = attrs``), so
+    ``attr.s(...)`` calls ``attrs``.
 factories (``returns``)
     top-level function -> the class it returns, where the code shows it: a
     return annotation naming a class, or every ``return`` of the function
@@ -38,7 +41,8 @@ calls
     class (``cls = Command``, ``cls = attrs.pop("cls", None) or Argument``)
     and then called (in the same function or a function nested in it)
     counts as a call of that class; so do ``self.Cls(...)`` and
-    ``HANDLERS[k](...)`` (see ``class_attrs``). ``isinstance(x, C)`` in an
+    ``HANDLERS[k](...)`` (see ``class_attrs``); so does a bare decorator
+    (``@attr.s`` calls ``attr.s`` with the class). ``isinstance(x, C)`` in an
     ``if`` test (or an ``assert``) gives ``x`` the class ``C`` in that branch;
     an attribute a method assigns an instance (``self._netrc = NetRCInfo()``)
     gives ``self._netrc.m()`` the receiver ``NetRCInfo`` in the class's later
@@ -119,6 +123,7 @@ class Module:
     class_maps: dict[str, list[str]] = field(default_factory=dict)
     attr_types: dict[str, dict[str, str]] = field(default_factory=dict)
     fixtures: dict[str, str] = field(default_factory=dict)
+    aliases: dict[str, str] = field(default_factory=dict)
 
     def defines(self, name: str) -> bool:
         return name in self.functions or name in self.classes
@@ -192,6 +197,7 @@ class _Visitor(ast.NodeVisitor):
             self._class(node)
 
     def _class(self, node: ast.ClassDef) -> None:
+        self._decorators(node)
         if self.depth == 0:
             bases = [b for b in (dotted(x) for x in node.bases) if b]
             methods = {n.name for n in node.body
@@ -208,7 +214,16 @@ class _Visitor(ast.NodeVisitor):
             self.generic_visit(node)
             self.depth -= 1
 
+    def _decorators(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> None:
+        """A bare decorator (``@attr.s``) calls its function with what it decorates."""
+        for d in node.decorator_list:
+            name = dotted(d) if isinstance(d, (ast.Name, ast.Attribute)) else None
+            if name:
+                self.m.calls.append(Call(d.lineno, name, name.rsplit(".", 1)[-1], None,
+                                         self.cls))
+
     def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        self._decorators(node)
         fixture = any(dotted(d.func if isinstance(d, ast.Call) else d) in _FIXTURE_DECORATORS
                       for d in node.decorator_list)
         if self.depth == 0:
@@ -253,7 +268,10 @@ class _Visitor(ast.NodeVisitor):
             kind = dotted(value.func)
         alias = _class_reference(value)
         held = _class_collection(value)
+        same = dotted(value) if isinstance(value, (ast.Name, ast.Attribute)) else None
         for t in targets:
+            if same and self.depth == 0 and isinstance(t, ast.Name):
+                self.m.aliases[t.id] = same          # `s = attributes = attrs`
             if self.in_function == 0 and isinstance(t, ast.Name):
                 owner = f"{self.cls}." if self.cls and self.depth == 1 else ""
                 if alias and owner:

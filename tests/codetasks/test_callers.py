@@ -259,3 +259,64 @@ def test_a_method_called_on_a_pytest_fixture_of_the_class_is_a_caller(tmp_path):
                      ("use_sub.py", 3, "App.__init__", "subclass")]
     assert t["callers"] == ["tests/conftest.py", "tests/web/conftest.py",
                             "tests/web/test_app.py", "use_attr.py", "use_sub.py"]
+
+
+MAKE = "def attrs(maybe_cls=None, repr=True):\n    return maybe_cls\n"
+BASE = ("class Request:\n    def __init__(self, method):\n        self.method = method\n\n"
+        "    def close(self):\n        pass\n")
+
+
+def test_callers_through_module_aliases_bare_decorators_and_overrides(tmp_path):
+    """Issue 37, found labelling python-attrs/attrs and pallets/werkzeug by hand (sites
+    derived by hand):
+
+    - ``s = attributes = attrs`` in a package's ``__init__``: ``pkg.s(...)`` and
+      ``attributes(...)`` call ``attrs`` (attrs: 10 of 13 caller files were missed);
+    - a bare decorator ``@pkg.s`` calls ``attrs`` with the class; the same words in a
+      docstring do not;
+    - a class alias ``BaseRequest = Request`` constructs ``Request``;
+    - a subclass that overrides the method (werkzeug's WSGI ``Request`` over the sansio
+      one) is not the changed class: ``super().__init__`` in *its* subclasses, its
+      instantiation and the instantiation of a subclass inheriting from it are calls of
+      the override, not callers (werkzeug: 4 of 5 caller files were such false callers);
+      ``Override().close()`` calls the override.
+    """
+    if not git_available():
+        pytest.skip("git is not installed")
+    g = Git(tmp_path / "repo")
+    g.write({
+        "pkg/__init__.py": "from ._make import attrs\n\ns = attributes = attrs\n",
+        "pkg/_make.py": MAKE,
+        "use_s.py": "import pkg\n\n\n@pkg.s(repr=False)\nclass A:\n    pass\n",
+        "use_bare.py": "import pkg\n\n\n@pkg.s\nclass B:\n    pass\n",
+        "use_attributes.py": "from pkg import attributes\n\nattributes(int)\n",
+        "doc_only.py": '"""Decorate with\n\n@pkg.s(repr=False)\n"""\n',
+        "web/base.py": BASE,
+        "web/wsgi.py": ("from .base import Request as _SansioRequest\n\n\n"
+                        "class Request(_SansioRequest):\n"
+                        "    def __init__(self, environ):\n        super().__init__('GET')\n\n"
+                        "    def close(self, force=False):\n        pass\n"),
+        "web/compat.py": "from .base import Request\n\nBaseRequest = Request\n",
+        "app.py": ("from web.wsgi import Request\n\n\nclass MyRequest(Request):\n"
+                   "    def __init__(self, environ):\n        super().__init__(environ)\n\n\n"
+                   "class Plain(Request):\n    pass\n\n\nPlain({})\nRequest({}).close()\n"),
+        "direct.py": ("from web.base import Request\n\n\nclass Thin(Request):\n    pass\n\n\n"
+                      "Thin('GET').close()\n"),
+        "old.py": "from web.compat import BaseRequest\n\nBaseRequest('GET')\n",
+    })
+    g.commit("Initial import")
+    g.merge("sig", {"pkg/_make.py": MAKE.replace("repr=True)", "repr=True, auto_exc=False)"),
+                    "web/base.py": BASE.replace("(self, method)", "(self, method, scheme)")
+                    .replace("close(self)", "close(self, wait)")},
+            "Sig", "Merge pull request #1 from dev/sig\n\nExceptions and the request scheme")
+    t = mine_tasks(g.path).tasks.iloc[0]
+    sites = [(s["path"], s["line"], s["target"], s["how"]) for s in t["caller_sites"]]
+    assert sites == [("direct.py", 8, "Request.__init__", "subclass"),
+                     ("direct.py", 8, "Request.close", "receiver"),
+                     ("old.py", 3, "Request.__init__", "reexport"),
+                     ("use_attributes.py", 3, "attrs", "reexport"),
+                     ("use_bare.py", 4, "attrs", "reexport"),
+                     ("use_s.py", 4, "attrs", "reexport"),
+                     ("web/wsgi.py", 6, "Request.__init__", "super")]
+    assert t["callers"] == ["direct.py", "old.py", "use_attributes.py", "use_bare.py",
+                            "use_s.py", "web/wsgi.py"]
