@@ -233,12 +233,12 @@ def _aliased(names: set[str], texts: Iterable[str | None]) -> set[str]:
     ``BaseRequest = Request``), found in ``texts`` (two rounds: an alias of an alias).
     """
     out = set(names)
-    found = [t for t in texts if t and "=" in t]
+    found = [t for t in texts if t and any(n in t for n in out)]
     for _ in range(2):
         alt = "|".join(map(re.escape, sorted(out)))
         line = re.compile(rf"^((?:[A-Za-z_]\w*[ \t]*=[ \t]*)+)(?:[\w.]*\.)?(?:{alt})[ \t]*"
                           r"(?:#.*)?$", re.MULTILINE)
-        more = {n for t in found for m in line.finditer(t)
+        more = {n for t in found if any(n in t for n in out) for m in line.finditer(t)
                 for n in re.findall(r"([A-Za-z_]\w*)[ \t]*=", m[1])}
         if more <= out:
             break

@@ -8,6 +8,7 @@ from ragnb.codetasks.editset import is_excluded, split_changes
     "vendor/github.com/x/y.go", "web/node_modules/react/index.js", "poetry.lock", "Cargo.lock",
     "services/api/go.sum", "web/package-lock.json", "gen/user.pb.go", "proto/user_pb2.py",
     "web/src/api.generated.ts", "third_party/zlib/zlib.h", "yarn.lock",
+    ".hgtags",    # werkzeug 551ac8222258: a merge whose only edit was the tag line hg wrote
 ])
 def test_excluded(path):
     assert is_excluded(path)
@@ -15,7 +16,7 @@ def test_excluded(path):
 
 @pytest.mark.parametrize("path", [
     "billing/proration.py", "vendoring.md", "docs/vendor.md", "lockfile.py", "go.mod",
-    "src/node_modules_helper.js",
+    "src/node_modules_helper.js", "docs/hgtags.md",
 ])
 def test_not_excluded(path):
     assert not is_excluded(path)
