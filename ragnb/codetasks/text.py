@@ -56,6 +56,10 @@ _FILE = re.compile(_LEAD + r"`?(?<![\w./-])(?:[\w.-]+/)*[\w-][\w.-]*\.(?:"
 _SLASH_PATH = re.compile(_LEAD + r"`?(?<![\w./:-])\.?/?(?:[\w.-]+/)+[\w.-]*`?")
 _DOTTED = re.compile(_LEAD + r"`?(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?`?")
 _QUALIFIER = r"(?:[A-Za-z_]\w*\.)"
+#: Marks a removed path or name until the text is tidied, so that a list of removed
+#: names goes with its commas and conjunction ("move send_file and send_file_x to ...").
+_GONE = "\x00"
+_GONE_LIST = re.compile(r"\x00(?:[ \t]*(?:,|,?[ \t]+(?:and|or|&))[ \t]*\x00)+")
 
 
 def description(message: str) -> str:
@@ -155,6 +159,11 @@ def strip_leaks(text: str, symbols: Iterable[str], files: Iterable[str]) -> str:
     >>> strip_leaks("Fix `calculate_proration()` in billing/proration.py for partners.",
     ...             ["calculate_proration"], ["billing/proration.py"])
     'Fix for partners.'
+    >>> strip_leaks("move send_file and send_from_directory to Werkzeug",
+    ...             ["send_file", "send_from_directory"], [])
+    'move to Werkzeug'
+    >>> strip_leaks(":fire: Checking if .env is a file", [], [])
+    ':fire: Checking if .env is a file'
     """
     files = list(files)
     folders = {part for f in files for part in f.split("/")[:-1]}
@@ -162,23 +171,24 @@ def strip_leaks(text: str, symbols: Iterable[str], files: Iterable[str]) -> str:
 
     def slash(m: re.Match) -> str:
         parts = _token(m).strip("`./").split("/")
-        return "" if folders.intersection(parts) else m.group(0)
+        return _GONE if folders.intersection(parts) else m.group(0)
 
     def dotted(m: re.Match) -> str:
         token = _token(m).strip("`").removesuffix("()")
         head = token.rsplit(".", 1)[0]
-        return "" if token in modules or head in modules else m.group(0)
+        return _GONE if token in modules or head in modules else m.group(0)
 
-    text = _FILE.sub("", text)
+    text = _FILE.sub(_GONE, text)
     text = _SLASH_PATH.sub(slash, text)
     text = _DOTTED.sub(dotted, text)
     for name in sorted(set(symbols), key=len, reverse=True):
-        text = _symbol_pattern(name).sub("", text)
+        text = _symbol_pattern(name).sub(_GONE, text)
+    text = _GONE_LIST.sub(_GONE, text).replace(_GONE, "")
     text = re.sub(r"(?<!`)``(?!`)|\(\s*\)", "", text)
-    text = re.sub(r"[ \t]+([,.;:!?)])", r"\1", text)
+    text = re.sub(r"[ \t]+([,.;:!?)])(?=\s|$)", r"\1", text)   # not `.env`, `:fire:`
     text = re.sub(r"\(\s+", "(", text)
     text = re.sub(r"[ \t]{2,}", " ", text)
-    return "\n".join(re.sub(r"^[:;,.]+\s*", "", ln.strip())
+    return "\n".join(re.sub(r"^[:;,.]+(?:\s+|$)", "", ln.strip())
                      for ln in text.splitlines()).strip()
 
 

@@ -21,7 +21,7 @@ def test_description(message, expected):
 @pytest.mark.parametrize("text, expected", [
     # the seed's example title: the path goes with the "in" that led to it
     ("fix proration for partner subs in serializers.py", "fix proration for partner subs"),
-    ("see billing/proration.py:42 and ./billing/", "see and"),
+    ("see billing/proration.py:42 and ./billing/", "see"),
     ("the billing.proration module", "the module"),
     ("call shop.api.build_route() instead", "call instead"),
     # not paths: and/or, a URL-free sentence, a version number
@@ -100,3 +100,23 @@ def test_task_texts_of_a_repository(tmp_path):
     assert tasks.loc[decode, "kept"]
     assert tasks.loc[release, "failed"] == ["release"]
     assert tasks.loc[config, "failed"] == ["config_only"]
+
+
+@pytest.mark.parametrize("text, symbols, want", [
+    # issue 37 item 6, task texts of pallets/flask: a list of removed names goes with its
+    # conjunction; a leading dot (`.env`) or colon (`:fire:`) is not sentence punctuation
+    ("move send_file and send_from_directory to Werkzeug", ["send_file", "send_from_directory"],
+     "move to Werkzeug"),
+    ("rename make_app, create_app or build_app", ["make_app", "create_app", "build_app"],
+     "rename"),
+    ("[Fixed 2823] Checking if .env is file before prompting to install dotenv", [],
+     "[Fixed 2823] Checking if .env is file before prompting to install dotenv"),
+    ("Add .svg to select_jinja_autoescape (#4840)", ["select_jinja_autoescape"],
+     "Add .svg (#4840)"),
+    (":fire: Remove code supposed to be removed at v1.0", [],
+     ":fire: Remove code supposed to be removed at v1.0"),
+    ("Stop change CWD to .env/.flaskenv location", [],
+     "Stop change CWD to .env/.flaskenv location"),
+])
+def test_stripping_keeps_the_sentence(text, symbols, want):
+    assert strip_leaks(text, symbols, ["src/flask/helpers.py"]) == want
