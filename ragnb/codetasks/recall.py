@@ -221,7 +221,9 @@ def task_recall(tasks: pd.DataFrame, run: Run | Mapping[str, Sequence[str]] | st
         Rank cut-off.
     missing : {"error", "empty", "drop"}
         A task the run has no ranking for: an error, scored as retrieving nothing,
-        or left out of every figure (counted in a note).
+        or left out of every figure (counted in a note). A task the run lists with an
+        empty ranking (``"t": []``) is not missing: it retrieved nothing (counted in
+        a note).
     extra : {"error", "drop"}
         A run query that is no task: an error, or left out (counted in a note).
     dropped_ids : sequence of str
@@ -246,6 +248,12 @@ def task_recall(tasks: pd.DataFrame, run: Run | Mapping[str, Sequence[str]] | st
     got = retrieved_files(run, k)
     ids = tasks["task_id"].astype(str).tolist()
     notes = []
+    answered = {t for t in (run.empty if isinstance(run, Run) else ()) if t not in got}
+    if answered & set(ids):        # an empty ranking is an answer: it retrieved nothing
+        notes.append(Note("empty", len(answered & set(ids)),
+                          "tasks the run answers with an empty ranking, scored as "
+                          "retrieving nothing"))
+        got.update({t: set() for t in answered})
     absent = [t for t in ids if t not in got]
     if absent and missing == "error":
         raise InputError(f"{len(absent)} task(s) have no ranking in the run, e.g. "

@@ -45,6 +45,9 @@ class Run:
     order: Order
     source: str = ""
     notes: tuple[Note, ...] = field(default=())
+    #: Queries the file lists with an empty ranking (a JSON run's ``"q": []``): the
+    #: retriever answered with nothing, which is not the same as leaving a query out.
+    empty: tuple[str, ...] = field(default=())
 
     @property
     def query_ids(self) -> pd.Index:

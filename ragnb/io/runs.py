@@ -69,6 +69,8 @@ def read_run(path: InputPath, *, name: str | None = None, format: str = "auto",
     run = validate_run(df, str(path), order=order, name=name or run_name(path))
     if df.attrs.get("notes"):  # what the TREC reader skipped or ignored (ragnb.io.trec)
         run = replace(run, notes=df.attrs["notes"] + run.notes)
+    if df.attrs.get("empty"):  # queries a JSON run answers with an empty list
+        run = replace(run, empty=df.attrs["empty"])
     del df
     release_memory()
     return run
@@ -155,6 +157,7 @@ def _read_jsonl(path) -> pd.DataFrame:
     if entries is None:
         entries = json_objects(text, path, "an object {query_id: [passage_id, ...]}")
     qids, pids, ranks, lines = [], [], [], []
+    empty: list[str] = []
     seen: dict[str, int] = {}
     for number, obj in entries:
         if not isinstance(obj, dict):
@@ -168,8 +171,8 @@ def _read_jsonl(path) -> pd.DataFrame:
             if not isinstance(ranking, list):
                 raise InputError(f"the ranking of query {qid!r} must be a list of passage ids",
                                  source=path, line=number)
-            # an empty list adds no rows: the query counts as having no ranking, which
-            # scoring reports (--missing error by default) rather than drops
+            if not ranking:     # no rows; the run records it as answered with nothing
+                empty.append(qid)
             for r, pid in enumerate(ranking, start=1):
                 qids.append(qid)
                 pids.append(json_id(pid, f"passage id at position {r} of query {qid!r}",
@@ -178,10 +181,12 @@ def _read_jsonl(path) -> pd.DataFrame:
                 lines.append(number)
     if not qids:
         raise InputError("the run has no passages", source=path)
-    return pd.DataFrame({"query_id": pd.array(qids, dtype="str"),
-                         "passage_id": pd.array(pids, dtype="str"),
-                         "rank": np.asarray(ranks, dtype="float64"), "score": np.nan,
-                         "line": lines})
+    df = pd.DataFrame({"query_id": pd.array(qids, dtype="str"),
+                       "passage_id": pd.array(pids, dtype="str"),
+                       "rank": np.asarray(ranks, dtype="float64"), "score": np.nan,
+                       "line": lines})
+    df.attrs["empty"] = tuple(empty)
+    return df
 
 
 def _read_table(path, fmt: str) -> pd.DataFrame:

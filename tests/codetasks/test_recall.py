@@ -76,6 +76,25 @@ def test_run_file_read_with_core_readers(tmp_path):
     assert by_run.run == "run"
 
 
+def test_an_empty_ranking_in_a_run_file_retrieved_nothing(tmp_path):
+    """Issue 37 item 6: a task the run lists with an empty ranking is answered (with
+    nothing), not missing: scored 0 under the default missing="error", with a note. A task
+    the file leaves out is still an error."""
+    import json
+
+    path = tmp_path / "run.jsonl"
+    path.write_text(json.dumps({**RUN, "t3": []}) + "\n")
+    run = read_run(path)
+    assert run.empty == ("t3",)
+    r = task_recall(tasks(), path, k=5)
+    assert r.values("all_files").to_dict() == {"t1": 0.0, "t2": 0.0, "t3": 0.0}
+    assert [(n.kind, n.count) for n in r.notes] == [("empty", 1)]
+    assert "answers with an empty ranking, scored as retrieving nothing" in r.description
+    path.write_text(json.dumps({"t1": RUN["t1"], "t3": []}) + "\n")
+    with pytest.raises(InputError, match=r"\[t2\].*1 task\(s\) have no ranking"):
+        task_recall(tasks(), path, k=5)
+
+
 def test_plain_file_paths_and_file_of():
     assert file_of("a/b.py#L10-L40") == "a/b.py" and file_of("a/b.py") == "a/b.py"
     r = task_recall(tasks().iloc[[2]], {"t3": ["./d.py"]}, k=1)
