@@ -39,6 +39,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ragnb.codetasks.symbols import parameter_diff
 from ragnb.errors import InputError
 from ragnb.io.run import Run, positions
 from ragnb.io.testset import Note
@@ -383,14 +384,16 @@ def caller_table(tasks: pd.DataFrame, recall: TaskRecall) -> pd.DataFrame:
     """One row per task changing a signature: what changed, its callers, how many were found.
 
     Columns ``task_id, functions, edit_files, callers, callers_in_edit_set,
-    callers_found`` (``callers_found`` at the recall's k).
+    callers_found`` (``callers_found`` at the recall's k); ``functions`` names each
+    changed function with its :func:`~ragnb.codetasks.symbols.parameter_diff`
+    (``parse_error (+tenant)``).
     """
     found = recall.table[recall.table["metric"] == "caller"].set_index("task_id")["found"]
     rows = []
     for t in tasks.itertuples(index=False):
         if not t.signature_changes:
             continue
-        names = ", ".join(f"{c['qualname']}({c['before']}) -> ({c['after']})"
+        names = "; ".join(f"{c['qualname']} ({parameter_diff(c['before'], c['after'])})"
                           for c in t.signature_changes)
         rows.append({"task_id": t.task_id, "functions": names, "edit_files": len(t.edit_set),
                      "callers": len(t.callers),

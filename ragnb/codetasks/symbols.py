@@ -18,6 +18,7 @@ Signature changes
 """
 from __future__ import annotations
 
+import ast
 import builtins
 import keyword
 import re
@@ -97,6 +98,49 @@ class SignatureChange:
     qualname: str
     before: str
     after: str
+
+
+def parameter_diff(before: str, after: str) -> str:
+    """What changed between two parameter lists, in a few characters.
+
+    ``+p`` added, ``-p`` removed, ``~p`` its default, annotation or kind (positional,
+    keyword-only, ``*args``) changed, ``reordered`` when the shared parameters moved;
+    the lists as written when either does not parse.
+
+    Examples
+    --------
+    >>> parameter_diff("self, method, path, root_path", "self, method, scheme, root_path, path")
+    '+scheme, reordered'
+    >>> parameter_diff("order, value, now=None", "order, *, now=1")
+    '-value, ~now'
+    """
+    def read(text: str) -> dict[str, str] | None:
+        try:
+            args = ast.parse(f"def f({text}):\n    pass\n").body[0].args  # type: ignore[attr-defined]
+        except SyntaxError:
+            return None
+        plain = [*args.posonlyargs, *args.args]
+        defaults = [None] * (len(plain) - len(args.defaults)) + list(args.defaults)
+        out = {a.arg: f"pos {ast.unparse(a.annotation) if a.annotation else ''} "
+                      f"{ast.unparse(d) if d is not None else ''}"
+               for a, d in zip(plain, defaults)}
+        out.update({a.arg: f"kw {ast.unparse(a.annotation) if a.annotation else ''} "
+                           f"{ast.unparse(d) if d is not None else ''}"
+                    for a, d in zip(args.kwonlyargs, args.kw_defaults)})
+        for star, a in (("*", args.vararg), ("**", args.kwarg)):
+            if a is not None:
+                out[a.arg] = star
+        return out
+
+    old, new = read(before), read(after)
+    if old is None or new is None:
+        return f"({before}) -> ({after})"
+    parts = [f"+{p}" for p in new if p not in old] + [f"-{p}" for p in old if p not in new]
+    parts += [f"~{p}" for p in old if p in new and old[p] != new[p]]
+    shared = [p for p in old if p in new]
+    if shared != [p for p in new if p in old]:
+        parts.append("reordered")
+    return ", ".join(parts) or "unchanged names"
 
 
 def signature_changes(path: str, before: str | Module | None,

@@ -162,3 +162,19 @@ def test_recall_finding_leads_with_per_file_and_all_files():
     assert "10,000 resamples" in f.description
     broken = type(r)(r.table.assign(found=r.table["files"] + 1), r.k)
     assert not finding(broken, chart=False).checks["holds"].iloc[0]
+
+
+def test_caller_table_names_what_changed_in_a_few_characters():
+    """Issue 37 item 6: the full before -> after lists became about 80 lines of footnote
+    markers on the page; each changed function is now named with its parameter diff."""
+    from ragnb.codetasks.recall import caller_table
+    from ragnb.codetasks.symbols import parameter_diff
+
+    t = caller_table(tasks(), task_recall(tasks(), RUN, k=5))
+    assert t.to_dict("records") == [{"task_id": "t2", "functions": "f (+y)", "edit_files": 3,
+                                     "callers": 4, "callers_in_edit_set": 2,
+                                     "callers_found": 2}]
+    assert parameter_diff("a, b=1, *args", "a, b=2, **kw") == "+kw, -args, ~b"
+    assert parameter_diff("a, b", "b, a") == "reordered"
+    assert parameter_diff("a: int", "a: str") == "~a"
+    assert parameter_diff("a", "a b") == "(a) -> (a b)"    # does not parse: as written
