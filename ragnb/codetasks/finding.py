@@ -6,7 +6,7 @@ from typing import Any
 
 import pandas as pd
 
-from ragnb.codetasks.keep import OUT_OF_REACH, KeepVerdict
+from ragnb.codetasks.keep import INCONCLUSIVE, OUT_OF_REACH, KeepVerdict, capped
 from ragnb.codetasks.recall import TaskRecall
 from ragnb.result import (
     POINTS,
@@ -113,6 +113,17 @@ def keep_finding(kv: KeepVerdict, *, display_names: Mapping[str, str],
                   "Keep the retriever: the condition has no clause.")
         next_step = "Keep the retriever; re-check on the next batch of merged changes."
     why = [f"{said[x]} against {stated[x]}: {status[x]}." for x in c["metric"] if x != lead]
+    by = c.set_index("metric")
+    tight = [x for x in c["metric"] if status[x] != OUT_OF_REACH and capped(
+        clauses[x], float(by.loc[x, "edit_first"]), int(by.loc[x, "crowded"]))]
+    why[:0] = [f"At k={int(by.loc[x, 'k'])}, a ranking that holds every edited file first "
+               f"reaches at most {points(by.loc[x, 'edit_first'])} points of {x} recall "
+               f"({int(by.loc[x, 'crowded'])} of {int(by.loc[x, 'n'])} tasks have more edited "
+               f"and {x} files than k): {stated[x]} needs {x} files ranked above edited ones, "
+               "or a larger k." for x in tight]
+    if lead in tight and status[lead] == INCONCLUSIVE:
+        next_step = ("Score at a larger k: at this k even a retriever that finds every edited "
+                     f"file first cannot meet {stated[lead]}.")
     why.append("Recall in points (recall x 100); a clause holds when its whole interval meets "
                "the threshold and fails when its whole interval misses it.")
     table = pd.DataFrame({
@@ -122,6 +133,7 @@ def keep_finding(kv: KeepVerdict, *, display_names: Mapping[str, str],
         "tasks": c["n"],
         f"perfect ranking at k={int(c['k'].max()) if m else ''} (points)":
             [points(v) for v in c["ceiling"]],
+        "edited files first (points)": [points(v) for v in c["edit_first"]],
         "status": c["status"],
     })
     return Finding(

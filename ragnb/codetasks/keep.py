@@ -58,7 +58,7 @@ _CLAUSE = re.compile(r"^\s*(?P<metric>[A-Za-z_][\w-]*)\s*(?P<op>>=|<=|>|<|==|=|�
                      r"(?P<value>.*?)\s*$")
 _ALIASES = {"≥": ">=", "≤": "<="}
 CLAUSE_COLUMNS = ["metric", "condition", "mean", "ci_low", "ci_high", "n", "k", "ceiling",
-                  "over_k", "status", "reason"]
+                  "over_k", "edit_first", "crowded", "status", "reason"]
 
 
 @dataclass(frozen=True)
@@ -167,6 +167,14 @@ class KeepVerdict(Analysis):
         return f"{rule}. Intervals: " + "; ".join(per) if per else rule
 
 
+def capped(clause: Clause, edit_first: float, crowded: int) -> bool:
+    """Whether a ``>=``/``>`` clause is above what a ranking holding the edit set first can
+    reach at k (it can be met only by ranking the set's files above edited ones).
+    """
+    return bool(crowded) and clause.op in (">=", ">") and math.isfinite(edit_first) and (
+        not _OPS[clause.op](edit_first, clause.threshold))
+
+
 def _status(clause: Clause, lo: float, hi: float, n: int, *, k: int = 0,
             ceiling: float = math.nan, over_k: int = 0) -> tuple[str, str]:
     """The clause's status and why, the interval and threshold in points."""
@@ -199,12 +207,18 @@ def evaluate_keep(summary: pd.DataFrame, condition: str | tuple[Clause, ...]) ->
         r = by_metric.loc[c.metric]
         k, top, over = (int(r.get("k", 0)), float(r.get("ceiling", math.nan)),
                         int(r.get("over_k", 0)))
+        first, crowded = float(r.get("edit_first", math.nan)), int(r.get("crowded", 0))
         status, reason = _status(c, float(r["ci_low"]), float(r["ci_high"]), int(r["n"]),
                                  k=k, ceiling=top, over_k=over)
+        if status != OUT_OF_REACH and capped(c, first, crowded):
+            reason += (f"; a ranking that holds every edited file first reaches at most "
+                       f"{points(first)} points at k={k} ({crowded} of {int(r['n'])} tasks "
+                       f"have more edited and {c.metric} files than k)")
         methods.append(str(r["method"]) if "method" in r.index else "")
         rows.append({"metric": c.metric, "condition": str(c), "mean": float(r["mean"]),
                      "ci_low": float(r["ci_low"]), "ci_high": float(r["ci_high"]),
                      "n": int(r["n"]), "k": k, "ceiling": top, "over_k": over,
+                     "edit_first": first, "crowded": crowded,
                      "status": status, "reason": reason})
     table = pd.DataFrame(rows, columns=CLAUSE_COLUMNS)
     shown = {str(c): c.in_points() for c in clauses}

@@ -54,7 +54,7 @@ METRICS = {
     "read_set": ("read-set recall", "read_set", "tasks with a read set"),
     "caller": ("caller recall", "callers", "tasks changing a signature, with callers"),
 }
-PER_TASK_COLUMNS = ["task_id", "metric", "value", "files", "found"]
+PER_TASK_COLUMNS = ["task_id", "metric", "value", "files", "found", "edit_files", "in_edit_set"]
 #: What an error about unranked tasks tells the user to set (never a Python keyword: the
 #: command line's flag and the manifest's key).
 MISSING_HOW = ("score them as retrieving nothing with --missing empty (in a workspace: "
@@ -64,7 +64,7 @@ MISSING_HOW = ("score them as retrieving nothing with --missing empty (in a work
 EXTRA_HOW = ("leave them out with --extra drop (in a workspace: [codetasks] extra = "
              "\"drop\")")
 SUMMARY_COLUMNS = ["metric", "label", "k", "mean", "ci_low", "ci_high", "n", "files", "found",
-                   "ceiling", "over_k", "defined_on", "method"]
+                   "ceiling", "edit_first", "over_k", "crowded", "defined_on", "method"]
 
 
 def file_of(item: str) -> str:
@@ -88,7 +88,8 @@ class TaskRecall(Analysis):
     table : DataFrame
         Tidy, :data:`PER_TASK_COLUMNS`: one row per task and metric it is
         defined on; ``files`` is the size of the set, ``found`` how many of
-        its files were retrieved at k.
+        its files were retrieved at k, ``edit_files`` the size of the task's
+        edit set and ``in_edit_set`` how many of the set's files are in it.
     k : int
     run : str
         The run's name.
@@ -160,24 +161,32 @@ class TaskRecall(Analysis):
                          name=metric)
 
 
-def ceiling(metric: str, sizes, k: int) -> np.ndarray:
+def ceiling(metric: str, sizes, k: int, *, edit_files=None, in_edit_set=None) -> np.ndarray:
     """Each task's best value at ``k``, from the sizes ``n`` of its sets: what a perfect
     ranking scores.
 
     ``min(1, k / n)`` for the fractions (per-file, read-set, caller recall): k ids
-    hold at most k files; ``1`` if ``n <= k`` else ``0`` for all-files recall.
+    hold at most k files; ``1`` if ``n <= k`` else ``0`` for all-files recall. With
+    ``edit_files`` ``e`` and ``in_edit_set`` ``c`` (read-set and caller recall): the
+    best value of a ranking that holds the edit set first, the one that is perfect on
+    what is scored, ``(min(c, k) + min(max(k - e, 0), n - c)) / n``.
 
     Examples
     --------
     >>> ceiling("caller", [5, 20], 10).tolist(), ceiling("all_files", [5, 20], 10).tolist()
     ([1.0, 0.5], [1.0, 0.0])
+    >>> ceiling("caller", [12], 10, edit_files=[4], in_edit_set=[2]).tolist()  # (2 + 6) / 12
+    [0.6666666666666666]
     """
     _check_metric(metric)
     k = _check_k(k)
     n = np.asarray(sizes, dtype=float)
     if metric == "all_files":
         return (n <= k).astype(float)
-    return np.minimum(1.0, k / np.maximum(n, 1.0))
+    if edit_files is None or metric == "per_file":
+        return np.minimum(1.0, k / np.maximum(n, 1.0))
+    e, c = np.asarray(edit_files, dtype=float), np.asarray(in_edit_set, dtype=float)
+    return (np.minimum(c, k) + np.minimum(np.maximum(k - e, 0), n - c)) / np.maximum(n, 1.0)
 
 
 def _check_metric(metric: str) -> None:
@@ -290,15 +299,17 @@ def task_recall(tasks: pd.DataFrame, run: Run | Mapping[str, Sequence[str]] | st
             raise InputError(f"task {tid!r} has an empty edit set; score kept tasks only",
                              key=tid)
         hit = sum(f in found_files for f in edit)
-        rows.append((tid, "per_file", hit / len(edit), len(edit), hit))
-        rows.append((tid, "all_files", float(hit == len(edit)), len(edit), hit))
+        n = len(edit)
+        rows.append((tid, "per_file", hit / n, n, hit, n, n))
+        rows.append((tid, "all_files", float(hit == n), n, hit, n, n))
         for metric, column in (("read_set", "read_set"), ("caller", "callers")):
             files = list(getattr(task, column) or [])
             if metric == "caller" and not task.signature_changes:
                 continue
             if files:
                 hit = sum(f in found_files for f in files)
-                rows.append((tid, metric, hit / len(files), len(files), hit))
+                rows.append((tid, metric, hit / len(files), len(files), hit, n,
+                             len(set(files) & set(edit))))
     table = pd.DataFrame(rows, columns=PER_TASK_COLUMNS)
     return TaskRecall(table, k, name, tuple(notes))
 
@@ -311,8 +322,11 @@ def recall_summary(recall: TaskRecall, *, resamples: int = DEFAULT_RESAMPLES,
     percentile bootstrap of the mean over tasks (resampled i.i.d.,
     ``resamples`` draws, ``seed``); a metric defined on fewer than two tasks
     has no interval (NaN) and says so in ``method``. ``ceiling`` is the mean
-    of :func:`ceiling` (a perfect ranking's score at k) and ``over_k`` the
-    number of tasks with more than k files in the metric's set.
+    of :func:`ceiling` (a perfect ranking's score at k), ``over_k`` the
+    number of tasks with more than k files in the metric's set; ``edit_first``
+    the mean ceiling of a ranking that holds the edit set first and ``crowded``
+    the tasks whose set and edit set together exceed k (for per-file and
+    all-files recall, the same as ``ceiling`` and ``over_k``).
     """
     rows = []
     for metric, (label, _, defined_on) in METRICS.items():
@@ -321,7 +335,14 @@ def recall_summary(recall: TaskRecall, *, resamples: int = DEFAULT_RESAMPLES,
                "n": len(t), "files": int(t["files"].sum()), "found": int(t["found"].sum()),
                "ceiling": (float(ceiling(metric, t["files"], recall.k).mean()) if len(t)
                            else np.nan),
-               "over_k": int((t["files"] > recall.k).sum()), "defined_on": defined_on}
+               "edit_first": (float(ceiling(metric, t["files"], recall.k,
+                                            edit_files=t["edit_files"],
+                                            in_edit_set=t["in_edit_set"]).mean())
+                              if len(t) else np.nan),
+               "over_k": int((t["files"] > recall.k).sum()),
+               "crowded": int((t["files"] + t["edit_files"] - t["in_edit_set"] > recall.k)
+                              .sum()),
+               "defined_on": defined_on}
         if len(t) >= 2:
             r = bootstrap_mean(t["value"].to_numpy(), resamples=resamples, seed=seed, ci=ci)
             row.update(mean=r.mean, ci_low=r.ci_low, ci_high=r.ci_high,

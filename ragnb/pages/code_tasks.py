@@ -49,7 +49,7 @@ KEEP = "all_files ≥ 0.80, caller ≥ 0.90"
 #: Task texts shown on the page (``finding.objects["tasks"]`` has every one).
 SHOWN_TASKS = 6
 #: Recall columns of the tables that are data (0-1), shown in points.
-RECALL_UNITS = dict.fromkeys(("mean", "ci_low", "ci_high", "ceiling"), "points")
+RECALL_UNITS = dict.fromkeys(("mean", "ci_low", "ci_high", "ceiling", "edit_first"), "points")
 
 
 #: How mining turns merged changes into tasks (above the filter table).
@@ -200,8 +200,10 @@ def run(inputs: CodeTasksInputs) -> Finding:
                       note=f"Intervals: {summary['method'].iloc[0]}. Notes: {notes}. "
                            f"ceiling: what a perfect ranking scores at k={i.k} (a task with "
                            f"more than {i.k} files cannot score 100); over_k: how many tasks "
-                           "have more. A dash: no interval (a metric defined on fewer than "
-                           "two tasks).",
+                           "have more; edit_first: the ceiling of a ranking that holds every "
+                           "edited file first; crowded: tasks whose edited and read-set or "
+                           f"caller files together are more than {i.k}. A dash: no interval "
+                           "(a metric defined on fewer than two tasks).",
                       units=RECALL_UNITS),
         markdown_section(INDEPENDENT, "Per-file recall does not predict all-files recall"),
         table_section(check, f"All-files recall at {i.k} in points: observed and under "

@@ -103,6 +103,9 @@ def test_a_clause_no_ranking_can_meet_at_k_is_out_of_reach():
     assert s.loc["caller", "mean"] == pytest.approx(0.85)
     assert s.loc["caller", "ceiling"] == pytest.approx(0.85)
     assert s.loc["caller", "over_k"] == 3
+    # a ranking holding m.py first keeps 9 slots: (9 x 1 + 3 x 9/25) / 12 = 0.84
+    assert s.loc["caller", "edit_first"] == pytest.approx(0.84)
+    assert s.loc["caller", "crowded"] == 3
     # all-files: the edit file sits at rank 26 in the large tasks, but one file fits in k
     assert s.loc["all_files", "ceiling"] == 1.0 and s.loc["all_files", "over_k"] == 0
     v = evaluate_keep(at10.summary(resamples=1000, seed=3), "caller>=0.90")
@@ -130,3 +133,46 @@ def test_a_clause_no_ranking_can_meet_at_k_is_out_of_reach():
     assert at25.set_index("metric").loc["caller", "ceiling"] == 1.0
     v25 = evaluate_keep(at25, "caller>=0.90").clauses
     assert v25["status"].iloc[0] == "inconclusive" and "straddles 90.0" in v25["reason"].iloc[0]
+
+
+def test_a_clause_only_a_ranking_of_callers_first_can_meet_says_so():
+    """Issue 37 item 5, as on pallets/flask: a retriever perfect on the edit set scores
+    caller recall 82.1 at k=10 because callers and edited files together overflow k in
+    10 of 25 tasks. Here: nine tasks with 1 edited file and 3 callers, three with 8 edited
+    files and 4 other callers. Ranking the edit set first leaves 2 slots in the three
+    crowded tasks: caller recall (9 x 1 + 3 x 2/4) / 12 = 87.5 points, below 90, though a
+    ranking of the callers first reaches 100. Not out of reach, but the page says what caps
+    it, and that a larger k is the next step."""
+    from ragnb.codetasks.recall import task_recall
+    from ragnb.result import finding
+
+    sig = [{"path": "m.py", "name": "f", "qualname": "f", "before": "x", "after": "x, y"}]
+    rows, run = [], {}
+    for i in range(12):
+        crowded = i < 3
+        edit = ["m.py", *(f"t{i}/e{j}.py" for j in range(7 if crowded else 0))]
+        callers = [f"t{i}/c{j}.py" for j in range(4 if crowded else 3)]
+        rows.append({"task_id": f"t{i}", "edit_set": edit, "read_set": [], "callers": callers,
+                     "signature_changes": sig})
+        run[f"t{i}"] = [*edit, *callers]
+    s = task_recall(pd.DataFrame(rows), run, k=10).summary(resamples=1000, seed=3)
+    by = s.set_index("metric")
+    assert by.loc["caller", "mean"] == pytest.approx(0.875)
+    assert (by.loc["caller", "ceiling"], by.loc["caller", "over_k"]) == (1.0, 0)
+    assert by.loc["caller", "edit_first"] == pytest.approx(0.875)
+    assert by.loc["caller", "crowded"] == 3
+    v = evaluate_keep(s, "caller>=0.90")
+    assert v.clauses["status"].iloc[0] == "inconclusive"
+    assert v.clauses["reason"].iloc[0].endswith(
+        "; a ranking that holds every edited file first reaches at most 87.5 points at k=10 "
+        "(3 of 12 tasks have more edited and caller files than k)")
+    h = finding(v, chart=False).headline
+    assert h.why[0] == (
+        "At k=10, a ranking that holds every edited file first reaches at most 87.5 points of "
+        "caller recall (3 of 12 tasks have more edited and caller files than k): caller >= "
+        "90.0 needs caller files ranked above edited ones, or a larger k.")
+    assert h.next_step.startswith("Score at a larger k")
+    # at k=12 every task's files fit: no cap, no such line
+    s12 = task_recall(pd.DataFrame(rows), run, k=12).summary(resamples=1000, seed=3)
+    assert not finding(evaluate_keep(s12, "caller>=0.90"), chart=False).headline.why[0].startswith(
+        "At k=")
