@@ -31,7 +31,10 @@ What counts as a call of the changed function:
   ``how="unresolved"``, counted, and not in the caller set.
 
 A file that could hold a call but does not parse as Python 3 (``except E, e:``)
-is listed once with ``how="unparsed"`` (line 0): counted, never a caller.
+is listed once with ``how="unparsed"`` (line 0), counted; calls of a function or
+constructor in its text (``f(``, ``m.C(``, outside comments and triple-quoted
+strings) that its import lines resolve to the changed one are callers
+(``how="text"``); method calls there need types the text does not give.
 
 Subclasses are found among the files with a ``class X(... C ...)`` line
 (two rounds: a subclass of a subclass). A file is parsed only when its text
@@ -44,7 +47,13 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from ragnb.codetasks.pysyntax import FIXTURE, Module, module_index, resolve_module
+from ragnb.codetasks.pysyntax import (
+    FIXTURE,
+    Module,
+    module_index,
+    resolve_module,
+    sketch_module,
+)
 from ragnb.codetasks.symbols import SignatureChange
 
 #: How a caller entry was resolved.
@@ -64,6 +73,8 @@ HOW = {
                "(`def test_x(app): app.run()`, the fixture in the file or a conftest.py)",
     "unresolved": "`x.m(...)` with a receiver of unknown class (not in the caller set)",
     "unparsed": "a file that could call it does not parse as Python 3 (not in the caller set)",
+    "text": "in a file that does not parse as Python 3 (a Python 2 example): `f(` or `C(` in "
+            "its code lines, the name resolved through its import lines",
 }
 #: Sites that are counted but never in a caller set.
 NOT_CALLERS = frozenset({"unresolved", "unparsed"})
@@ -299,20 +310,43 @@ def find_callers(changes: Sequence[SignatureChange], paths: Iterable[str],
             could = _could_call(names, None if method == "__init__" else method)
             sub_files = {p for p, _ in subs}
             files = [p for p in others if p in sub_files or could(text(p))]
-            sites.update(_method_sites(resolver, files, change, klass, subs))
+            sites.update(_method_sites(resolver, files, change, klass, subs, text))
         else:
             could = _could_call(_aliased({change.name}, map(text, resolver.paths)), None)
             files = [p for p in others if could(text(p))]
-            sites.update(_function_sites(resolver, files, change))
+            sites.update(_function_sites(resolver, files, change, text))
     return sorted(sites, key=lambda s: (s.path, s.line, s.target, s.how))
 
 
-def _function_sites(resolver: Resolver, files: Sequence[str], change: SignatureChange):
+def _text_sites(resolver: Resolver, path: str, source: str | None, change: SignatureChange,
+                targets: set[Symbol]):
+    """Calls of ``targets`` in a file that does not parse: ``name(`` or ``a.name(`` outside
+    comments and triple-quoted strings, each resolved through the file's import lines
+    (:func:`~ragnb.codetasks.pysyntax.sketch_module`); how ``text``.
+    """
+    if not source:
+        return
+    names = "|".join(sorted({re.escape(n) for _, n in targets if n}))
+    code = re.sub(r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'',
+                  lambda m: "\n" * m[0].count("\n"), source)
+    sketch = sketch_module(path, source)
+    local = Resolver(resolver.paths, lambda p: sketch if p == path else resolver.load(p))
+    call = re.compile(rf"(?<![\w.])((?:[A-Za-z_]\w*\.)*(?:{names}))\s*\(")
+    for number, line in enumerate(code.split("\n"), start=1):
+        for m in call.finditer(line.split("#", 1)[0]):
+            r = local.resolve(path, m[1])
+            if r is not None and not r[1] and r[0] in targets:
+                yield CallerSite(path, number, change.qualname, "text")
+
+
+def _function_sites(resolver: Resolver, files: Sequence[str], change: SignatureChange,
+                    text: Callable[[str], str | None]):
     target = (change.path, change.name)
     for path in files:
         m = resolver.load(path)
         if m is None:
             yield CallerSite(path, 0, change.qualname, "unparsed")
+            yield from _text_sites(resolver, path, text(path), change, {target})
             continue
         for call in m.calls:
             if call.callee is None or call.receiver is not None:
@@ -327,7 +361,7 @@ def _function_sites(resolver: Resolver, files: Sequence[str], change: SignatureC
 
 
 def _method_sites(resolver: Resolver, files: Sequence[str], change: SignatureChange,
-                  klass: Symbol, subs: set[Symbol]):
+                  klass: Symbol, subs: set[Symbol], text: Callable[[str], str | None]):
     method = change.name
     constructor = method == "__init__"
     family = _inheritors(resolver, klass, subs, method)
@@ -367,6 +401,8 @@ def _method_sites(resolver: Resolver, files: Sequence[str], change: SignatureCha
         m = resolver.load(path)
         if m is None:
             yield CallerSite(path, 0, change.qualname, "unparsed")
+            if constructor:
+                yield from _text_sites(resolver, path, text(path), change, family)
             continue
         for call in m.calls:
             how = None

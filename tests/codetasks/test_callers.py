@@ -320,3 +320,33 @@ def test_callers_through_module_aliases_bare_decorators_and_overrides(tmp_path):
                      ("web/wsgi.py", 6, "Request.__init__", "super")]
     assert t["callers"] == ["direct.py", "old.py", "use_attributes.py", "use_bare.py",
                             "use_s.py", "web/wsgi.py"]
+
+
+def test_calls_in_a_python_2_file_are_read_from_its_text(tmp_path):
+    """Issue 37, labelling pallets/werkzeug (seed 20261210): six Python 2 examples construct
+    ``SharedDataMiddleware`` imported from its module; they were listed as unparsed and lost
+    (caller recall 11/17). Their constructor and function calls are now read from the text
+    and resolved through the import lines (how "text"), outside comments and docstrings;
+    the file is still counted as unparsed. Sites by hand: line 6 ``Shared(app, {})``, line 7
+    ``u.helper(2)``; line 3's docstring, line 8's comment and ``other.Shared(`` are not."""
+    if not git_available():
+        pytest.skip("git is not installed")
+    g = Git(tmp_path / "repo")
+    wsgi = "class Shared(object):\n    def __init__(self, app, exports):\n        pass\n"
+    util = "def helper(x):\n    return x\n"
+    g.write({"pkg/__init__.py": "", "pkg/wsgi.py": wsgi, "pkg/util.py": util,
+             "examples/app.py": ('from pkg.wsgi import Shared\nimport pkg.util as u\n'
+                                 '"""Wrap with Shared(app, {}) to serve files."""\n'
+                                 'import other\nprint "serving"\napp = Shared(app, {})\n'
+                                 'u.helper(2)\n# Shared(app, {})\nother.Shared(1)\n')})
+    g.commit("Initial import")
+    g.merge("sig", {"pkg/wsgi.py": wsgi.replace("app, exports", "app, exports, cache"),
+                    "pkg/util.py": util.replace("(x)", "(x, y)")},
+            "Sig", "Merge pull request #3 from dev/sig\n\nCaching for shared files")
+    t = mine_tasks(g.path).tasks.iloc[0]
+    sites = sorted((s["path"], s["line"], s["target"], s["how"]) for s in t["caller_sites"])
+    assert sites == [("examples/app.py", 0, "Shared.__init__", "unparsed"),
+                     ("examples/app.py", 0, "helper", "unparsed"),
+                     ("examples/app.py", 6, "Shared.__init__", "text"),
+                     ("examples/app.py", 7, "helper", "text")]
+    assert t["callers"] == ["examples/app.py"] and t["unparsed"] == ["examples/app.py"]
