@@ -90,7 +90,7 @@ from ragnb.codetasks.readset import read_set
 from ragnb.codetasks.snapshot import Blobs, Snapshot
 from ragnb.codetasks.symbols import changed_symbols, signature_changes
 from ragnb.codetasks.text import description, split_title, task_text, word_count
-from ragnb.codetasks.vendored import nested_roots, under_root, wholesale_roots
+from ragnb.codetasks.vendored import beside_roots, nested_roots, under_root, wholesale_roots
 from ragnb.errors import InputError
 
 FILTERS = ("bot", "revert", "reverted", "release", "chore", "changelog_only", "docs_only",
@@ -343,6 +343,9 @@ def _mine_one(sha: str, commits: dict[str, CommitInfo], own: list[str],
     if options.vendored:
         for files in (parent_files, after_files):
             for root, why in nested_roots(files, blobs.sets_version).items():
+                vendored.setdefault(root, why)
+        for files in (parent_files, after_files):
+            for root, why in beside_roots(files, vendored).items():
                 vendored.setdefault(root, why)
     roots = [f"{r}/*" for r in vendored] if options.vendored else []
     patterns = tuple(dict.fromkeys((*options.exclude, *attributes, *roots)))

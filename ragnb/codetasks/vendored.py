@@ -14,7 +14,12 @@ changes. A folder is a vendored root when (:data:`REASONS`):
     with a version number (``Update urllib3 to 1.9.1``) changed at least
     :data:`MIN_WHOLESALE` files under a folder ``<name>`` below the top level
     (an "Update dispatch interface" change to ``tests/dispatch/`` is no
-    dependency update).
+    dependency update);
+``beside a vendored package``
+    a package in the same vendoring folder (:data:`VENDOR_FOLDERS`, nested in a
+    package) as a root found by the rules above: ``requests/packages/idna``
+    beside ``requests/packages/urllib3`` — a copy too small to carry a licence
+    or a version of its own.
 
 (A ``.gitattributes`` ``linguist-vendored`` pattern is read by
 :mod:`ragnb.codetasks.editset`.) Files under a root are excluded from edit
@@ -31,7 +36,12 @@ REASONS = {
     "own version": "a nested package whose __init__.py sets __version__",
     "own licence": "a nested package with its own licence file",
     "wholesale update": "updated wholesale by an 'Update <name> ...' change",
+    "beside a vendored package": "a package in the vendoring folder of another root",
 }
+#: Folders whose packages are copies of other projects once one of them is
+#: (``requests/packages/``, ``setuptools/extern/``); ``_vendor/`` and ``vendor/``
+#: are excluded by name already (:data:`ragnb.codetasks.editset.DEFAULT_EXCLUDE`).
+VENDOR_FOLDERS = frozenset({"packages", "extern", "externals"})
 #: Fewest files under a folder an "Update <name>" change must touch to call it wholesale.
 MIN_WHOLESALE = 3
 _VERSION = re.compile(r"^__version__\s*[:=]", re.MULTILINE)
@@ -78,6 +88,32 @@ def nested_roots(files: Mapping[str, str], version: Callable[[str], bool]) -> di
         if parent in packages and not any(folder == r or folder.startswith(f"{r}/")
                                           for r in found):
             found[folder] = "own licence"
+    return dict(sorted(found.items()))
+
+
+def beside_roots(files: Iterable[str], roots: Mapping[str, str]) -> dict[str, str]:
+    """Packages of a tree in the vendoring folder of a known root: folder -> reason.
+
+    Examples
+    --------
+    >>> tree = ["req/__init__.py", "req/packages/__init__.py", "req/packages/idna/core.py",
+    ...         "req/packages/idna/__init__.py", "req/packages/t.py", "req/models/__init__.py"]
+    >>> beside_roots(tree, {"req/packages/urllib3": "wholesale update"})
+    {'req/packages/idna': 'beside a vendored package'}
+    """
+    files = list(files)
+    packages = {p[: -len("/__init__.py")] for p in files if p.endswith("/__init__.py")}
+    homes = {h for h in (r.rpartition("/")[0] for r in roots)   # a package itself, nested
+             if h.rpartition("/")[2] in VENDOR_FOLDERS and h in packages
+             and h.rpartition("/")[0] in packages}
+    found: dict[str, str] = {}
+    for p in files:
+        if not p.endswith("/__init__.py"):
+            continue
+        folder = p[: -len("/__init__.py")]
+        home = folder.rpartition("/")[0]
+        if home in homes and folder not in roots:
+            found[folder] = "beside a vendored package"
     return dict(sorted(found.items()))
 
 

@@ -81,3 +81,19 @@ def test_nested_package_without_version_or_licence_is_first_party():
                             ("Update dispatch interface", ["tests/dispatch/a.py",
                                                            "tests/dispatch/b.py",
                                                            "tests/dispatch/c.py"])]) == {}
+
+
+def test_a_package_beside_a_vendored_one_is_vendored():
+    """Issue 37 item 4: psf/requests vendored idna (seven files, no licence, no version)
+    and oreos beside urllib3 in requests/packages/; they were edit-set files of kept tasks.
+    A package in a vendoring folder nested in a package, beside a known root, is a root;
+    a top-level packages/ folder (a monorepo) or a first-party sibling folder is not."""
+    from ragnb.codetasks.vendored import beside_roots
+
+    tree = ["req/__init__.py", "req/packages/__init__.py", "req/packages/README.rst",
+            "req/packages/idna/__init__.py", "req/packages/idna/core.py",
+            "req/packages/oreos/__init__.py", "req/models/__init__.py",
+            "packages/__init__.py", "packages/web/__init__.py", "packages/api/__init__.py"]
+    roots = {"req/packages/urllib3": "wholesale update", "packages/web": "own version"}
+    assert beside_roots(tree, roots) == {"req/packages/idna": "beside a vendored package",
+                                         "req/packages/oreos": "beside a vendored package"}
