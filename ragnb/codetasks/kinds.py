@@ -73,7 +73,10 @@ _RELEASE = re.compile(
 #: and, from a pull request, only version and stable branches (a fork's ``main`` is a
 #: person's change).
 _MAINTENANCE = r"\d+(?:\.\d+)*\.x|stable|maint\S*"
-_SYNCED = _MAINTENANCE + r"|release[-/]\S+|main|master|develop"
+#: ``Merge branch '0.10-maintenance'`` too (werkzeug): a version before the name; from a
+#: fork's pull request such a branch is a person's fix (``alexhenrie/0.14-maintenance``).
+_SYNCED = (_MAINTENANCE + r"|v?\d+(?:\.\d+)*[-_](?:stable|maint\S*)"
+           r"|release[-/]\S+|main|master|develop")
 #: Titles of housekeeping changes (:func:`chore`), by what they are.
 _CHORES = {
     "dependency bump": re.compile(
@@ -198,7 +201,7 @@ def is_release(title: str) -> bool:
 
 
 def chore(title: str, message: str = "") -> str | None:
-    """What housekeeping a change is, from its title and merge line, else ``None``.
+    r"""What housekeeping a change is, from its title and merge line, else ``None``.
 
     ``dependency bump`` (``Bump attrs 2.3.7``, ``Update requirements``), ``formatting
     pass`` (``Run black``, ``Reformat with ruff``) or ``maintenance-branch merge`` (a
@@ -215,6 +218,9 @@ def chore(title: str, message: str = "") -> str | None:
      None, None]
     >>> chore("Fix the parser", "Merge pull request #9 from pallets/2.3.x")
     'maintenance-branch merge'
+    >>> chore("Reverts #669", "Merge branch '0.10-maintenance'\n\nReverts #669")
+    'maintenance-branch merge'
+    >>> chore("Include charset", "Merge pull request #1439 from alexhenrie/0.14-maintenance")
     """
     title = _PR_SUFFIX.sub("", title.strip())
     for what, pattern in _CHORES.items():
