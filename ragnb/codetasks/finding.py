@@ -100,7 +100,7 @@ def keep_finding(kv: KeepVerdict, *, display_names: Mapping[str, str],
         answer = (f"Out of reach at k={k}: {int(r['over_k'])} of {int(r['n'])} tasks have more "
                   f"than {k} files, so even a perfect ranking scores at most "
                   f"{points(r['ceiling'])} points of {lead} recall against {stated[lead]}.")
-        next_step = (f"Score at a k above the largest set, or restate {lead}'s clause; this "
+        next_step = (f"Score at a k above the largest set, or restate the {lead} clause; this "
                      "clause says nothing about the retriever.")
     elif open_:
         lead = open_[0]
