@@ -49,6 +49,7 @@ from dataclasses import dataclass
 
 from ragnb.codetasks.pysyntax import (
     FIXTURE,
+    Call,
     Module,
     module_index,
     resolve_module,
@@ -160,24 +161,38 @@ class Resolver:
             self._resolved[key] = self._resolve(path, name)
         return self._resolved[key]
 
-    def _resolve(self, path: str, name: str, hops: int = 0
+    def resolve_call(self, path: str, call: Call) -> tuple[Symbol, list[str], str] | None:
+        """What a call's callee names: :meth:`resolve`, or, when the function it is in
+        imports the callee's first name (``Call.bound``), through that import.
+        """
+        if call.bound is None or not call.callee:
+            return self.resolve(path, call.callee or "")
+        return self._resolve(path, call.callee, bound=call.bound)
+
+    def _resolve(self, path: str, name: str, hops: int = 0,
+                 bound: tuple[int, str, str | None] | None = None
                  ) -> tuple[Symbol, list[str], str] | None:
         m = self.load(path)
         if m is None or hops > MAX_HOPS:
             return None
         parts = name.split(".")
-        if m.defines(parts[0]):
-            return (path, parts[0]), parts[1:], "local"
-        for k in range(len(parts), 0, -1):           # `import a.b` then `a.b.f(...)`
-            head = ".".join(parts[:k])
-            if head in m.imports:
-                break
+        if bound is not None:                        # a function's own import of the name
+            head, k = parts[0], 1
+            level, module, attr = bound
         else:
-            if parts[0] not in m.aliases:
-                return None
-            held = self._resolve(path, ".".join([m.aliases[parts[0]], *parts[1:]]), hops + 1)
-            return (held[0], held[1], "alias") if held is not None else None
-        level, module, attr = m.imports[head]
+            if m.defines(parts[0]):
+                return (path, parts[0]), parts[1:], "local"
+            for k in range(len(parts), 0, -1):       # `import a.b` then `a.b.f(...)`
+                head = ".".join(parts[:k])
+                if head in m.imports:
+                    break
+            else:
+                if parts[0] not in m.aliases:
+                    return None
+                held = self._resolve(path, ".".join([m.aliases[parts[0]], *parts[1:]]),
+                                     hops + 1)
+                return (held[0], held[1], "alias") if held is not None else None
+            level, module, attr = m.imports[head]
         found = self._import(path, level, module, attr, 0)
         if found is None:
             return None
@@ -351,7 +366,7 @@ def _function_sites(resolver: Resolver, files: Sequence[str], change: SignatureC
         for call in m.calls:
             if call.callee is None or call.receiver is not None:
                 continue
-            r = resolver.resolve(path, call.callee)
+            r = resolver.resolve_call(path, call)
             if r is None:
                 if "." in call.callee and call.attr == change.name:
                     yield CallerSite(path, call.line, change.qualname, "unresolved")
@@ -407,7 +422,7 @@ def _method_sites(resolver: Resolver, files: Sequence[str], change: SignatureCha
         for call in m.calls:
             how = None
             if constructor and call.callee and call.attr != method:
-                r = resolver.resolve(path, call.callee)
+                r = resolver.resolve_call(path, call)
                 if r is not None and not r[1]:
                     if r[0] == klass:  # a call inside the class's own module is no caller
                         how = r[2] if r[2] != "local" else None

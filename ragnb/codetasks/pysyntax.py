@@ -76,6 +76,10 @@ class Call:
         ``super().m()``; ``None`` for a plain name or an unknown receiver.
     in_class : str or None
         The top-level class the call is in.
+    bound : tuple or None
+        Where the callee's first name comes from when a function imports it
+        (``def run(): from ._reloader import run_with_reloader``): that import,
+        not a module-level name of the same spelling, is what the call reaches.
     """
 
     line: int
@@ -83,6 +87,7 @@ class Call:
     attr: str
     receiver: str | None
     in_class: str | None
+    bound: tuple[int, str, str | None] | None = None
 
 
 @dataclass(frozen=True)
@@ -166,6 +171,7 @@ class _Visitor(ast.NodeVisitor):
         self.bases: list[str] = []
         self.types: list[dict[str, str]] = [{}]   # variable -> class, per function scope
         self.aliases: list[dict[str, str]] = [{}]  # variable -> the name it holds (`cls = C`)
+        self.imported: list[dict[str, tuple[int, str, str | None]]] = [{}]  # per function
         self.depth = 0                       # nesting below module level
         self.qual: list[str] = []            # enclosing classes (outside any function)
         self.in_function = 0
@@ -175,10 +181,12 @@ class _Visitor(ast.NodeVisitor):
         for a in node.names:                    # imports inside functions bind too
             if a.asname:
                 self.m.imports[a.asname] = (0, a.name, None)
+                self._local(a.asname, (0, a.name, None))
             else:                               # `import a.b` binds `a` (and `a.b`)
                 head = a.name.split(".")[0]
                 self.m.imports.setdefault(head, (0, head, None))
                 self.m.imports.setdefault(a.name, (0, a.name, None))
+                self._local(head, (0, head, None))
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         self.m.import_lines.append((node.lineno, node.end_lineno or node.lineno))
@@ -187,6 +195,12 @@ class _Visitor(ast.NodeVisitor):
                 self.m.star.append((node.level, node.module or ""))
             else:
                 self.m.imports[a.asname or a.name] = (node.level, node.module or "", a.name)
+                self._local(a.asname or a.name, (node.level, node.module or "", a.name))
+
+    def _local(self, name: str, binding: tuple[int, str, str | None]) -> None:
+        """An import inside a function binds the name in that function's scope."""
+        if self.in_function:
+            self.imported[-1][name] = binding
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         if not self.in_function:
@@ -250,6 +264,7 @@ class _Visitor(ast.NodeVisitor):
                 scope[a.arg] = FIXTURE + a.arg   # pytest passes the fixture of that name
         self.types.append(scope)
         self.aliases.append({})
+        self.imported.append({})
         self.depth += 1
         self.in_function += 1
         self.generic_visit(node)
@@ -257,6 +272,7 @@ class _Visitor(ast.NodeVisitor):
         self.depth -= 1
         self.types.pop()
         self.aliases.pop()
+        self.imported.pop()
 
     visit_FunctionDef = _function
     visit_AsyncFunctionDef = _function
@@ -379,7 +395,9 @@ class _Visitor(ast.NodeVisitor):
         else:
             attr = ""
         if attr:
-            self.m.calls.append(Call(node.lineno, callee, attr, receiver, self.cls))
+            head = callee.split(".")[0] if callee else ""
+            bound = next((s[head] for s in reversed(self.imported[1:]) if head in s), None)
+            self.m.calls.append(Call(node.lineno, callee, attr, receiver, self.cls, bound))
         self.generic_visit(node)
 
 

@@ -350,3 +350,30 @@ def test_calls_in_a_python_2_file_are_read_from_its_text(tmp_path):
                      ("examples/app.py", 6, "Shared.__init__", "text"),
                      ("examples/app.py", 7, "helper", "text")]
     assert t["callers"] == ["examples/app.py"] and t["unparsed"] == ["examples/app.py"]
+
+
+def test_a_function_s_own_import_shadows_a_module_level_name(tmp_path):
+    """Issue 37, third werkzeug sample (seed 20261212): serving.py keeps a shim
+    ``def run_with_reloader(*args)`` and calls the real one through
+    ``from ._reloader import run_with_reloader`` inside its functions; the module-level
+    shim hid those calls (``local``). Sites by hand: lines 3 and 8."""
+    if not git_available():
+        pytest.skip("git is not installed")
+    g = Git(tmp_path / "repo")
+    reloader = "def run_with_reloader(main, extra):\n    main()\n"
+    g.write({"web/__init__.py": "", "web/_reloader.py": reloader,
+             "web/serving.py": ("def run_simple(app):\n"
+                                "    from ._reloader import run_with_reloader\n"
+                                "    run_with_reloader(app, [])\n\n\n"
+                                "def run_with_reloader(*args):\n"
+                                "    from ._reloader import run_with_reloader\n"
+                                "    return run_with_reloader(*args)\n"),
+             "other.py": ("from web.serving import run_with_reloader\n\n"
+                          "run_with_reloader(print, [])\n")})
+    g.commit("Initial import")
+    g.merge("sig", {"web/_reloader.py": reloader.replace("extra)", "extra, interval)")},
+            "Sig", "Merge pull request #4 from dev/sig\n\nA reloader interval")
+    t = mine_tasks(g.path).tasks.iloc[0]
+    sites = [(s["path"], s["line"], s["how"]) for s in t["caller_sites"]]
+    # other.py calls the shim (serving.run_with_reloader), which is not the changed function
+    assert sites == [("web/serving.py", 3, "import"), ("web/serving.py", 8, "import")]
