@@ -87,3 +87,40 @@ def test_run_missing_tasks_exit_2(tmp_path, capsys):
                  str(run)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "have no ranking in the run" in err
+
+
+def test_mine_then_score_says_a_clause_is_out_of_reach(tmp_path, capsys):
+    """Issue 37 item 5 end to end, on a repository built here: one merge changes
+    ``f(a)`` to ``f(a, b)``, called from six files. A run that ranks the six callers first
+    finds 3 of 6 at k=3: caller recall 50.0 points is the ceiling too, so
+    ``caller >= 0.90`` is out of reach (1 of 1 tasks has more than 3 files), not a
+    retriever to fix; at k=7 the same run is read against its interval again."""
+    from ragnb.codetasks.git import git_available
+    from tests.codetasks.conftest import Git
+
+    if not git_available():
+        pytest.skip("git is not installed")
+    g = Git(tmp_path / "repo")
+    lib = "def f(a):\n    return a\n"
+    g.write({"lib.py": lib, **{f"use{i}.py": "from lib import f\n\nf(1)\n" for i in range(6)}})
+    g.commit("Initial import")
+    g.merge("sig", {"lib.py": lib.replace("(a)", "(a, b=0)")}, "Sig",
+            "Merge pull request #1 from dev/sig\n\nLet the helper take an offset")
+    tasks = tmp_path / "tasks.jsonl"
+    assert main(["tasks", "mine", "--repo", str(g.path), "--out", str(tasks)]) == 0
+    task = json.loads(tasks.read_text().splitlines()[1])
+    assert task["callers"] == [f"use{i}.py" for i in range(6)] and task["kept"]
+    run = tmp_path / "run.jsonl"
+    run.write_text(json.dumps({task["task_id"]: [*task["callers"], "lib.py"]}) + "\n")
+    capsys.readouterr()
+    args = ["tasks", "score", "--tasks", str(tasks), "--run", str(run), "--resamples", "200",
+            "--keep", "caller>=0.90"]
+    assert main([*args, "--k", "3"]) == 0
+    words = " ".join(capsys.readouterr().out.split())
+    assert words.startswith(
+        "Does the code retriever find every file a change needs? Out of reach at k=3: 1 of 1 "
+        "tasks have more than 3 files, so even a perfect ranking scores at most 50.0 points "
+        "of caller recall against caller >= 90.0.")
+    assert "Verdict: inconclusive" in words
+    assert main([*args, "--k", "7"]) == 0
+    assert "Out of reach" not in capsys.readouterr().out
