@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import ast
 import re
+import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -499,9 +500,15 @@ def _class_reference(value: ast.AST | None) -> str | None:
 
 
 def parse_module(path: str, text: str) -> Module | None:
-    """The :class:`Module` of one Python file (``None`` when it does not parse)."""
+    r"""The :class:`Module` of one Python file (``None`` when it does not parse).
+
+    What the compiler would warn about in the repository's code (``"\ "``, an invalid
+    escape: a SyntaxWarning on every file from Python 3.12) is not the miner's to say.
+    """
     try:
-        tree = ast.parse(text)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", (SyntaxWarning, DeprecationWarning))
+            tree = ast.parse(text)
     except (SyntaxError, ValueError):
         return None
     module = Module(path)

@@ -377,3 +377,12 @@ def test_a_function_s_own_import_shadows_a_module_level_name(tmp_path):
     sites = [(s["path"], s["line"], s["how"]) for s in t["caller_sites"]]
     # other.py calls the shim (serving.run_with_reloader), which is not the changed function
     assert sites == [("web/serving.py", 3, "import"), ("web/serving.py", 8, "import")]
+
+
+def test_parsing_a_repository_s_file_says_nothing_about_its_escapes(recwarn):
+    r"""A file with an invalid escape (``"\ "``) parses without a warning: Python 3.12 turns
+    it into a SyntaxWarning printed for every such file while mining (werkzeug, attrs)."""
+    from ragnb.codetasks.pysyntax import parse_module
+
+    assert parse_module("old.py", 'PATTERN = "a\\ b"\n\n\ndef f(x):\n    return x\n') is not None
+    assert not [w for w in recwarn if issubclass(w.category, (SyntaxWarning, DeprecationWarning))]
