@@ -108,9 +108,23 @@ class Repo:
         return proc.stdout.decode("utf-8", "replace")
 
     def resolve(self, rev: str) -> str:
-        """The full sha of ``rev`` (a branch, tag or sha)."""
-        out = self.git("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}",
-                       what=f"a commit: {rev!r}")
+        """The full sha of ``rev`` (a branch, tag or sha); an error names the branches there
+        are (``--branch master`` on a repository whose mainline is ``main``).
+        """
+        try:
+            out = self.git("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}",
+                           what=f"a commit: {rev!r}")
+        except InputError:
+            known = self.git("for-each-ref", "--format=%(refname:short)", "refs/heads").split()
+            known = known or [n for n in self.git("for-each-ref", "--format=%(refname:short)",
+                                                  "refs/remotes").split()
+                              if not n.endswith("/HEAD")]
+            if not known:
+                raise
+            from ragnb.errors import listed
+
+            raise InputError(f"not a commit: {rev!r}; branches: {listed(known, most=8)} "
+                             "(choose one with --branch)", source=self.path) from None
         return out.strip()
 
     def mainline(self, branch: str) -> list[Commit]:
