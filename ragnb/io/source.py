@@ -61,6 +61,13 @@ BOM = b"\xef\xbb\xbf"
 
 #: Format names understood by the readers; ``auto`` sniffs.
 FORMATS = ("auto", "trec", "jsonl", "csv", "tsv", "parquet")
+#: File suffixes that name their format (before any ``.gz``): what the readers trust
+#: without looking inside and what the writers write. Any other name is sniffed.
+SUFFIX_FORMATS = {".jsonl": "jsonl", ".json": "jsonl", ".csv": "csv", ".tsv": "tsv",
+                  ".parquet": "parquet", ".pq": "parquet"}
+#: Suffixes the writers read as TREC (a reader sniffs such a file: TREC unless it looks
+#: like JSON or Parquet inside).
+TREC_SUFFIXES = (".qrels", ".qrel", ".trec", ".run", ".txt")
 
 
 
@@ -395,8 +402,7 @@ def sniff_format(path, data: bytes | None = None) -> str:
     """Guess the format of ``path`` from its name, else from its first line."""
     src = source_of(path)
     name = _stem(src.name)
-    for suffix, fmt in ((".jsonl", "jsonl"), (".json", "jsonl"), (".csv", "csv"),
-                        (".tsv", "tsv"), (".parquet", "parquet"), (".pq", "parquet")):
+    for suffix, fmt in SUFFIX_FORMATS.items():
         if name.endswith(suffix):
             return fmt
     head = src.text_head(4096) if data is None else data[:4096]

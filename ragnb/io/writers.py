@@ -30,11 +30,10 @@ import pandas as pd
 from ragnb._atomic import write_atomic_bytes
 from ragnb.errors import InputError
 from ragnb.io.run import Run, positions
+from ragnb.io.source import SUFFIX_FORMATS, TREC_SUFFIXES
 from ragnb.io.testset import TestSet
 
-_SUFFIXES = {".qrels": "trec", ".qrel": "trec", ".trec": "trec", ".run": "trec",
-             ".txt": "trec", ".jsonl": "jsonl", ".json": "jsonl", ".csv": "csv",
-             ".tsv": "tsv", ".parquet": "parquet", ".pq": "parquet"}
+_SUFFIXES = {**dict.fromkeys(TREC_SUFFIXES, "trec"), **SUFFIX_FORMATS}
 
 
 def format_of(path: str | Path, key: str = "--out") -> tuple[str, bool]:
