@@ -61,6 +61,13 @@ POINTS_LINE = "# metric values and differences in points (metric x 100); csv and
 OUT_SUFFIXES = {".csv": "csv", ".json": "json", ".tsv": "tsv"}
 
 
+def out_format(fmt: str, out: str | None) -> str:
+    """The format written: the one ``--out``'s suffix names (:data:`OUT_SUFFIXES`), else
+    ``--format``'s.
+    """
+    return OUT_SUFFIXES.get(Path(out).suffix.lower(), fmt) if out else fmt
+
+
 def emit(df: pd.DataFrame, fmt: str, out: str | None, header_lines: Sequence[str] = (),
          points: tuple[str, ...] = (), *, notes_below: bool = False, dash: str = "") -> None:
     """Write a table as text, CSV, TSV or JSON records; header lines go to stderr unless text.
@@ -78,8 +85,7 @@ def emit(df: pd.DataFrame, fmt: str, out: str | None, header_lines: Sequence[str
 
     from ragnb.spreadsheet import neutralised  # CSV/TSV for people: no live formulas
 
-    if out:
-        fmt = OUT_SUFFIXES.get(Path(out).suffix.lower(), fmt)
+    fmt = out_format(fmt, out)
     shown = [c for c in points if c in df]
     if fmt == "table" and shown:
         from ragnb.result import points as in_points

@@ -4,7 +4,6 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 from ragnb.cli._options import INPUTS, OUTPUT, RESAMPLING, STRATA, add
 
@@ -64,10 +63,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ragnb.cli._common import (
-        OUT_SUFFIXES,
         emit,
         guard_sealed,
         ledger_line,
+        out_format,
         resolve_inputs,
         split_figure,
         split_manifest,
@@ -101,8 +100,7 @@ def run(args: argparse.Namespace) -> int:
     result = None if args.baseline is None else three_way(
         bounds, args.baseline, args.challenger, joint=args.joint, resamples=args.resamples,
         seed=args.seed)
-    fmt = OUT_SUFFIXES.get(Path(args.out).suffix.lower(), args.format) if args.out else \
-        args.format
+    fmt = out_format(args.format, args.out)
     if fmt == "table":   # the answer first, then the page's tables in points
         text = bounds_text(bounds, result, strata=strata, per_query=args.per_query,
                            header=header, notes=notes)

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from ragnb.cli._options import INPUTS, OUTPUT, RESAMPLING, action, actions, add
 
@@ -96,10 +95,10 @@ def run(args: argparse.Namespace) -> int:
 
 def _list(args) -> int:
     from ragnb.cli._common import (
-        OUT_SUFFIXES,
         emit,
         guard_sealed,
         ledger_line,
+        out_format,
         resolve_inputs,
         split_manifest,
         terminal_safe,
@@ -146,8 +145,7 @@ def _list(args) -> int:
               f"pool depth {args.k}", *ledger_line(manifest, inputs.ledger, test_set=test_set)]
     written = export_labelling_list(table, args.csv, args.jsonl)
     header += [f"# wrote {p}" for p in written]
-    fmt = OUT_SUFFIXES.get(Path(args.out).suffix.lower(), args.format) if args.out else \
-        args.format
+    fmt = out_format(args.format, args.out)
     limit = None if args.limit == 0 else args.limit
     if fmt == "table":   # the answer first, then the page's tables
         ordered = bool(args.baseline)
@@ -212,10 +210,10 @@ def _merge(args) -> int:
 
 def _shard(args) -> int:
     from ragnb.cli._common import (
-        OUT_SUFFIXES,
         emit,
         guard_sealed,
         ledger_line,
+        out_format,
         resolve_inputs,
         split_figure,
         split_manifest,
@@ -260,8 +258,7 @@ def _shard(args) -> int:
                                                 split_figure(inputs, manifest, metric),
                                                 test_set=test_set)]
     notes = [str(n) for n in out.attrs.get("notes", ())]
-    fmt = OUT_SUFFIXES.get(Path(args.out).suffix.lower(), args.format) if args.out else \
-        args.format
+    fmt = out_format(args.format, args.out)
     if fmt == "table":   # the lesson first, then the page's shard tables in points
         shown = shard_finding(out, metric, args.shard, args.baseline, notes=notes, context=[
             f"test set {test_set.name}: shard {args.shard} is {len(shard)} of "

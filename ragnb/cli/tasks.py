@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from ragnb.cli._options import OUTPUT, RESAMPLING, action, actions, add
 
@@ -147,7 +146,7 @@ def _mine(args) -> int:
 def _score(args) -> int:
     import sys
 
-    from ragnb.cli._common import OUT_SUFFIXES, emit, terminal_safe
+    from ragnb.cli._common import emit, out_format, terminal_safe
     from ragnb.codetasks import parse_keep
     from ragnb.pages.code_tasks import score
 
@@ -158,8 +157,7 @@ def _score(args) -> int:
     finding = score(args.tasks, args.run, k=args.k, keep=args.keep or "", missing=args.missing,
                     extra=args.extra, order=args.order, resamples=args.resamples,
                     seed=args.seed)
-    fmt = OUT_SUFFIXES.get(Path(args.out).suffix.lower(), args.format) if args.out \
-        else args.format
+    fmt = out_format(args.format, args.out)
     if fmt == "table":  # headline first, then the page's tables in points
         text = terminal_safe(finding.to_text())
         if args.out:
