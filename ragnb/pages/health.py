@@ -269,72 +269,14 @@ def _verdicts(review: Any, *checks: str) -> str:
                          for e in review.entries if e.check in checks)
 
 
-def run(inputs: HealthInputs) -> Finding:
-    """The health review's Finding: headline, the most urgent failure's chart, then each
-    check under its heading (what the review says of it, its tables and chart), the version
-    diffs and the splits' use.
-
-    ``objects``: ``test_set``, ``corpus``, ``coverage``, ``staleness`` (and
-    ``staleness_per_query``), ``unanswerable``, ``mix``, ``scores`` (per bucket's
-    config and baseline), ``buckets``, ``duplicates``, ``held`` (the held-back
-    split), ``tuned`` (the test set tuning selects on), ``holdout_scores``,
-    ``holdout``, ``diff`` (old version, or None), ``rejudged`` (or None; with
-    ``rejudged_test_set``, ``rejudged_after``, ``merge_counts``), ``review``,
-    ``charts`` (check -> chart), ``inflation`` (each split's one figure), ``splits``
-    (the ledger rows).
+def _check_sections(i: HealthInputs, review: Any, charts: dict[str, Any], *, cov: Any,
+                    stale: Any, unanswerable: Any, mix: Any, scores: Any, buckets: Any,
+                    dups: Any, held: Any, check: Any) -> list[Section]:
+    """Each check under its heading: what the review says of it, its tables and chart
+    (coverage, staleness, composition, intent buckets, near-duplicates, the held-back 20%).
     """
-    i, ws = inputs, inputs.workspace
-    names = ws.display_names
-    test_set = ws.test_set(i.split)
-    corpus = read_corpus(ws.use(ws.manifest.corpus))
-    # the checks: coverage, staleness, composition, bucket power, near-duplicates, held back
-    cov = coverage(test_set, corpus, answer_grade=i.answer_grade)
-    stale = staleness(test_set, corpus)
-    per_query = stale.per_query()
-    unanswerable = unanswerable_share(test_set, target=i.unanswerable_target)
-    mix = source_mix(test_set, dict(i.declared_sources))
-    configs = [c for c in (i.baseline, i.config) if c]
-    scores = score(test_set, ws.runs(i.split, configs), i.metric, policy=i.policy,
-                   no_relevant="drop")  # unanswerable queries are counted apart (above)
-    buckets = bucket_scores(scores, buckets_of(test_set, i.bucket_column), config=i.config,
-                            metric=i.metric, baseline=i.baseline or None, target=i.target,
-                            resamples=i.resamples, seed=i.seed)
-    dups = near_duplicate_groups(test_set, threshold=i.duplicate_threshold)
-    tuned = ws.test_set(i.holdout_split_name)
-    held = holdout_split(tuned.query_ids, share=i.holdout_share, salt=i.holdout_salt)
-    tuned_run = read_run(ws.use(i.holdout_run))
-    holdout_runs = ws.runs(i.holdout_split_name, [i.baseline]) if i.baseline else []
-    holdout_scores = score(tuned, holdout_runs + [tuned_run], i.metric, policy=i.policy)
-    check = holdout_check(holdout_scores, held, config=tuned_run.name, metric=i.metric,
-                          baseline=i.baseline or None, resamples=i.resamples, seed=i.seed)
-
-    # the review: each check's rule (ragnb.health.review), the headline
-    shares = shares_chart(mix, unanswerable)
-    charts = {"coverage": coverage_chart(cov), "judgment freshness": staleness_chart(stale),
-              "unanswerable share": shares, "source mix": shares,
-              "bucket power": bucket_chart(buckets, metric=i.metric, config=i.config,
-                                           target=i.target, display_names=names),
-              "held-back 20%": holdout_chart(check, i.holdout_split_name)}
-    review = health_review(
-        i.split, coverage=cov, staleness_per_query=per_query, unanswerable=unanswerable,
-        mix=mix, buckets=buckets, target=i.target, duplicates=dups, holdout=check,
-        holdout_split=i.holdout_split_name, charts=charts,
-        description=f"{i.metric}; intervals 95%: shares {SHARE_METHOD}, scores percentile "
-                    f"bootstrap ({i.resamples:,} resamples, seed {i.seed})")
-    own = review.finding(display_names=names)
-
-    # the most urgent failure's chart opens the page ("its chart is below")
-    first = (review.failing() or review.entries)[0]
-    sections: list[Section] = [Section(
-        f"The check to fix first: {first.check} (on {first.split})" if not first.holds
-        else f"The first check: {first.check}", "chart", own.chart)] \
-        if own.chart is not None else []
-    sections.append(markdown_section(markdown_text(
-        "**Test set** {split}: {q} queries, {j} judgments. **Corpus build** {build}: {p} "
-        "passages, document versions ordered as {scheme}s.", split=i.split,
-        q=len(test_set.queries), j=len(test_set.judgments), build=corpus.name, p=len(corpus),
-        scheme=corpus.scheme)))
-
+    shares = charts["unanswerable share"]
+    sections: list[Section] = []
     # coverage: is the answer still in the index?
     sections += [
         markdown_section(_verdicts(review, "coverage"),
@@ -412,6 +354,79 @@ def run(inputs: HealthInputs) -> Finding:
         Section(f"{check.quantity} on {i.holdout_split_name}: tuning vs held-back queries",
                 "chart", charts["held-back 20%"]),
     ]
+
+    return sections
+
+
+def run(inputs: HealthInputs) -> Finding:
+    """The health review's Finding: headline, the most urgent failure's chart, then each
+    check under its heading (what the review says of it, its tables and chart), the version
+    diffs and the splits' use.
+
+    ``objects``: ``test_set``, ``corpus``, ``coverage``, ``staleness`` (and
+    ``staleness_per_query``), ``unanswerable``, ``mix``, ``scores`` (per bucket's
+    config and baseline), ``buckets``, ``duplicates``, ``held`` (the held-back
+    split), ``tuned`` (the test set tuning selects on), ``holdout_scores``,
+    ``holdout``, ``diff`` (old version, or None), ``rejudged`` (or None; with
+    ``rejudged_test_set``, ``rejudged_after``, ``merge_counts``), ``review``,
+    ``charts`` (check -> chart), ``inflation`` (each split's one figure), ``splits``
+    (the ledger rows).
+    """
+    i, ws = inputs, inputs.workspace
+    names = ws.display_names
+    test_set = ws.test_set(i.split)
+    corpus = read_corpus(ws.use(ws.manifest.corpus))
+    # the checks: coverage, staleness, composition, bucket power, near-duplicates, held back
+    cov = coverage(test_set, corpus, answer_grade=i.answer_grade)
+    stale = staleness(test_set, corpus)
+    per_query = stale.per_query()
+    unanswerable = unanswerable_share(test_set, target=i.unanswerable_target)
+    mix = source_mix(test_set, dict(i.declared_sources))
+    configs = [c for c in (i.baseline, i.config) if c]
+    scores = score(test_set, ws.runs(i.split, configs), i.metric, policy=i.policy,
+                   no_relevant="drop")  # unanswerable queries are counted apart (above)
+    buckets = bucket_scores(scores, buckets_of(test_set, i.bucket_column), config=i.config,
+                            metric=i.metric, baseline=i.baseline or None, target=i.target,
+                            resamples=i.resamples, seed=i.seed)
+    dups = near_duplicate_groups(test_set, threshold=i.duplicate_threshold)
+    tuned = ws.test_set(i.holdout_split_name)
+    held = holdout_split(tuned.query_ids, share=i.holdout_share, salt=i.holdout_salt)
+    tuned_run = read_run(ws.use(i.holdout_run))
+    holdout_runs = ws.runs(i.holdout_split_name, [i.baseline]) if i.baseline else []
+    holdout_scores = score(tuned, holdout_runs + [tuned_run], i.metric, policy=i.policy)
+    check = holdout_check(holdout_scores, held, config=tuned_run.name, metric=i.metric,
+                          baseline=i.baseline or None, resamples=i.resamples, seed=i.seed)
+
+    # the review: each check's rule (ragnb.health.review), the headline
+    shares = shares_chart(mix, unanswerable)
+    charts = {"coverage": coverage_chart(cov), "judgment freshness": staleness_chart(stale),
+              "unanswerable share": shares, "source mix": shares,
+              "bucket power": bucket_chart(buckets, metric=i.metric, config=i.config,
+                                           target=i.target, display_names=names),
+              "held-back 20%": holdout_chart(check, i.holdout_split_name)}
+    review = health_review(
+        i.split, coverage=cov, staleness_per_query=per_query, unanswerable=unanswerable,
+        mix=mix, buckets=buckets, target=i.target, duplicates=dups, holdout=check,
+        holdout_split=i.holdout_split_name, charts=charts,
+        description=f"{i.metric}; intervals 95%: shares {SHARE_METHOD}, scores percentile "
+                    f"bootstrap ({i.resamples:,} resamples, seed {i.seed})")
+    own = review.finding(display_names=names)
+
+    # the most urgent failure's chart opens the page ("its chart is below")
+    first = (review.failing() or review.entries)[0]
+    sections: list[Section] = [Section(
+        f"The check to fix first: {first.check} (on {first.split})" if not first.holds
+        else f"The first check: {first.check}", "chart", own.chart)] \
+        if own.chart is not None else []
+    sections.append(markdown_section(markdown_text(
+        "**Test set** {split}: {q} queries, {j} judgments. **Corpus build** {build}: {p} "
+        "passages, document versions ordered as {scheme}s.", split=i.split,
+        q=len(test_set.queries), j=len(test_set.judgments), build=corpus.name, p=len(corpus),
+        scheme=corpus.scheme)))
+
+    sections += _check_sections(i, review, charts, cov=cov, stale=stale,
+                                unanswerable=unanswerable, mix=mix, scores=scores,
+                                buckets=buckets, dups=dups, held=held, check=check)
 
     # version diffs: the old version re-scored beside the new; the re-judged test set
     versions, diff = _versions(i, test_set, configs)
