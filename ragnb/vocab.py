@@ -24,6 +24,9 @@ MISSING = ("error", "empty", "drop")
 #: Run queries the test set lacks: an error, or left out (counted).
 EXTRA = ("error", "drop")
 
+#: File formats the readers understand; ``auto`` sniffs (:func:`ragnb.io.source.sniff_format`).
+FORMATS = ("auto", "trec", "jsonl", "csv", "tsv", "parquet")
+
 #: Queries with no relevant passage: scored (counted) or left out (counted).
 NO_RELEVANT = ("keep", "drop")
 

@@ -59,8 +59,6 @@ from ragnb.io.keys import first_empty, id_series, parallel_map, release_memory
 GZIP_MAGIC = b"\x1f\x8b"
 BOM = b"\xef\xbb\xbf"
 
-#: Format names understood by the readers; ``auto`` sniffs.
-FORMATS = ("auto", "trec", "jsonl", "csv", "tsv", "parquet")
 #: File suffixes that name their format (before any ``.gz``): what the readers trust
 #: without looking inside and what the writers write. Any other name is sniffed.
 SUFFIX_FORMATS = {".jsonl": "jsonl", ".json": "jsonl", ".csv": "csv", ".tsv": "tsv",

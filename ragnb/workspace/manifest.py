@@ -123,7 +123,7 @@ from typing import Any, Literal, overload
 
 from ragnb.errors import InputError
 from ragnb.paths import NOTEBOOKS_DIR
-from ragnb.vocab import EXTRA, MISSING, ORDERS, out_of_range
+from ragnb.vocab import EXTRA, FORMATS, MISSING, ORDERS, out_of_range
 
 #: File name of a workspace manifest.
 MANIFEST_NAME = "ragnb.toml"
@@ -587,8 +587,7 @@ def _judge(check: _Checker, value: Any, where: str) -> JudgeEntry:
     name = check.text(value, "name", where) or config_name(path)
     if name == "people":
         raise check.fail(f"{where}name", "'people' names the human labels; name the judge")
-    return JudgeEntry(path, name, check.text(value, "format", where, "auto",
-                                             ("auto", "trec", "jsonl", "csv", "tsv", "parquet")))
+    return JudgeEntry(path, name, check.text(value, "format", where, "auto", FORMATS))
 
 
 def _gain(check: _Checker, ws: dict, data: dict) -> str:
@@ -687,31 +686,7 @@ def parse_manifest(path: str | Path) -> Manifest:
         raise check.fail("workspace.relevance_level",
                          f"must be an integer grade of at least 1, got {level!r}")
 
-    sets = check.table(data, "test_sets", "")
-    if not sets:
-        raise check.fail("test_sets", "name at least one test set ([test_sets.NAME] path = ...)")
-    test_sets = {}
-    for name, entry in sets.items():
-        where = f"test_sets.{name}."
-        if not isinstance(entry, dict):
-            raise check.fail(where[:-1], "must be a table (path, role, runs, strata)")
-        check.known(entry, tuple(SECTIONS["test_sets.NAME"]), where)
-        test_sets[name] = TestSetEntry(
-            name=name,
-            path=check.file(entry, "path", where, required=True),
-            role=check.text(entry, "role", where, "other", ROLES),
-            format=check.text(entry, "format", where, "auto",
-                              ("auto", "trec", "jsonl", "csv", "tsv", "parquet")),
-            runs=_runs(check, entry["runs"], where) if "runs" in entry else {},
-            strata=_strata(check, entry["strata"], where) if "strata" in entry else None,
-            queries=_queries(check, entry["queries"], where) if "queries" in entry else None,
-            judge=_judge(check, entry["judge"], where) if "judge" in entry else None,
-        )
-    for role in ("golden", "production", "confirmation"):
-        having = [n for n, e in test_sets.items() if e.role == role]
-        if len(having) > 1:
-            raise check.fail(f"test_sets.{having[1]}.role",
-                             f"role {role!r} is given to {having}; give it to one test set")
+    test_sets = _test_sets(check, data)
 
     rounds = check.table(data, "rounds", "")
     check.known(rounds, ("configs", "path"), "rounds.")
@@ -734,58 +709,14 @@ def parse_manifest(path: str | Path) -> Manifest:
                  } if tasks else {}
     codetasks_missing = check.text(tasks, "missing", "codetasks.", "error", MISSING)
     codetasks_extra = check.text(tasks, "extra", "codetasks.", "error", EXTRA)
-    health = dict(check.table(data, "health", ""))
-    check.known(health, tuple(SECTIONS["health"]), "health.")
-    for k in ("old_version", "holdout_run"):
-        if k in health:
-            health[k] = check.file(health, k, "health.")
-    for k in ("test_set", "holdout_split", "bucket_column"):
-        if k in health:
-            check.text(health, k, "health.")
-    if "answer_grade" in health:
-        health["answer_grade"] = check.number(health, "answer_grade", "health.", int)
-    if "declared_sources" in health:
-        sources = health["declared_sources"]
-        if not isinstance(sources, dict) or not sources:
-            raise check.fail("health.declared_sources", "must be a table source -> share")
-        for name, share in sources.items():
-            if isinstance(share, bool) or not isinstance(share, (int, float)) \
-                    or not 0 <= share <= 1:
-                raise check.fail(f"health.declared_sources.{name}",
-                                 f"must be a share in [0, 1], got {share!r}")
+    health = _health(check, data)
 
     names = check.table(data, "display_names", "")
     for config, shown in names.items():
         if not isinstance(shown, str) or not shown:
             raise check.fail(f"display_names.{config}", "must be a non-empty string")
 
-    report = dict(check.table(data, "report", ""))
-    per_notebook = {k: report.pop(k) for k in list(report) if isinstance(report[k], dict)}
-    unread = [k for k in per_notebook if k not in report_sections()] if per_notebook else []
-    if unread:   # a typo'd [report.stratta] is read by no page
-        import difflib
-
-        sections = report_sections()
-        close = difflib.get_close_matches(unread[0], sections, n=1)
-        raise check.fail(f"report.{unread[0]}", "no page reads this section"
-                         + (f" (did you mean [report.{close[0]}]?)" if close else "")
-                         + f"; sections: {', '.join(sections)}")
-    for where, values in [("report.", report)] + [(f"report.{k}.", v)
-                                                  for k, v in per_notebook.items()]:
-        check.known(values, tuple(REPORT_KEYS), where)
-        for k, v in values.items():
-            kind = REPORT_KEYS[k][0]
-            if not isinstance(v, kind) or isinstance(v, bool):
-                raise check.fail(f"{where}{k}", f"must be a {getattr(kind, '__name__', kind)}, "
-                                                f"got {v!r}")
-            if kind is int:
-                check.number(values, k, where, int)
-            if isinstance(v, list) and not all(isinstance(c, str) and c for c in v):
-                raise check.fail(f"{where}{k}", "must be a list of names")
-            if k == "spec":
-                values[k] = check.file(values, k, where)
-            if k == "metric" and isinstance(v, str):
-                check.metric(v, f"{where}{k}")
+    report, per_notebook = _report(check, data)
 
     gate = _gate(check, data) if "gate" in data else None
     cluster = check.table(data, "cluster", "")
@@ -819,6 +750,93 @@ def parse_manifest(path: str | Path) -> Manifest:
         report=report, report_by_notebook=per_notebook, gate=gate, watch=watch,
         relevance_level=level, cluster=address, jobs=jobs,
     )
+
+
+def _test_sets(check: _Checker, data: dict) -> dict[str, TestSetEntry]:
+    """``[test_sets.NAME]``: at least one, each a table of known keys; a role held once."""
+    sets = check.table(data, "test_sets", "")
+    if not sets:
+        raise check.fail("test_sets", "name at least one test set ([test_sets.NAME] path = ...)")
+    test_sets = {}
+    for name, entry in sets.items():
+        where = f"test_sets.{name}."
+        if not isinstance(entry, dict):
+            raise check.fail(where[:-1], "must be a table (path, role, runs, strata)")
+        check.known(entry, tuple(SECTIONS["test_sets.NAME"]), where)
+        test_sets[name] = TestSetEntry(
+            name=name,
+            path=check.file(entry, "path", where, required=True),
+            role=check.text(entry, "role", where, "other", ROLES),
+            format=check.text(entry, "format", where, "auto", FORMATS),
+            runs=_runs(check, entry["runs"], where) if "runs" in entry else {},
+            strata=_strata(check, entry["strata"], where) if "strata" in entry else None,
+            queries=_queries(check, entry["queries"], where) if "queries" in entry else None,
+            judge=_judge(check, entry["judge"], where) if "judge" in entry else None,
+        )
+    for role in ("golden", "production", "confirmation"):
+        having = [n for n, e in test_sets.items() if e.role == role]
+        if len(having) > 1:
+            raise check.fail(f"test_sets.{having[1]}.role",
+                             f"role {role!r} is given to {having}; give it to one test set")
+    return test_sets
+
+
+def _health(check: _Checker, data: dict) -> dict:
+    """``[health]``: known keys, its files resolved, declared source shares in [0, 1]."""
+    health = dict(check.table(data, "health", ""))
+    check.known(health, tuple(SECTIONS["health"]), "health.")
+    for k in ("old_version", "holdout_run"):
+        if k in health:
+            health[k] = check.file(health, k, "health.")
+    for k in ("test_set", "holdout_split", "bucket_column"):
+        if k in health:
+            check.text(health, k, "health.")
+    if "answer_grade" in health:
+        health["answer_grade"] = check.number(health, "answer_grade", "health.", int)
+    if "declared_sources" in health:
+        sources = health["declared_sources"]
+        if not isinstance(sources, dict) or not sources:
+            raise check.fail("health.declared_sources", "must be a table source -> share")
+        for name, share in sources.items():
+            if isinstance(share, bool) or not isinstance(share, (int, float)) \
+                    or not 0 <= share <= 1:
+                raise check.fail(f"health.declared_sources.{name}",
+                                 f"must be a share in [0, 1], got {share!r}")
+    return health
+
+
+def _report(check: _Checker, data: dict) -> tuple[dict, dict]:
+    """``[report]`` and its ``[report.NAME]`` sections: only sections a page reads (a
+    typo'd ``[report.stratta]`` is an error naming the closest), known keys of their types.
+    """
+    report = dict(check.table(data, "report", ""))
+    per_notebook = {k: report.pop(k) for k in list(report) if isinstance(report[k], dict)}
+    unread = [k for k in per_notebook if k not in report_sections()] if per_notebook else []
+    if unread:   # a typo'd [report.stratta] is read by no page
+        import difflib
+
+        sections = report_sections()
+        close = difflib.get_close_matches(unread[0], sections, n=1)
+        raise check.fail(f"report.{unread[0]}", "no page reads this section"
+                         + (f" (did you mean [report.{close[0]}]?)" if close else "")
+                         + f"; sections: {', '.join(sections)}")
+    for where, values in [("report.", report)] + [(f"report.{k}.", v)
+                                                  for k, v in per_notebook.items()]:
+        check.known(values, tuple(REPORT_KEYS), where)
+        for k, v in values.items():
+            kind = REPORT_KEYS[k][0]
+            if not isinstance(v, kind) or isinstance(v, bool):
+                raise check.fail(f"{where}{k}", f"must be a {getattr(kind, '__name__', kind)}, "
+                                                f"got {v!r}")
+            if kind is int:
+                check.number(values, k, where, int)
+            if isinstance(v, list) and not all(isinstance(c, str) and c for c in v):
+                raise check.fail(f"{where}{k}", "must be a list of names")
+            if k == "spec":
+                values[k] = check.file(values, k, where)
+            if k == "metric" and isinstance(v, str):
+                check.metric(v, f"{where}{k}")
+    return report, per_notebook
 
 
 def _points(check: _Checker, data: dict, key: str, where: str, default: float | None
