@@ -259,7 +259,7 @@ def _aliased(names: set[str], texts: Iterable[str | None]) -> set[str]:
     ``BaseRequest = Request``), found in ``texts`` (two rounds: an alias of an alias).
     """
     out = set(names)
-    found = [t for t in texts if t and any(n in t for n in out)]
+    found = [t for t in texts if t and "=" in t]
     for _ in range(2):
         alt = "|".join(map(re.escape, sorted(out)))
         line = re.compile(rf"^((?:[A-Za-z_]\w*[ \t]*=[ \t]*)+)(?:[\w.]*\.)?(?:{alt})[ \t]*"

@@ -88,6 +88,7 @@ def keep_finding(kv: KeepVerdict, *, display_names: Mapping[str, str],
     failed = [x for x in c["metric"] if status[x] == "failed"]
     open_ = [x for x in c["metric"] if status[x] not in ("failed", "met")]
     reach = [x for x in c["metric"] if status[x] == OUT_OF_REACH]
+    by = c.set_index("metric")
     if failed:
         lead = max(failed, key=lambda x: margin[x])
         answer = (f"Fix the retriever: {said[lead]} against {stated[lead]}; "
@@ -95,7 +96,7 @@ def keep_finding(kv: KeepVerdict, *, display_names: Mapping[str, str],
         next_step = f"Close the {lead} gap before keeping the retriever."
     elif reach:
         lead = reach[0]
-        r = c.set_index("metric").loc[lead]
+        r = by.loc[lead]
         k = int(r["k"])
         answer = (f"Out of reach at k={k}: {int(r['over_k'])} of {int(r['n'])} tasks have more "
                   f"than {k} files, so even a perfect ranking scores at most "
@@ -113,7 +114,6 @@ def keep_finding(kv: KeepVerdict, *, display_names: Mapping[str, str],
                   "Keep the retriever: the condition has no clause.")
         next_step = "Keep the retriever; re-check on the next batch of merged changes."
     why = [f"{said[x]} against {stated[x]}: {status[x]}." for x in c["metric"] if x != lead]
-    by = c.set_index("metric")
     tight = [x for x in c["metric"] if status[x] != OUT_OF_REACH and capped(
         clauses[x], float(by.loc[x, "edit_first"]), int(by.loc[x, "crowded"]))]
     why[:0] = [f"At k={int(by.loc[x, 'k'])}, a ranking that holds every edited file first "

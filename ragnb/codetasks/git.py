@@ -22,7 +22,7 @@ from functools import cache
 from pathlib import Path
 from typing import Self
 
-from ragnb.errors import InputError
+from ragnb.errors import InputError, listed
 
 #: Built-in diff drivers (hunk headers naming the enclosing function) by file name.
 ATTRIBUTES = "*.py diff=python\n*.go diff=golang\n*.rs diff=rust\n*.java diff=java\n"
@@ -121,8 +121,6 @@ class Repo:
                               if not n.endswith("/HEAD")]
             if not known:
                 raise
-            from ragnb.errors import listed
-
             raise InputError(f"not a commit: {rev!r}; branches: {listed(known, most=8)} "
                              "(choose one with --branch)", source=self.path) from None
         return out.strip()

@@ -396,8 +396,10 @@ class _Visitor(ast.NodeVisitor):
         else:
             attr = ""
         if attr:
-            head = callee.split(".")[0] if callee else ""
-            bound = next((s[head] for s in reversed(self.imported[1:]) if head in s), None)
+            bound = None
+            if callee and self.in_function:     # the module level's scope is never written
+                head = callee.split(".", 1)[0]
+                bound = next((s[head] for s in reversed(self.imported) if head in s), None)
             self.m.calls.append(Call(node.lineno, callee, attr, receiver, self.cls, bound))
         self.generic_visit(node)
 

@@ -258,12 +258,13 @@ def task_recall(tasks: pd.DataFrame, run: Run | Mapping[str, Sequence[str]] | st
     got = retrieved_files(run, k)
     ids = tasks["task_id"].astype(str).tolist()
     notes = []
-    answered = {t for t in (run.empty if isinstance(run, Run) else ()) if t not in got}
-    if answered & set(ids):        # an empty ranking is an answer: it retrieved nothing
-        notes.append(Note("empty", len(answered & set(ids)),
-                          "tasks the run answers with an empty ranking, scored as "
-                          "retrieving nothing"))
-        got.update({t: set() for t in answered})
+    answered = set(run.empty if isinstance(run, Run) else ()) - got.keys()
+    if answered:                   # an empty ranking is an answer: it retrieved nothing
+        got.update(dict.fromkeys(answered, set()))
+        if answered & set(ids):
+            notes.append(Note("empty", len(answered & set(ids)),
+                              "tasks the run answers with an empty ranking, scored as "
+                              "retrieving nothing"))
     absent = [t for t in ids if t not in got]
     if absent and missing == "error":
         raise InputError(f"{len(absent)} task(s) have no ranking in the run, e.g. "

@@ -114,19 +114,18 @@ def parameter_diff(before: str, after: str) -> str:
     >>> parameter_diff("order, value, now=None", "order, *, now=1")
     '-value, ~now'
     """
-    def read(text: str) -> dict[str, str] | None:
+    def read(text: str) -> dict[str, object] | None:
         try:
             args = ast.parse(f"def f({text}):\n    pass\n").body[0].args  # type: ignore[attr-defined]
         except SyntaxError:
             return None
         plain = [*args.posonlyargs, *args.args]
         defaults = [None] * (len(plain) - len(args.defaults)) + list(args.defaults)
-        out = {a.arg: f"pos {ast.unparse(a.annotation) if a.annotation else ''} "
-                      f"{ast.unparse(d) if d is not None else ''}"
-               for a, d in zip(plain, defaults)}
-        out.update({a.arg: f"kw {ast.unparse(a.annotation) if a.annotation else ''} "
-                           f"{ast.unparse(d) if d is not None else ''}"
-                    for a, d in zip(args.kwonlyargs, args.kw_defaults)})
+        out: dict[str, object] = {   # name -> kind, annotation, default
+            a.arg: (kind, a.annotation and ast.unparse(a.annotation), d and ast.unparse(d))
+            for kind, pairs in (("pos", zip(plain, defaults)),
+                                ("kw", zip(args.kwonlyargs, args.kw_defaults)))
+            for a, d in pairs}
         for star, a in (("*", args.vararg), ("**", args.kwarg)):
             if a is not None:
                 out[a.arg] = star

@@ -101,20 +101,14 @@ def beside_roots(files: Iterable[str], roots: Mapping[str, str]) -> dict[str, st
     >>> beside_roots(tree, {"req/packages/urllib3": "wholesale update"})
     {'req/packages/idna': 'beside a vendored package'}
     """
-    files = list(files)
+    homes = {h for h in (r.rpartition("/")[0] for r in roots)
+             if h.rpartition("/")[2] in VENDOR_FOLDERS}
+    if not homes:                  # the usual case: no root sits in a vendoring folder
+        return {}
     packages = {p[: -len("/__init__.py")] for p in files if p.endswith("/__init__.py")}
-    homes = {h for h in (r.rpartition("/")[0] for r in roots)   # a package itself, nested
-             if h.rpartition("/")[2] in VENDOR_FOLDERS and h in packages
-             and h.rpartition("/")[0] in packages}
-    found: dict[str, str] = {}
-    for p in files:
-        if not p.endswith("/__init__.py"):
-            continue
-        folder = p[: -len("/__init__.py")]
-        home = folder.rpartition("/")[0]
-        if home in homes and folder not in roots:
-            found[folder] = "beside a vendored package"
-    return dict(sorted(found.items()))
+    homes = {h for h in homes if h in packages and h.rpartition("/")[0] in packages}
+    return {folder: "beside a vendored package" for folder in sorted(packages)
+            if folder.rpartition("/")[0] in homes and folder not in roots}
 
 
 def wholesale_roots(titled_changes: Iterable[tuple[str, Iterable[str]]]) -> dict[str, str]:

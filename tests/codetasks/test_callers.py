@@ -212,6 +212,18 @@ APP = ("class App:\n    def __init__(self, name):\n        self.name = name\n\n"
        "    def run(self, host):\n        return host\n")
 
 
+def _signature_merge(tmp_path, tree: dict, changed: dict, message: str):
+    """The one task mined from a repository of ``tree`` and a merge of branch ``sig``
+    changing the files ``changed`` (skipped where git is not installed)."""
+    if not git_available():
+        pytest.skip("git is not installed")
+    g = Git(tmp_path / "repo")
+    g.write(tree)
+    g.commit("Initial import")
+    g.merge("sig", changed, "Sig", message)
+    return mine_tasks(g.path).tasks.iloc[0]
+
+
 def test_a_method_called_on_a_pytest_fixture_of_the_class_is_a_caller(tmp_path):
     """Issue 37 #2: ``def test_run(app): app.run('h')`` where ``tests/conftest.py``'s
     fixture ``app`` returns (or yields) an ``App``: a caller of ``App.run`` (how
@@ -221,11 +233,8 @@ def test_a_method_called_on_a_pytest_fixture_of_the_class_is_a_caller(tmp_path):
     of another class, or no fixture, is not.
     Also kept: a re-exported submodule (``pkg.json.dumps``) and a subclass without its own
     ``__init__`` in another module (these two already resolved on the old main)."""
-    if not git_available():
-        pytest.skip("git is not installed")
-    g = Git(tmp_path / "repo")
     json = "def dumps(obj):\n    return str(obj)\n"
-    g.write({"src/pkg/__init__.py": "from . import json\nfrom .app import App\n",
+    tree = {"src/pkg/__init__.py": "from . import json\nfrom .app import App\n",
              "src/pkg/json/__init__.py": "from .provider import dumps\n",
              "src/pkg/json/provider.py": json, "src/pkg/app.py": APP,
              "src/pkg/sub.py": "from .app import App\n\n\nclass Flask(App):\n    pass\n",
@@ -241,13 +250,12 @@ def test_a_method_called_on_a_pytest_fixture_of_the_class_is_a_caller(tmp_path):
              "tests/web/test_app.py": ("def test_run(app):\n    app.run('h')\n\n\n"
                                        "def test_other(other):\n    other.run('h')\n\n\n"
                                        "def helper(app):\n    app.run('h')\n\n\n"
-                                       "def test_made(made):\n    made.run('m')\n")})
-    g.commit("Initial import")
-    g.merge("sig", {"src/pkg/json/provider.py": json.replace("(obj)", "(obj, **kw)"),
-                    "src/pkg/app.py": APP.replace("(self, name)", "(self, name, debug)")
-                    .replace("(self, host)", "(self, host, port)")},
-            "Sig", "Merge pull request #1 from dev/sig\n\nJSON dumps and the app take options")
-    t = mine_tasks(g.path).tasks.iloc[0]
+                                       "def test_made(made):\n    made.run('m')\n")}
+    changed = {"src/pkg/json/provider.py": json.replace("(obj)", "(obj, **kw)"),
+               "src/pkg/app.py": APP.replace("(self, name)", "(self, name, debug)")
+               .replace("(self, host)", "(self, host, port)")}
+    t = _signature_merge(tmp_path, tree, changed, "Merge pull request #1 from dev/sig\n\n"
+                         "JSON dumps and the app take options")
     sites = [(s["path"], s["line"], s["target"], s["how"]) for s in t["caller_sites"]]
     assert sites == [("tests/conftest.py", 7, "App.__init__", "reexport"),
                      ("tests/web/conftest.py", 11, "App.__init__", "subclass"),
@@ -281,10 +289,7 @@ def test_callers_through_module_aliases_bare_decorators_and_overrides(tmp_path):
       the override, not callers (werkzeug: 4 of 5 caller files were such false callers);
       ``Override().close()`` calls the override.
     """
-    if not git_available():
-        pytest.skip("git is not installed")
-    g = Git(tmp_path / "repo")
-    g.write({
+    tree = {
         "pkg/__init__.py": "from ._make import attrs\n\ns = attributes = attrs\n",
         "pkg/_make.py": MAKE,
         "use_s.py": "import pkg\n\n\n@pkg.s(repr=False)\nclass A:\n    pass\n",
@@ -303,13 +308,12 @@ def test_callers_through_module_aliases_bare_decorators_and_overrides(tmp_path):
         "direct.py": ("from web.base import Request\n\n\nclass Thin(Request):\n    pass\n\n\n"
                       "Thin('GET').close()\n"),
         "old.py": "from web.compat import BaseRequest\n\nBaseRequest('GET')\n",
-    })
-    g.commit("Initial import")
-    g.merge("sig", {"pkg/_make.py": MAKE.replace("repr=True)", "repr=True, auto_exc=False)"),
-                    "web/base.py": BASE.replace("(self, method)", "(self, method, scheme)")
-                    .replace("close(self)", "close(self, wait)")},
-            "Sig", "Merge pull request #1 from dev/sig\n\nExceptions and the request scheme")
-    t = mine_tasks(g.path).tasks.iloc[0]
+    }
+    changed = {"pkg/_make.py": MAKE.replace("repr=True)", "repr=True, auto_exc=False)"),
+               "web/base.py": BASE.replace("(self, method)", "(self, method, scheme)")
+               .replace("close(self)", "close(self, wait)")}
+    t = _signature_merge(tmp_path, tree, changed, "Merge pull request #1 from dev/sig\n\n"
+                         "Exceptions and the request scheme")
     sites = [(s["path"], s["line"], s["target"], s["how"]) for s in t["caller_sites"]]
     assert sites == [("direct.py", 8, "Request.__init__", "subclass"),
                      ("direct.py", 8, "Request.close", "receiver"),
@@ -329,21 +333,17 @@ def test_calls_in_a_python_2_file_are_read_from_its_text(tmp_path):
     and resolved through the import lines (how "text"), outside comments and docstrings;
     the file is still counted as unparsed. Sites by hand: line 6 ``Shared(app, {})``, line 7
     ``u.helper(2)``; line 3's docstring, line 8's comment and ``other.Shared(`` are not."""
-    if not git_available():
-        pytest.skip("git is not installed")
-    g = Git(tmp_path / "repo")
     wsgi = "class Shared(object):\n    def __init__(self, app, exports):\n        pass\n"
     util = "def helper(x):\n    return x\n"
-    g.write({"pkg/__init__.py": "", "pkg/wsgi.py": wsgi, "pkg/util.py": util,
+    tree = {"pkg/__init__.py": "", "pkg/wsgi.py": wsgi, "pkg/util.py": util,
              "examples/app.py": ('from pkg.wsgi import Shared\nimport pkg.util as u\n'
                                  '"""Wrap with Shared(app, {}) to serve files."""\n'
                                  'import other\nprint "serving"\napp = Shared(app, {})\n'
-                                 'u.helper(2)\n# Shared(app, {})\nother.Shared(1)\n')})
-    g.commit("Initial import")
-    g.merge("sig", {"pkg/wsgi.py": wsgi.replace("app, exports", "app, exports, cache"),
-                    "pkg/util.py": util.replace("(x)", "(x, y)")},
-            "Sig", "Merge pull request #3 from dev/sig\n\nCaching for shared files")
-    t = mine_tasks(g.path).tasks.iloc[0]
+                                 'u.helper(2)\n# Shared(app, {})\nother.Shared(1)\n')}
+    changed = {"pkg/wsgi.py": wsgi.replace("app, exports", "app, exports, cache"),
+               "pkg/util.py": util.replace("(x)", "(x, y)")}
+    t = _signature_merge(tmp_path, tree, changed, "Merge pull request #3 from dev/sig\n\n"
+                         "Caching for shared files")
     sites = sorted((s["path"], s["line"], s["target"], s["how"]) for s in t["caller_sites"])
     assert sites == [("examples/app.py", 0, "Shared.__init__", "unparsed"),
                      ("examples/app.py", 0, "helper", "unparsed"),
@@ -357,11 +357,8 @@ def test_a_function_s_own_import_shadows_a_module_level_name(tmp_path):
     ``def run_with_reloader(*args)`` and calls the real one through
     ``from ._reloader import run_with_reloader`` inside its functions; the module-level
     shim hid those calls (``local``). Sites by hand: lines 3 and 8."""
-    if not git_available():
-        pytest.skip("git is not installed")
-    g = Git(tmp_path / "repo")
     reloader = "def run_with_reloader(main, extra):\n    main()\n"
-    g.write({"web/__init__.py": "", "web/_reloader.py": reloader,
+    tree = {"web/__init__.py": "", "web/_reloader.py": reloader,
              "web/serving.py": ("def run_simple(app):\n"
                                 "    from ._reloader import run_with_reloader\n"
                                 "    run_with_reloader(app, [])\n\n\n"
@@ -369,11 +366,10 @@ def test_a_function_s_own_import_shadows_a_module_level_name(tmp_path):
                                 "    from ._reloader import run_with_reloader\n"
                                 "    return run_with_reloader(*args)\n"),
              "other.py": ("from web.serving import run_with_reloader\n\n"
-                          "run_with_reloader(print, [])\n")})
-    g.commit("Initial import")
-    g.merge("sig", {"web/_reloader.py": reloader.replace("extra)", "extra, interval)")},
-            "Sig", "Merge pull request #4 from dev/sig\n\nA reloader interval")
-    t = mine_tasks(g.path).tasks.iloc[0]
+                          "run_with_reloader(print, [])\n")}
+    changed = {"web/_reloader.py": reloader.replace("extra)", "extra, interval)")}
+    t = _signature_merge(tmp_path, tree, changed, "Merge pull request #4 from dev/sig\n\n"
+                         "A reloader interval")
     sites = [(s["path"], s["line"], s["how"]) for s in t["caller_sites"]]
     # other.py calls the shim (serving.run_with_reloader), which is not the changed function
     assert sites == [("web/serving.py", 3, "import"), ("web/serving.py", 8, "import")]
